@@ -1,0 +1,158 @@
+// Native benchmark of the core. One JSON line per case on stdout:
+//   {"bench":"native","case":...,"items":...,"bucket_size":...,"fingerprint_bits":...,
+//    "insert_mops":...,"lookup_positive_mops":...,"lookup_negative_mops":...,"delete_mops":...,
+//    "bits_per_item":...,"fpr":...}
+// Keys are 8-byte random integers passed as bytes (the reference implementation's benchmark uses 64-bit
+// integer keys), so the numbers compare with it.
+//
+// Usage: cuckoo_bench [--quick]   (--quick: 1/10 of the sizes, for a smoke run)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuckoo/cuckoo_filter.hpp>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed) {
+  cuckoo::SplitMix64 rng{seed};
+  std::vector<std::uint64_t> keys(n);
+  for (auto& k : keys) k = rng.next();
+  return keys;
+}
+
+std::span<const std::uint8_t> bytes(const std::uint64_t& k) {
+  return {reinterpret_cast<const std::uint8_t*>(&k), sizeof k};
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double mops(std::size_t n, double seconds) { return static_cast<double>(n) / seconds / 1e6; }
+
+// A sink the optimizer cannot see through, so lookups are not removed.
+volatile std::size_t g_sink;
+
+cuckoo::CuckooFilter make(std::uint64_t capacity, unsigned bits, unsigned bucket_size) {
+  cuckoo::Options o;
+  o.capacity = capacity;
+  o.fingerprint_bits = bits;
+  o.bucket_size = bucket_size;
+  return cuckoo::CuckooFilter(o);
+}
+
+void throughput_case(const char* name, std::uint64_t capacity, std::size_t items, unsigned bits,
+                     unsigned bucket_size) {
+  auto filter = make(capacity, bits, bucket_size);
+  const auto keys = random_keys(items, 1);
+  const auto absent = random_keys(items, 2);
+
+  auto start = Clock::now();
+  std::size_t added = 0;
+  for (const auto& k : keys) added += filter.add(bytes(k));
+  const double insert_s = seconds_since(start);
+
+  start = Clock::now();
+  std::size_t found = 0;
+  for (const auto& k : keys) found += filter.contains(bytes(k));
+  const double positive_s = seconds_since(start);
+
+  start = Clock::now();
+  std::size_t false_positives = 0;
+  for (const auto& k : absent) false_positives += filter.contains(bytes(k));
+  const double negative_s = seconds_since(start);
+
+  const double bits_per_item = static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(capacity);
+  const double load = filter.load_factor();
+
+  start = Clock::now();
+  std::size_t removed = 0;
+  for (const auto& k : keys) removed += filter.remove(bytes(k));
+  const double delete_s = seconds_since(start);
+  g_sink = found + removed;
+
+  // The same work through the batch calls, in batches of 4096 keys (what the wasm batches pass).
+  auto batched = make(capacity, bits, bucket_size);
+  std::vector<std::uint32_t> offsets(items + 1);
+  for (std::size_t i = 0; i <= items; ++i) offsets[i] = static_cast<std::uint32_t>(i * 8);
+  std::vector<std::uint8_t> results(items);
+  const auto* key_bytes = reinterpret_cast<const std::uint8_t*>(keys.data());
+  const auto* absent_bytes = reinterpret_cast<const std::uint8_t*>(absent.data());
+  constexpr std::size_t kBatch = 4096;
+  const auto run_batches = [&](auto&& call) {
+    const auto t0 = Clock::now();
+    for (std::size_t i = 0; i < items; i += kBatch) call(i, std::min(kBatch, items - i));
+    return seconds_since(t0);
+  };
+  // Each batch gets offsets relative to its own first key, as the JS wrapper builds them.
+  const double batch_insert_s = run_batches([&](std::size_t i, std::size_t n) {
+    batched.add_many(key_bytes + i * 8, offsets.data(), n, results.data() + i);
+  });
+  const double batch_positive_s = run_batches([&](std::size_t i, std::size_t n) {
+    batched.contains_many(key_bytes + i * 8, offsets.data(), n, results.data() + i);
+  });
+  const double batch_negative_s = run_batches([&](std::size_t i, std::size_t n) {
+    batched.contains_many(absent_bytes + i * 8, offsets.data(), n, results.data() + i);
+  });
+  const double batch_delete_s = run_batches([&](std::size_t i, std::size_t n) {
+    batched.remove_many(key_bytes + i * 8, offsets.data(), n, results.data() + i);
+  });
+
+  std::printf(
+      "{\"bench\":\"native\",\"case\":\"%s\",\"capacity\":%llu,\"items\":%zu,\"added\":%zu,\"found\":%zu,"
+      "\"load_factor\":%.4f,\"bucket_size\":%u,\"fingerprint_bits\":%u,\"insert_mops\":%.2f,"
+      "\"lookup_positive_mops\":%.2f,\"lookup_negative_mops\":%.2f,\"delete_mops\":%.2f,"
+      "\"batch_insert_mops\":%.2f,\"batch_lookup_positive_mops\":%.2f,\"batch_lookup_negative_mops\":%.2f,"
+      "\"batch_delete_mops\":%.2f,\"bits_per_item\":%.3f,\"fpr\":%.6f}\n",
+      name, static_cast<unsigned long long>(capacity), items, added, found, load, bucket_size, bits,
+      mops(items, insert_s), mops(items, positive_s), mops(items, negative_s), mops(items, delete_s),
+      mops(items, batch_insert_s), mops(items, batch_positive_s), mops(items, batch_negative_s),
+      mops(items, batch_delete_s), bits_per_item, static_cast<double>(false_positives) / static_cast<double>(items));
+  std::fflush(stdout);
+}
+
+// Fills a filter to its capacity (timed), then on until the first failed add.
+void fill_case(std::uint64_t capacity, unsigned bits, unsigned bucket_size) {
+  auto filter = make(capacity, bits, bucket_size);
+  cuckoo::SplitMix64 rng{3};
+  auto start = Clock::now();
+  std::size_t added = 0;
+  for (; added < capacity; ++added) {
+    const std::uint64_t k = rng.next();
+    if (!filter.add(bytes(k))) break;
+  }
+  const double fill_s = seconds_since(start);
+  const std::size_t at_capacity = added;
+  while (true) {
+    const std::uint64_t k = rng.next();
+    if (!filter.add(bytes(k))) break;
+    ++added;
+  }
+  std::printf(
+      "{\"bench\":\"native\",\"case\":\"fill_to_capacity_then_first_failure\",\"capacity\":%llu,"
+      "\"bucket_size\":%u,\"fingerprint_bits\":%u,\"added_before_capacity\":%zu,\"insert_mops\":%.2f,"
+      "\"items_at_first_failure\":%zu,\"load_at_first_failure\":%.4f,\"bits_per_item\":%.3f}\n",
+      static_cast<unsigned long long>(capacity), bucket_size, bits, at_capacity, mops(at_capacity, fill_s), added,
+      filter.load_factor(), static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(capacity));
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const std::uint64_t scale = quick ? 10 : 1;
+  throughput_case("1M_items_95pct_load", 1'000'000 / scale, 1'000'000 / scale, 12, 4);
+  throughput_case("10M_items_in_16M_capacity", 16'000'000 / scale, 10'000'000 / scale, 12, 4);
+  fill_case(10'000'000 / scale, 12, 4);
+  // Other shapes, for the record.
+  throughput_case("1M_items_b2_f16", 1'000'000 / scale, 1'000'000 / scale, 16, 2);
+  throughput_case("1M_items_b8_f16", 1'000'000 / scale, 1'000'000 / scale, 16, 8);
+  return 0;
+}

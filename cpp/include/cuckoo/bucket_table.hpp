@@ -1,0 +1,201 @@
+// The packed slot table. It only stores and finds fingerprints; which buckets a key uses and the kick-out
+// walk belong to the filter.
+//
+// Layout (this is also the table part of the export format): slot j of bucket i holds f bits starting at
+// bit (i*b + j)*f of a little-endian bit stream, i.e. bit k of the stream is bit (k % 8) of byte k / 8.
+// There is no padding between slots or buckets. A slot value of 0 means "empty".
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+namespace cuckoo {
+inline namespace v1 {
+namespace detail {
+
+static_assert(std::endian::native == std::endian::little,
+              "the table is read with native 64-bit loads and must be little-endian");
+
+[[nodiscard]] inline std::uint64_t load64(const std::uint8_t* p) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline void store64(std::uint8_t* p, std::uint64_t v) noexcept { std::memcpy(p, &v, sizeof v); }
+
+class BucketTable {
+ public:
+  // Bytes after the packed data so that a 64-bit load at any slot's first byte stays in bounds.
+  static constexpr std::size_t kTailPadding = 8;
+
+  BucketTable() = default;
+  BucketTable(BucketTable&&) noexcept = default;
+  BucketTable& operator=(BucketTable&&) noexcept = default;
+
+  // Returns false if the memory cannot be had; the table is then left empty.
+  [[nodiscard]] bool allocate(std::uint64_t num_buckets, unsigned bucket_size,
+                              unsigned fingerprint_bits) noexcept {
+    const std::uint64_t bits = num_buckets * bucket_size * fingerprint_bits;
+    const std::uint64_t bytes = (bits + 7) / 8;
+    if (bytes > SIZE_MAX - kTailPadding) return false;
+    void* memory = std::calloc(static_cast<std::size_t>(bytes) + kTailPadding, 1);
+    if (memory == nullptr) return false;
+    data_.reset(static_cast<std::uint8_t*>(memory));
+    num_buckets_ = num_buckets;
+    bucket_size_ = bucket_size;
+    bits_ = fingerprint_bits;
+    byte_length_ = static_cast<std::size_t>(bytes);
+    bucket_bits_ = bucket_size * fingerprint_bits;
+    slot_mask_ = (std::uint64_t{1} << fingerprint_bits) - 1;
+    // A bucket fits one 64-bit load when its bits plus the largest possible bit offset inside the first
+    // byte fit. Bucket starts are multiples of gcd(bucket_bits, 8) bits, so that offset is at most
+    // 8 - gcd(bucket_bits, 8).
+    fits_word_ = bucket_bits_ + (8 - std::gcd(bucket_bits_, 8u)) <= 64;
+    if (fits_word_) {
+      bucket_mask_ = bucket_bits_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bucket_bits_) - 1;
+      low_bits_ = 0;
+      for (unsigned s = 0; s < bucket_size; ++s) low_bits_ |= std::uint64_t{1} << (s * fingerprint_bits);
+      high_bits_ = low_bits_ << (fingerprint_bits - 1);
+      // floor(n / f) == (n * ceil(2^16 / f)) >> 16 for every n <= 64 and f <= 32.
+      slot_reciprocal_ = ((1u << 16) + fingerprint_bits - 1) / fingerprint_bits;
+    }
+    return true;
+  }
+
+  [[nodiscard]] std::uint64_t num_buckets() const noexcept { return num_buckets_; }
+  [[nodiscard]] unsigned bucket_size() const noexcept { return bucket_size_; }
+  [[nodiscard]] unsigned fingerprint_bits() const noexcept { return bits_; }
+  // The packed bytes, without the tail padding.
+  [[nodiscard]] std::size_t byte_length() const noexcept { return byte_length_; }
+  [[nodiscard]] std::size_t allocated_bytes() const noexcept {
+    return data_ ? byte_length_ + kTailPadding : 0;
+  }
+  [[nodiscard]] const std::uint8_t* data() const noexcept { return data_.get(); }
+  [[nodiscard]] std::uint8_t* mutable_data() noexcept { return data_.get(); }
+
+  [[nodiscard]] std::uint32_t get(std::uint64_t bucket, unsigned slot) const noexcept {
+    const std::uint64_t bit = (bucket * bucket_size_ + slot) * bits_;
+    return static_cast<std::uint32_t>((load64(data_.get() + bit / 8) >> (bit % 8)) & slot_mask_);
+  }
+
+  // Only this slot's bits change; neighbours sharing the 64-bit word are rewritten with their own bits.
+  void set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
+    const std::uint64_t bit = (bucket * bucket_size_ + slot) * bits_;
+    std::uint8_t* p = data_.get() + bit / 8;
+    const unsigned shift = static_cast<unsigned>(bit % 8);
+    std::uint64_t word = load64(p);
+    word &= ~(slot_mask_ << shift);
+    word |= static_cast<std::uint64_t>(fingerprint) << shift;
+    store64(p, word);
+  }
+
+  [[nodiscard]] bool contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    if (fits_word_) return has_field_equal(bucket_word(bucket), fingerprint);
+    for (unsigned s = 0; s < bucket_size_; ++s)
+      if (get(bucket, s) == fingerprint) return true;
+    return false;
+  }
+
+  // Both candidate buckets at once: no early exit, so there is no branch to mispredict per key.
+  [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2,
+                                     std::uint32_t fingerprint) const noexcept {
+    if (fits_word_) return has_field_equal(bucket_word(b1), fingerprint) | has_field_equal(bucket_word(b2), fingerprint);
+    return contains(b1, fingerprint) || contains(b2, fingerprint);
+  }
+
+  // The first slot of the bucket holding `fingerprint` (0 finds an empty slot), or -1.
+  [[nodiscard]] int find(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    for (unsigned s = 0; s < bucket_size_; ++s)
+      if (get(bucket, s) == fingerprint) return static_cast<int>(s);
+    return -1;
+  }
+
+  [[nodiscard]] unsigned count(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    unsigned n = 0;
+    for (unsigned s = 0; s < bucket_size_; ++s) n += get(bucket, s) == fingerprint;
+    return n;
+  }
+
+  // Stores into the first empty slot; returns that slot or -1 when the bucket is full.
+  int insert_if_room(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    int slot;
+    if (fits_word_) {
+      // Branch-free search: a loop that tests slot after slot branches on data that was just loaded,
+      // and its mispredictions serialize the cache misses of consecutive inserts.
+      const std::uint64_t zero_fields = zero_field_bits(bucket_word(bucket));
+      if (zero_fields == 0) return -1;
+      // The lowest set bit is the top bit of the first empty slot: bit s*f + f - 1.
+      slot = static_cast<int>(((static_cast<unsigned>(std::countr_zero(zero_fields)) + 1) * slot_reciprocal_) >> 16) - 1;
+    } else {
+      slot = find(bucket, 0);
+      if (slot < 0) return -1;
+    }
+    set(bucket, static_cast<unsigned>(slot), fingerprint);
+    return slot;
+  }
+
+  // Asks the CPU to start loading a bucket that will be used soon (a no-op where unsupported, e.g. wasm).
+  void prefetch(std::uint64_t bucket) const noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(data_.get() + bucket * bucket_bits_ / 8);
+#else
+    (void)bucket;
+#endif
+  }
+
+  void clear() noexcept {
+    if (data_) std::memset(data_.get(), 0, byte_length_);
+  }
+
+  [[nodiscard]] std::uint64_t count_occupied() const noexcept {
+    std::uint64_t n = 0;
+    for (std::uint64_t b = 0; b < num_buckets_; ++b)
+      for (unsigned s = 0; s < bucket_size_; ++s) n += get(b, s) != 0;
+    return n;
+  }
+
+ private:
+  struct FreeDeleter {
+    void operator()(std::uint8_t* p) const noexcept { std::free(p); }
+  };
+
+  [[nodiscard]] std::uint64_t bucket_word(std::uint64_t bucket) const noexcept {
+    const std::uint64_t bit = bucket * bucket_bits_;
+    return (load64(data_.get() + bit / 8) >> (bit % 8)) & bucket_mask_;
+  }
+
+  // SWAR test "is any f-bit field of `word` equal to fp": XOR turns matches into zero fields, then the
+  // classic zero-field test. Its result is exact as a yes/no: a borrow only leaves a field that is zero.
+  [[nodiscard]] bool has_field_equal(std::uint64_t word, std::uint32_t fingerprint) const noexcept {
+    return zero_field_bits(word ^ (fingerprint * low_bits_)) != 0;
+  }
+
+  // Non-zero iff some f-bit field of x is zero; its lowest set bit is the top bit of the lowest zero field
+  // (bits above that one may be spurious, from the borrow).
+  [[nodiscard]] std::uint64_t zero_field_bits(std::uint64_t x) const noexcept {
+    return (x - low_bits_) & ~x & high_bits_;
+  }
+
+  std::unique_ptr<std::uint8_t[], FreeDeleter> data_;
+  std::uint64_t num_buckets_ = 0;
+  std::size_t byte_length_ = 0;
+  std::uint64_t slot_mask_ = 0;
+  std::uint64_t bucket_mask_ = 0;
+  std::uint64_t low_bits_ = 0;   // bit 0 of each field
+  std::uint64_t high_bits_ = 0;  // top bit of each field
+  unsigned bucket_size_ = 0;
+  unsigned bits_ = 0;
+  unsigned bucket_bits_ = 0;
+  unsigned slot_reciprocal_ = 0;
+  bool fits_word_ = false;
+};
+
+}  // namespace detail
+}  // namespace v1
+}  // namespace cuckoo

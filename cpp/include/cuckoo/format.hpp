@@ -1,0 +1,146 @@
+// The export format, version 1 (docs/FORMAT.md is the specification; keep the two in step).
+// All integers are little-endian. The header is fixed-size, then the packed table, then a checksum.
+//
+//   offset size field
+//        0    4 magic "CKOO"
+//        4    2 format version (1)
+//        6    1 bucket size (2, 4, 8)
+//        7    1 fingerprint bits (4..32)
+//        8    4 max kicks (<= 100000)
+//       12    4 flags (must be 0 in version 1)
+//       16    8 seed
+//       24    8 capacity (items the filter was sized for, >= 1)
+//       32    8 number of buckets (even, 2..2^32-2)
+//       40    8 number of stored fingerprints
+//       48    8 table length in bytes = ceil(buckets * bucket size * bits / 8)
+//       56    T table (see bucket_table.hpp for the bit layout); unused bits of the last byte are 0
+//   56 + T    8 XXH3-64 (seed 0) of every byte before it
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "hashing.hpp"
+#include "options.hpp"
+
+namespace cuckoo {
+inline namespace v1 {
+
+// Thrown by CuckooFilter::deserialize; what() names the field or check that failed.
+class FormatError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace format {
+
+inline constexpr std::uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
+inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::size_t kHeaderSize = 56;
+inline constexpr std::size_t kChecksumSize = 8;
+
+namespace offset {
+inline constexpr std::size_t magic = 0, version = 4, bucket_size = 6, fingerprint_bits = 7, max_kicks = 8,
+                             flags = 12, seed = 16, capacity = 24, num_buckets = 32, item_count = 40,
+                             table_length = 48;
+}  // namespace offset
+
+inline void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes) noexcept {
+  for (unsigned i = 0; i < bytes; ++i) out[i] = static_cast<std::uint8_t>(value >> (8 * i));
+}
+
+[[nodiscard]] inline std::uint64_t get_le(const std::uint8_t* in, unsigned bytes) noexcept {
+  std::uint64_t value = 0;
+  for (unsigned i = 0; i < bytes; ++i) value |= static_cast<std::uint64_t>(in[i]) << (8 * i);
+  return value;
+}
+
+[[nodiscard]] constexpr std::uint64_t table_bytes(std::uint64_t num_buckets, unsigned bucket_size,
+                                                  unsigned fingerprint_bits) noexcept {
+  return (num_buckets * bucket_size * fingerprint_bits + 7) / 8;
+}
+
+[[nodiscard]] inline std::uint64_t checksum(const std::uint8_t* data, std::size_t length) noexcept {
+  return XXH3_64bits(data, length);
+}
+
+inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t item_count) noexcept {
+  for (unsigned i = 0; i < 4; ++i) out[offset::magic + i] = kMagic[i];
+  put_le(out + offset::version, kVersion, 2);
+  put_le(out + offset::bucket_size, layout.bucket_size, 1);
+  put_le(out + offset::fingerprint_bits, layout.fingerprint_bits, 1);
+  put_le(out + offset::max_kicks, layout.max_kicks, 4);
+  put_le(out + offset::flags, 0, 4);
+  put_le(out + offset::seed, layout.seed, 8);
+  put_le(out + offset::capacity, layout.capacity, 8);
+  put_le(out + offset::num_buckets, layout.num_buckets, 8);
+  put_le(out + offset::item_count, item_count, 8);
+  put_le(out + offset::table_length,
+         table_bytes(layout.num_buckets, layout.bucket_size, layout.fingerprint_bits), 8);
+}
+
+// Validates everything that can be checked without looking inside the table: every header field, every
+// length against the bytes actually present, and the checksum. Reads nothing out of bounds.
+[[nodiscard]] inline Status read_header(std::span<const std::uint8_t> bytes, Layout& layout,
+                                        std::uint64_t& item_count) {
+  const auto bad = [](std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); };
+  const std::size_t n = bytes.size();
+  if (n < kHeaderSize + kChecksumSize)
+    return bad("truncated: " + std::to_string(n) + " bytes, but a filter export is at least " +
+               std::to_string(kHeaderSize + kChecksumSize));
+  const std::uint8_t* p = bytes.data();
+  for (unsigned i = 0; i < 4; ++i)
+    if (p[offset::magic + i] != kMagic[i]) return bad("bad magic: this is not a cuckoo filter export");
+  const auto version = get_le(p + offset::version, 2);
+  if (version != kVersion)
+    return bad("unsupported format version " + std::to_string(version) + " (this library reads version " +
+               std::to_string(kVersion) + ")");
+  const auto flags = get_le(p + offset::flags, 4);
+  if (flags != 0) return bad("unknown flags " + std::to_string(flags) + " (version 1 has none)");
+  const auto bucket_size = get_le(p + offset::bucket_size, 1);
+  if (!detail::valid_bucket_size(bucket_size))
+    return bad("bucket size " + std::to_string(bucket_size) + " is not 2, 4 or 8");
+  const auto bits = get_le(p + offset::fingerprint_bits, 1);
+  if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits)
+    return bad("fingerprint bits " + std::to_string(bits) + " is not from 4 to 32");
+  const auto max_kicks = get_le(p + offset::max_kicks, 4);
+  if (max_kicks > kMaxKicksLimit)
+    return bad("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
+  const auto capacity = get_le(p + offset::capacity, 8);
+  if (capacity == 0 || capacity > detail::kMaxCapacity)
+    return bad("capacity " + std::to_string(capacity) + " is out of range");
+  const auto buckets = get_le(p + offset::num_buckets, 8);
+  if (buckets < 2 || buckets > kMaxBuckets || buckets % 2 != 0)
+    return bad("number of buckets " + std::to_string(buckets) + " is not an even number from 2 to " +
+               std::to_string(kMaxBuckets));
+  const auto expected_table = table_bytes(buckets, static_cast<unsigned>(bucket_size), static_cast<unsigned>(bits));
+  const auto table_length = get_le(p + offset::table_length, 8);
+  if (table_length != expected_table)
+    return bad("table length " + std::to_string(table_length) + " does not match " + std::to_string(buckets) +
+               " buckets x " + std::to_string(bucket_size) + " slots x " + std::to_string(bits) + " bits (" +
+               std::to_string(expected_table) + " bytes)");
+  const std::uint64_t expected_total = kHeaderSize + expected_table + kChecksumSize;
+  if (n < expected_total)
+    return bad("truncated: " + std::to_string(n) + " bytes, but the header describes " +
+               std::to_string(expected_total));
+  if (n > expected_total)
+    return bad("trailing data: " + std::to_string(n) + " bytes, but the header describes " +
+               std::to_string(expected_total));
+  const auto stored_sum = get_le(p + n - kChecksumSize, 8);
+  if (checksum(p, n - kChecksumSize) != stored_sum) return bad("checksum mismatch: the data is corrupted");
+  const auto items = get_le(p + offset::item_count, 8);
+  if (items > buckets * bucket_size)
+    return bad("item count " + std::to_string(items) + " exceeds the " + std::to_string(buckets * bucket_size) +
+               " slots");
+
+  layout = Layout{capacity, buckets, static_cast<unsigned>(bucket_size), static_cast<unsigned>(bits),
+                  static_cast<unsigned>(max_kicks), get_le(p + offset::seed, 8)};
+  item_count = items;
+  return {};
+}
+
+}  // namespace format
+}  // namespace v1
+}  // namespace cuckoo

@@ -1,0 +1,131 @@
+// Options, their validation, and sizing: from what the user asks for to the exact table shape.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hashing.hpp"
+
+namespace cuckoo {
+inline namespace v1 {
+
+struct Options {
+  // How many items the filter must hold. Required (at least 1).
+  std::uint64_t capacity = 0;
+  // Target false-positive rate at `capacity` items, in (0, 1). The library picks the fingerprint size.
+  // When neither fp_rate nor fingerprint_bits is given, 0.001 is used.
+  std::optional<double> fp_rate;
+  // Explicit fingerprint size in bits, 4..32. Exclusive with fp_rate.
+  std::optional<unsigned> fingerprint_bits;
+  // Slots per bucket: 2, 4 or 8 (default 4, the best bits per item for any rate: see docs/SIZING.md).
+  std::optional<unsigned> bucket_size;
+  // Evictions tried before an add gives up (and is undone). 0 means "only direct placements".
+  unsigned max_kicks = 500;
+  std::uint64_t seed = kDefaultSeed;
+};
+
+enum class ErrorCode : int { ok = 0, invalid_argument = 1, bad_format = 2, out_of_memory = 3 };
+
+// The one funnel for errors of the non-throwing API (used by the wasm binding, which is built without
+// exceptions); the throwing API turns a Status into an exception.
+struct Status {
+  ErrorCode code = ErrorCode::ok;
+  std::string message;
+  [[nodiscard]] bool ok() const noexcept { return code == ErrorCode::ok; }
+  [[nodiscard]] static Status error(ErrorCode c, std::string m) { return Status{c, std::move(m)}; }
+};
+
+inline constexpr unsigned kMinFingerprintBits = 4;
+inline constexpr unsigned kMaxFingerprintBits = 32;
+inline constexpr unsigned kDefaultBucketSize = 4;
+inline constexpr unsigned kMaxKicksLimit = 100000;
+inline constexpr double kDefaultFpRate = 0.001;
+
+// The exact shape of a filter, fully resolved; what the export format stores.
+struct Layout {
+  std::uint64_t capacity = 0;
+  std::uint64_t num_buckets = 0;
+  unsigned bucket_size = 0;
+  unsigned fingerprint_bits = 0;
+  unsigned max_kicks = 0;
+  std::uint64_t seed = 0;
+};
+
+namespace detail {
+
+// The share of slots that `capacity` items may fill, as a fraction percent / 100. Integers, so that
+// sizing is identical in every build. Two-slot buckets cannot get much past 84% with random walks
+// (Fan et al., CoNEXT 2014, Table 2); 4 and 8 slots reach 95% and more.
+[[nodiscard]] constexpr std::uint64_t target_load_percent(unsigned bucket_size) noexcept {
+  return bucket_size == 2 ? 84 : 95;
+}
+
+[[nodiscard]] inline bool valid_bucket_size(std::uint64_t b) noexcept { return b == 2 || b == 4 || b == 8; }
+
+// The false-positive bound of a full filter: a lookup compares against 2b slots, each matching an
+// absent key with probability 1 / (2^f - 1) (fingerprints are uniform over the non-zero values).
+[[nodiscard]] inline double full_load_fp_bound(unsigned bucket_size, unsigned fingerprint_bits) noexcept {
+  return 2.0 * bucket_size / (std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1.0);
+}
+
+[[nodiscard]] inline std::uint64_t buckets_for(std::uint64_t capacity, unsigned bucket_size) noexcept {
+  const std::uint64_t percent = target_load_percent(bucket_size);
+  // ceil(capacity / (b * percent / 100)); capacity is bounded below, so this cannot overflow.
+  std::uint64_t n = (capacity * 100 + bucket_size * percent - 1) / (bucket_size * percent);
+  if (n < 2) n = 2;
+  return n + (n & 1);  // even: required by alternate_index
+}
+
+// Above this, capacity * 100 could overflow; the bucket limit is far lower anyway.
+inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
+
+}  // namespace detail
+
+// Validates `options` and computes the table shape. On error, `layout` is untouched.
+[[nodiscard]] inline Status resolve_layout(const Options& options, Layout& layout) {
+  const auto invalid = [](std::string message) {
+    return Status::error(ErrorCode::invalid_argument, std::move(message));
+  };
+  if (options.capacity == 0) return invalid("capacity must be at least 1");
+  if (options.capacity > detail::kMaxCapacity)
+    return invalid("capacity " + std::to_string(options.capacity) + " is larger than the maximum " +
+                   std::to_string(detail::kMaxCapacity));
+  const unsigned bucket_size = options.bucket_size.value_or(kDefaultBucketSize);
+  if (!detail::valid_bucket_size(bucket_size))
+    return invalid("bucket_size must be 2, 4 or 8 (got " + std::to_string(bucket_size) + ")");
+  if (options.max_kicks > kMaxKicksLimit)
+    return invalid("max_kicks must be at most " + std::to_string(kMaxKicksLimit) + " (got " +
+                   std::to_string(options.max_kicks) + ")");
+
+  unsigned bits = 0;
+  if (options.fp_rate && options.fingerprint_bits) {
+    return invalid("give either fp_rate or fingerprint_bits, not both");
+  } else if (options.fingerprint_bits) {
+    bits = *options.fingerprint_bits;
+    if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits)
+      return invalid("fingerprint_bits must be from 4 to 32 (got " + std::to_string(bits) + ")");
+  } else {
+    const double rate = options.fp_rate.value_or(kDefaultFpRate);
+    if (!(rate > 0.0 && rate < 1.0)) return invalid("fp_rate must be greater than 0 and less than 1");
+    for (unsigned f = kMinFingerprintBits; f <= kMaxFingerprintBits && bits == 0; ++f)
+      if (detail::full_load_fp_bound(bucket_size, f) <= rate) bits = f;
+    if (bits == 0)
+      return invalid("fp_rate is below what 32-bit fingerprints give with bucket_size " +
+                     std::to_string(bucket_size) + " (smallest: " +
+                     std::to_string(detail::full_load_fp_bound(bucket_size, kMaxFingerprintBits)) + ")");
+  }
+
+  const std::uint64_t buckets = detail::buckets_for(options.capacity, bucket_size);
+  if (buckets > kMaxBuckets)
+    return invalid("capacity " + std::to_string(options.capacity) + " needs " + std::to_string(buckets) +
+                   " buckets of " + std::to_string(bucket_size) + "; at most " +
+                   std::to_string(kMaxBuckets) + " are supported");
+
+  layout = Layout{options.capacity, buckets, bucket_size, bits, options.max_kicks, options.seed};
+  return {};
+}
+
+}  // namespace v1
+}  // namespace cuckoo

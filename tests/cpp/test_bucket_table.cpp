@@ -1,0 +1,125 @@
+// The packed table, for every supported width: what is written is read back, neighbours never change,
+// and the SWAR lookup agrees with a slot-by-slot scan.
+#include <catch2/catch.hpp>
+
+#include <cuckoo/bucket_table.hpp>
+#include <random>
+#include <vector>
+
+using cuckoo::detail::BucketTable;
+
+namespace {
+
+struct Model {
+  std::uint64_t buckets;
+  unsigned b;
+  std::vector<std::uint32_t> slots;
+  std::uint32_t& at(std::uint64_t i, unsigned s) { return slots[i * b + s]; }
+  bool contains(std::uint64_t i, std::uint32_t fp) {
+    for (unsigned s = 0; s < b; ++s)
+      if (at(i, s) == fp) return true;
+    return false;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("table packing round-trips every width and bucket size", "[table]") {
+  const unsigned b = GENERATE(2u, 4u, 8u);
+  const unsigned bits = GENERATE(range(4u, 33u));
+  const std::uint64_t buckets = 38;  // not a power of two, and odd bit totals for odd widths
+  BucketTable table;
+  REQUIRE(table.allocate(buckets, b, bits));
+  CHECK(table.byte_length() == (buckets * b * bits + 7) / 8);
+  CHECK(table.allocated_bytes() == table.byte_length() + BucketTable::kTailPadding);
+
+  Model model{buckets, b, std::vector<std::uint32_t>(buckets * b, 0)};
+  std::mt19937_64 rng(bits * 100 + b);
+  const std::uint64_t top = (std::uint64_t{1} << bits) - 1;
+  for (int step = 0; step < 4000; ++step) {
+    const auto i = rng() % buckets;
+    const auto s = static_cast<unsigned>(rng() % b);
+    // Extreme values (all ones, 1) as well as random ones, so carries across slot borders show up.
+    const auto kind = rng() % 4;
+    const auto fp = static_cast<std::uint32_t>(kind == 0 ? top : kind == 1 ? 1 : kind == 2 ? 0 : rng() % top + 1);
+    table.set(i, s, fp);
+    model.at(i, s) = fp;
+    if (step % 97 == 0) {
+      for (std::uint64_t bi = 0; bi < buckets; ++bi)
+        for (unsigned si = 0; si < b; ++si) REQUIRE(table.get(bi, si) == model.at(bi, si));
+    }
+  }
+  for (std::uint64_t i = 0; i < buckets; ++i) {
+    for (unsigned s = 0; s < b; ++s) {
+      const auto fp = model.at(i, s);
+      REQUIRE(table.get(i, s) == fp);
+      REQUIRE(table.contains(i, fp));
+      REQUIRE(table.find(i, fp) >= 0);
+      REQUIRE(table.find(i, fp) <= static_cast<int>(s));
+    }
+    for (int probe = 0; probe < 20; ++probe) {
+      const auto fp = static_cast<std::uint32_t>(rng() % top + 1);
+      REQUIRE(table.contains(i, fp) == model.contains(i, fp));
+      REQUIRE(table.contains_either(i, (i + 1) % buckets, fp) ==
+              (model.contains(i, fp) || model.contains((i + 1) % buckets, fp)));
+    }
+  }
+  // The padding after the packed bytes is never written.
+  const std::uint8_t* tail = table.data() + table.byte_length();
+  for (std::size_t k = 0; k < BucketTable::kTailPadding; ++k) CHECK(tail[k] == 0);
+  // Bits past the last slot in the last byte stay zero (the export format requires it).
+  const std::uint64_t used = buckets * b * bits;
+  if (used % 8 != 0) CHECK((table.data()[table.byte_length() - 1] >> (used % 8)) == 0);
+}
+
+TEST_CASE("insert_if_room fills slots in order and reports a full bucket", "[table]") {
+  const unsigned b = GENERATE(2u, 4u, 8u);
+  BucketTable table;
+  REQUIRE(table.allocate(4, b, 12));
+  for (unsigned s = 0; s < b; ++s) CHECK(table.insert_if_room(1, 100 + s) == static_cast<int>(s));
+  CHECK(table.insert_if_room(1, 7) == -1);
+  CHECK(table.count(1, 100) == 1);
+  CHECK(table.count_occupied() == b);
+  table.set(1, 0, 0);
+  CHECK(table.insert_if_room(1, 7) == 0);
+  table.clear();
+  CHECK(table.count_occupied() == 0);
+}
+
+TEST_CASE("SWAR match agrees with the scan on adversarial neighbours", "[table]") {
+  // A field one below the probe next to a zero field is the classic false match of naive SWAR tests.
+  for (unsigned bits : {4u, 7u, 8u, 12u, 13u, 16u}) {
+    BucketTable table;
+    REQUIRE(table.allocate(2, 4, bits));
+    const std::uint32_t top = (1u << bits) - 1;
+    for (std::uint32_t probe : {1u, 2u, top, top - 1, 1u << (bits - 1)}) {
+      table.clear();
+      table.set(0, 0, probe - 1 == 0 ? top : probe - 1);
+      table.set(0, 1, 0);
+      table.set(0, 2, probe + 1 > top ? 1 : probe + 1);
+      table.set(0, 3, probe ^ 1);
+      REQUIRE_FALSE(table.contains(0, probe));
+      table.set(0, 3, probe);
+      REQUIRE(table.contains(0, probe));
+    }
+  }
+}
+
+TEST_CASE("insert_if_room picks the lowest empty slot, for every width", "[table]") {
+  const unsigned b = GENERATE(2u, 4u, 8u);
+  const unsigned bits = GENERATE(range(4u, 33u));
+  BucketTable table;
+  REQUIRE(table.allocate(6, b, bits));
+  std::mt19937_64 rng(bits * 7 + b);
+  const std::uint64_t top = (std::uint64_t{1} << bits) - 1;
+  for (int round = 0; round < 300; ++round) {
+    const auto bucket = rng() % 6;
+    // A random occupancy pattern, with extreme values next to the empty slots.
+    for (unsigned s = 0; s < b; ++s)
+      table.set(bucket, s, rng() % 3 == 0 ? 0 : static_cast<std::uint32_t>(rng() % 2 ? top : rng() % top + 1));
+    const int expected = table.find(bucket, 0);
+    const auto fp = static_cast<std::uint32_t>(rng() % top + 1);
+    REQUIRE(table.insert_if_room(bucket, fp) == expected);
+    if (expected >= 0) REQUIRE(table.get(bucket, static_cast<unsigned>(expected)) == fp);
+  }
+}

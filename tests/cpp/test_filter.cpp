@@ -1,0 +1,185 @@
+// The filter's operations on small, fully controlled cases.
+#include <catch2/catch.hpp>
+
+#include "test_support.hpp"
+
+using namespace cuckoo;
+using cuckoo_test::key;
+using cuckoo_test::make_filter;
+
+TEST_CASE("add, contains, count, remove on a few keys", "[filter]") {
+  auto f = make_filter(1000, 16, 4);
+  CHECK(f.size() == 0);
+  CHECK_FALSE(f.contains("apple"));
+  CHECK(f.add("apple"));
+  CHECK(f.contains("apple"));
+  CHECK(f.count("apple") == 1);
+  CHECK(f.size() == 1);
+  CHECK(f.add("apple"));
+  CHECK(f.count("apple") == 2);
+  CHECK(f.remove("apple"));
+  CHECK(f.contains("apple"));
+  CHECK(f.remove("apple"));
+  CHECK_FALSE(f.contains("apple"));
+  CHECK_FALSE(f.remove("apple"));
+  CHECK(f.size() == 0);
+}
+
+TEST_CASE("a string key and the span of its bytes are the same key", "[filter]") {
+  auto f = make_filter(1000, 12, 4);
+  const std::string text = "gr\xC3\xBC\xC3\x9F" "e";  // "grüße" in UTF-8
+  const auto bytes = cuckoo_test::bytes_of(text);
+  const std::span<const std::uint8_t> span(bytes);
+  CHECK(f.hash_of(text.data(), text.size()) == f.hash_of(bytes.data(), bytes.size()));
+  CHECK(f.add(span));
+  CHECK(f.contains(std::string_view(text)));
+  CHECK(f.count(std::string_view(text)) == 1);
+  CHECK(f.remove(std::string_view(text)));
+  CHECK_FALSE(f.contains(span));
+  // The empty key is a key like any other.
+  CHECK(f.add(std::string_view{}));
+  CHECK(f.contains(std::span<const std::uint8_t>{}));
+}
+
+TEST_CASE("the same key can be added 2b times, not more", "[filter]") {
+  const unsigned b = GENERATE(2u, 4u, 8u);
+  auto f = make_filter(1000, 12, b);
+  for (unsigned i = 0; i < 2 * b; ++i) REQUIRE(f.add("dup"));
+  CHECK(f.count("dup") == 2 * b);
+  const auto before = f.serialize();
+  CHECK_FALSE(f.add("dup"));
+  CHECK(f.serialize() == before);
+  CHECK(f.size() == 2 * b);
+  CHECK(f.remove("dup"));
+  CHECK(f.add("dup"));
+}
+
+TEST_CASE("a failed add leaves the filter bit for bit unchanged and loses nothing", "[filter]") {
+  const unsigned b = GENERATE(2u, 4u, 8u);
+  const unsigned bits = GENERATE(8u, 12u, 17u);
+  auto f = make_filter(200, bits, b, 200);
+  std::vector<std::string> added;
+  int failures = 0;
+  for (std::uint64_t i = 0; failures < 20 && i < 5000; ++i) {
+    const auto k = key("fill", i);
+    const auto before = f.serialize();
+    if (f.add(k)) {
+      added.push_back(k);
+    } else {
+      ++failures;
+      REQUIRE(f.serialize() == before);
+    }
+  }
+  REQUIRE(failures == 20);
+  CHECK(f.size() == added.size());
+  for (const auto& k : added) REQUIRE(f.contains(k));
+  // The table was driven to its limit: well past the 84-95% the sizing aims for.
+  CHECK(f.load_factor() > (b == 2 ? 0.8 : 0.9));
+}
+
+TEST_CASE("max_kicks 0 only places directly", "[filter]") {
+  auto f = make_filter(100, 12, 4, 0);
+  std::uint64_t i = 0;
+  while (f.add(key("direct", i))) ++i;
+  CHECK(f.size() == i);
+  CHECK(f.load_factor() < 0.95);
+}
+
+TEST_CASE("clear empties the filter and keeps its shape", "[filter]") {
+  auto f = make_filter(1000, 12, 4);
+  for (int i = 0; i < 500; ++i) f.add(key("c", i));
+  const auto bytes = f.byte_size();
+  f.clear();
+  CHECK(f.size() == 0);
+  CHECK(f.load_factor() == 0.0);
+  CHECK(f.byte_size() == bytes);
+  for (int i = 0; i < 500; ++i) CHECK_FALSE(f.contains(key("c", i)));
+  CHECK(f.serialize() == make_filter(1000, 12, 4).serialize());
+}
+
+TEST_CASE("statistics describe the table", "[filter]") {
+  Options o;
+  o.capacity = 1'000'000;
+  o.fp_rate = 0.001;
+  CuckooFilter f(o);
+  CHECK(f.capacity() == 1'000'000);
+  CHECK(f.bucket_size() == 4);
+  CHECK(f.fingerprint_bits() == 13);
+  CHECK(f.num_buckets() == 263158);
+  CHECK(f.byte_size() == (263158ull * 4 * 13 + 7) / 8 + 8);
+  CHECK(f.expected_fp_rate() == 0.0);
+  for (int i = 0; i < 1000; ++i) f.add(key("s", i));
+  CHECK(f.load_factor() == Approx(1000.0 / (263158.0 * 4)));
+  CHECK(f.expected_fp_rate() == Approx(2.0 * 4 * f.load_factor() / 8191).epsilon(0.01));
+}
+
+TEST_CASE("locate gives the buckets and fingerprint the table uses", "[filter]") {
+  auto f = make_filter(100, 12, 4);
+  const auto at = f.locate("where");
+  CHECK(at.index < f.num_buckets());
+  CHECK(at.alternate_index == alternate_index(at.index, at.fingerprint, f.num_buckets()));
+  REQUIRE(f.add("where"));
+  CHECK((f.slot(at.index, 0) == at.fingerprint || f.slot(at.alternate_index, 0) == at.fingerprint));
+}
+
+TEST_CASE("the seed changes every placement", "[filter]") {
+  auto a = make_filter(1000, 12, 4, 500, 1);
+  auto b = make_filter(1000, 12, 4, 500, 2);
+  for (int i = 0; i < 100; ++i) {
+    a.add(key("s", i));
+    b.add(key("s", i));
+  }
+  CHECK(a.locate("x").hash != b.locate("x").hash);
+  CHECK(std::vector<std::uint8_t>(a.table_bytes().begin(), a.table_bytes().end()) !=
+        std::vector<std::uint8_t>(b.table_bytes().begin(), b.table_bytes().end()));
+}
+
+TEST_CASE("a moved-from filter's contents live on in the target", "[filter]") {
+  auto a = make_filter(100, 12, 4);
+  a.add("moved");
+  CuckooFilter b = std::move(a);
+  CHECK(b.contains("moved"));
+  CHECK(b.size() == 1);
+}
+
+TEST_CASE("batches give the same results and the same table as single calls", "[filter]") {
+  const unsigned b = GENERATE(2u, 4u, 8u);
+  auto single = make_filter(300, 10, b, 100);
+  auto batched = make_filter(300, 10, b, 100);
+  // 400 keys with repeats, into a filter for 300: some adds fail, in both.
+  std::string bytes;
+  std::vector<std::uint32_t> offsets{0};
+  std::vector<std::string> keys;
+  for (int i = 0; i < 400; ++i) {
+    keys.push_back(key("batch", static_cast<std::uint64_t>(i % 350)));
+    bytes += keys.back();
+    offsets.push_back(static_cast<std::uint32_t>(bytes.size()));
+  }
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  std::vector<std::uint8_t> results(keys.size(), 9);
+  const auto added = batched.add_many(data, offsets.data(), keys.size(), results.data());
+  std::size_t single_added = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const bool ok = single.add(keys[i]);
+    single_added += ok;
+    REQUIRE(results[i] == ok);
+  }
+  CHECK(added == single_added);
+  CHECK(added < keys.size());
+  CHECK(batched.serialize() == single.serialize());
+
+  batched.contains_many(data, offsets.data(), keys.size(), results.data());
+  for (std::size_t i = 0; i < keys.size(); ++i) REQUIRE(results[i] == single.contains(keys[i]));
+
+  const auto removed = batched.remove_many(data, offsets.data(), 200, results.data());
+  std::size_t single_removed = 0;
+  for (std::size_t i = 0; i < 200; ++i) {
+    const bool ok = single.remove(keys[i]);
+    single_removed += ok;
+    REQUIRE(results[i] == ok);
+  }
+  CHECK(removed == single_removed);
+  CHECK(batched.serialize() == single.serialize());
+  // An empty batch touches nothing.
+  batched.contains_many(data, offsets.data(), 0, results.data());
+}

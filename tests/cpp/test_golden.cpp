@@ -1,0 +1,67 @@
+// Golden vectors: the exact hashes, buckets, fingerprints and export bytes in tests/vectors/golden.json.
+// They are pinned so that any change of output is a decision, not an accident: an export made by one
+// build or version must load in every other. The Jest suite checks the same file against the wasm build.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "mini_json.hpp"
+#include "test_support.hpp"
+
+using namespace cuckoo;
+
+namespace {
+mini_json::Value load_vectors() {
+  std::ifstream in(std::string(CUCKOO_VECTORS_DIR) + "/golden.json", std::ios::binary);
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  return mini_json::parse(text.str());
+}
+}  // namespace
+
+TEST_CASE("golden locations: hash, bucket, fingerprint and alternate bucket", "[golden]") {
+  const auto vectors = load_vectors();
+  const auto& locations = vectors["locations"].items;
+  REQUIRE(locations.size() >= 30);
+  for (const auto& v : locations) {
+    Options o;
+    o.capacity = v["capacity"].as_u64();
+    o.fingerprint_bits = static_cast<unsigned>(v["fingerprint_bits"].as_u64());
+    o.bucket_size = static_cast<unsigned>(v["bucket_size"].as_u64());
+    o.seed = v["seed"].as_u64();
+    CuckooFilter f(o);
+    const auto key = mini_json::from_hex(v["key_hex"].text);
+    INFO("key " << v["key_hex"].text << " seed " << v["seed"].text);
+    REQUIRE(f.num_buckets() == v["num_buckets"].as_u64());
+    const auto at = f.locate(std::span<const std::uint8_t>(key));
+    CHECK(at.hash == v["hash"].as_u64());
+    CHECK(at.index == v["index"].as_u64());
+    CHECK(at.fingerprint == v["fingerprint"].as_u64());
+    CHECK(at.alternate_index == v["alternate_index"].as_u64());
+  }
+}
+
+TEST_CASE("golden exports: the same keys give the same bytes, and the bytes load", "[golden]") {
+  const auto vectors = load_vectors();
+  const auto& filters = vectors["filters"].items;
+  REQUIRE(filters.size() >= 3);
+  for (const auto& v : filters) {
+    Options o;
+    o.capacity = v["capacity"].as_u64();
+    o.fingerprint_bits = static_cast<unsigned>(v["fingerprint_bits"].as_u64());
+    o.bucket_size = static_cast<unsigned>(v["bucket_size"].as_u64());
+    o.max_kicks = static_cast<unsigned>(v["max_kicks"].as_u64());
+    o.seed = v["seed"].as_u64();
+    CuckooFilter f(o);
+    const auto count = v["key_count"].as_u64();
+    for (std::uint64_t i = 0; i < count; ++i)
+      CHECK(f.add("golden-" + std::to_string(i)) == v["add_results"].items[i].boolean);
+    const auto expected = mini_json::from_hex(v["export_hex"].text);
+    CHECK(f.serialize() == expected);
+    const auto loaded = CuckooFilter::deserialize(expected);
+    CHECK(loaded.size() == v["size"].as_u64());
+    CHECK(loaded.serialize() == expected);
+  }
+}

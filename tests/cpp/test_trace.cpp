@@ -1,0 +1,88 @@
+// The insert trace: what the demo replays must be exactly what the filter did.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "test_support.hpp"
+
+using namespace cuckoo;
+using cuckoo_test::key;
+using cuckoo_test::make_filter;
+
+TEST_CASE("a direct insert records the arithmetic and one placement", "[trace]") {
+  auto f = make_filter(100, 12, 4);
+  InsertTrace trace;
+  f.set_trace(&trace);
+  REQUIRE(f.add("hello"));
+  const auto at = f.locate("hello");
+  CHECK(trace.hash == at.hash);
+  CHECK(trace.index == at.index);
+  CHECK(trace.fingerprint == at.fingerprint);
+  CHECK(trace.alternate_offset == alternate_offset(at.fingerprint, f.num_buckets()));
+  CHECK(trace.alternate_index == at.alternate_index);
+  CHECK(trace.outcome == InsertOutcome::placed);
+  REQUIRE(trace.steps.size() == 1);
+  CHECK(trace.steps[0].kind == TraceStepKind::place);
+  CHECK(trace.steps[0].bucket == at.index);
+  CHECK(f.slot(trace.steps[0].bucket, trace.steps[0].slot) == at.fingerprint);
+}
+
+TEST_CASE("replaying a trace on a copy of the table reproduces the filter", "[trace]") {
+  auto f = make_filter(60, 8, 2);
+  InsertTrace trace;
+  f.set_trace(&trace);
+  std::size_t kicks_seen = 0, failures = 0;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    // The table before the insert, slot by slot.
+    std::vector<std::uint32_t> slots;
+    for (std::uint64_t bk = 0; bk < f.num_buckets(); ++bk)
+      for (unsigned s = 0; s < f.bucket_size(); ++s) slots.push_back(f.slot(bk, s));
+    const bool added = f.add(key("t", i));
+    CHECK(added == (trace.outcome == InsertOutcome::placed));
+    for (const auto& step : trace.steps) {
+      auto& slot = slots[step.bucket * f.bucket_size() + step.slot];
+      if (step.kind == TraceStepKind::place) {
+        REQUIRE(slot == 0);
+      } else if (step.kind == TraceStepKind::kick) {
+        REQUIRE(slot == step.fingerprint_out);
+        ++kicks_seen;
+      } else {
+        REQUIRE(slot == step.fingerprint_out);
+      }
+      slot = step.fingerprint_in;
+    }
+    if (!added) {
+      ++failures;
+      // A failed walk is undone step for step.
+      const auto kicks = std::count_if(trace.steps.begin(), trace.steps.end(),
+                                       [](const TraceStep& s) { return s.kind == TraceStepKind::kick; });
+      const auto undos = std::count_if(trace.steps.begin(), trace.steps.end(),
+                                       [](const TraceStep& s) { return s.kind == TraceStepKind::undo; });
+      CHECK(kicks == undos);
+    }
+    for (std::uint64_t bk = 0; bk < f.num_buckets(); ++bk)
+      for (unsigned s = 0; s < f.bucket_size(); ++s) REQUIRE(f.slot(bk, s) == slots[bk * f.bucket_size() + s]);
+  }
+  CHECK(kicks_seen > 0);
+  CHECK(failures > 0);
+}
+
+TEST_CASE("a detached trace is no longer written", "[trace]") {
+  auto f = make_filter(100, 12, 4);
+  InsertTrace trace;
+  f.set_trace(&trace);
+  f.add("a");
+  f.set_trace(nullptr);
+  f.add("b");
+  CHECK(trace.fingerprint == f.locate("a").fingerprint);
+}
+
+TEST_CASE("the duplicate limit is reported as such", "[trace]") {
+  auto f = make_filter(100, 12, 2);
+  for (int i = 0; i < 4; ++i) REQUIRE(f.add("same"));
+  InsertTrace trace;
+  f.set_trace(&trace);
+  CHECK_FALSE(f.add("same"));
+  CHECK(trace.outcome == InsertOutcome::duplicate_limit);
+  CHECK(trace.steps.empty());
+}

@@ -1,0 +1,110 @@
+// Writes tests/vectors/golden.json from the current implementation. Run it only when an output change is
+// intended (a new hash, a new format version), review the diff, and say why in the commit:
+//   build/native/cuckoo_golden_gen > tests/vectors/golden.json
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <cuckoo/cuckoo_filter.hpp>
+
+namespace {
+
+std::string hex(const std::uint8_t* p, std::size_t n) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) {
+    out += digits[p[i] >> 4];
+    out += digits[p[i] & 15];
+  }
+  return out;
+}
+
+std::string hex64(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+struct FilterCase {
+  std::uint64_t capacity;
+  unsigned bits;
+  unsigned bucket_size;
+  unsigned max_kicks;
+  std::uint64_t seed;
+  int key_count;  // keys "golden-0" .. "golden-<n-1>", added in order
+};
+
+}  // namespace
+
+int main() {
+  const std::vector<std::string> keys = {
+      "", "a", "user-123456", "https://example.com/some/path?q=1", "gr\xC3\xBC\xC3\x9F" "e",
+      std::string("\x00\xff\x10", 3), std::string(200, 'z'), "order-0000001"};
+  struct Shape {
+    std::uint64_t capacity;
+    unsigned bits;
+    unsigned bucket_size;
+    std::uint64_t seed;
+  };
+  const std::vector<Shape> shapes = {{1000, 12, 4, cuckoo::kDefaultSeed},
+                                     {1000000, 13, 4, 42},
+                                     {37, 4, 2, 0},
+                                     {5000, 32, 8, 0xFFFFFFFFFFFFFFFFull}};
+  std::printf("{\n");
+  std::printf(
+      "  \"about\": \"Pinned outputs of the key hashing (bucket, fingerprint, alternate bucket) and of the "
+      "export format. Filters exported by one build must load in every other (native, wasm, any "
+      "version reading this format), so these bytes may only change on purpose: regenerate with "
+      "cuckoo_golden_gen, bump the format version if exports change, and say why in the commit. Both the "
+      "Catch2 and the Jest suites check this file.\",\n");
+  std::printf("  \"locations\": [\n");
+  bool first = true;
+  for (const auto& shape : shapes) {
+    cuckoo::Options o;
+    o.capacity = shape.capacity;
+    o.fingerprint_bits = shape.bits;
+    o.bucket_size = shape.bucket_size;
+    o.seed = shape.seed;
+    cuckoo::CuckooFilter f(o);
+    for (const auto& key : keys) {
+      const auto at = f.locate(std::string_view(key));
+      std::printf("%s    {\"key_hex\": \"%s\", \"capacity\": %llu, \"fingerprint_bits\": %u, \"bucket_size\": %u, "
+                  "\"seed\": \"%s\", \"num_buckets\": %llu, \"hash\": \"%s\", \"index\": %u, "
+                  "\"fingerprint\": %u, \"alternate_index\": %u}",
+                  first ? "" : ",\n", hex(reinterpret_cast<const std::uint8_t*>(key.data()), key.size()).c_str(),
+                  static_cast<unsigned long long>(shape.capacity), shape.bits, shape.bucket_size,
+                  hex64(shape.seed).c_str(), static_cast<unsigned long long>(f.num_buckets()), hex64(at.hash).c_str(),
+                  at.index, at.fingerprint, at.alternate_index);
+      first = false;
+    }
+  }
+  std::printf("\n  ],\n  \"filters\": [\n");
+  const std::vector<FilterCase> filters = {{20, 12, 4, 500, cuckoo::kDefaultSeed, 20},
+                                           {10, 8, 2, 50, 7, 14},
+                                           {30, 13, 8, 500, 123456789, 40}};
+  first = true;
+  for (const auto& c : filters) {
+    cuckoo::Options o;
+    o.capacity = c.capacity;
+    o.fingerprint_bits = c.bits;
+    o.bucket_size = c.bucket_size;
+    o.max_kicks = c.max_kicks;
+    o.seed = c.seed;
+    cuckoo::CuckooFilter f(o);
+    std::string results;
+    for (int i = 0; i < c.key_count; ++i) {
+      const bool added = f.add("golden-" + std::to_string(i));
+      results += std::string(i ? ", " : "") + (added ? "true" : "false");
+    }
+    const auto bytes = f.serialize();
+    std::printf("%s    {\"capacity\": %llu, \"fingerprint_bits\": %u, \"bucket_size\": %u, \"max_kicks\": %u, "
+                "\"seed\": \"%s\", \"keys\": \"golden-0 .. golden-%d, added in order\", \"key_count\": %d, "
+                "\"add_results\": [%s], \"size\": %zu, \"export_hex\": \"%s\"}",
+                first ? "" : ",\n", static_cast<unsigned long long>(c.capacity), c.bits, c.bucket_size,
+                c.max_kicks, hex64(c.seed).c_str(), c.key_count - 1, c.key_count, results.c_str(), f.size(),
+                hex(bytes.data(), bytes.size()).c_str());
+    first = false;
+  }
+  std::printf("\n  ]\n}\n");
+  return 0;
+}
