@@ -62,8 +62,10 @@ inline void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes) noexc
   return (num_buckets * bucket_size * fingerprint_bits + 7) / 8;
 }
 
+// XXH3-64 with seed 0, which the xxHash specification defines to equal the unseeded XXH3_64bits; going
+// through hash_bytes keeps one copy of XXH3 in the wasm module instead of two.
 [[nodiscard]] inline std::uint64_t checksum(const std::uint8_t* data, std::size_t length) noexcept {
-  return XXH3_64bits(data, length);
+  return hash_bytes(data, length, 0);
 }
 
 inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t item_count) noexcept {

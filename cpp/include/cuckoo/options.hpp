@@ -111,10 +111,11 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     if (!(rate > 0.0 && rate < 1.0)) return invalid("fp_rate must be greater than 0 and less than 1");
     for (unsigned f = kMinFingerprintBits; f <= kMaxFingerprintBits && bits == 0; ++f)
       if (detail::full_load_fp_bound(bucket_size, f) <= rate) bits = f;
+    // The bound for 32-bit fingerprints is 2b / (2^32 - 1); written out, so that no floating-point
+    // formatting (printf, a large part of the wasm module) is linked in for one message.
     if (bits == 0)
-      return invalid("fp_rate is below what 32-bit fingerprints give with bucket_size " +
-                     std::to_string(bucket_size) + " (smallest: " +
-                     std::to_string(detail::full_load_fp_bound(bucket_size, kMaxFingerprintBits)) + ")");
+      return invalid(std::string("fp_rate is below what 32-bit fingerprints give with bucket_size ") +
+                     (bucket_size == 2 ? "2 (about 9.4e-10)" : bucket_size == 4 ? "4 (about 1.9e-9)" : "8 (about 3.8e-9)"));
   }
 
   const std::uint64_t buckets = detail::buckets_for(options.capacity, bucket_size);

@@ -1,0 +1,193 @@
+// The embind surface of the core: the only Emscripten-specific C++.
+//
+// Only integers and doubles cross the boundary on the hot path: a filter is an opaque handle (its address),
+// a key is (pointer, length) into the wasm heap, where the TypeScript wrapper wrote it. 64-bit values are
+// kept off the boundary (embind returns them as signed BigInts): seeds travel as two u32 halves, counts as
+// doubles (exact below 2^53). The module is built without C++ exceptions, so errors come back as status
+// codes plus a message read with last_error_message(); the TypeScript layer turns them into typed errors.
+#include <emscripten/bind.h>
+
+#include <cuckoo/cuckoo_filter.hpp>
+#include <new>
+#include <optional>
+#include <string>
+
+namespace {
+
+using cuckoo::CuckooFilter;
+using Handle = std::uint32_t;
+
+// Set by every call that can fail; read by the wrapper right after a failure.
+cuckoo::Status g_last_error;
+
+// Holds the filter and, for the demo, the trace of its last insert.
+struct Instance {
+  explicit Instance(CuckooFilter&& f) : filter(std::move(f)) {}
+  CuckooFilter filter;
+  cuckoo::InsertTrace trace;
+};
+
+Instance& at(Handle h) { return *reinterpret_cast<Instance*>(static_cast<std::uintptr_t>(h)); }
+CuckooFilter& filter(Handle h) { return at(h).filter; }
+const std::uint8_t* ptr(std::uint32_t address) {
+  return reinterpret_cast<const std::uint8_t*>(static_cast<std::uintptr_t>(address));
+}
+std::uint8_t* mutable_ptr(std::uint32_t address) {
+  return reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(address));
+}
+std::span<const std::uint8_t> key(std::uint32_t address, std::uint32_t length) { return {ptr(address), length}; }
+
+Handle adopt(std::optional<CuckooFilter>& made) {
+  auto* instance = new (std::nothrow) Instance(std::move(*made));
+  if (instance == nullptr) {
+    g_last_error = cuckoo::Status::error(cuckoo::ErrorCode::out_of_memory, "cannot allocate the filter object");
+    return 0;
+  }
+  return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(instance));
+}
+
+// fp_rate <= 0 means "not given"; fingerprint_bits / bucket_size 0 mean "not given". The wrapper has
+// already checked types and ranges; the core checks again and has the last word.
+Handle create(double capacity, double fp_rate, unsigned fingerprint_bits, unsigned bucket_size, unsigned max_kicks,
+              std::uint32_t seed_low, std::uint32_t seed_high) {
+  cuckoo::Options o;
+  o.capacity = static_cast<std::uint64_t>(capacity);
+  if (fp_rate > 0) o.fp_rate = fp_rate;
+  if (fingerprint_bits != 0) o.fingerprint_bits = fingerprint_bits;
+  if (bucket_size != 0) o.bucket_size = bucket_size;
+  o.max_kicks = max_kicks;
+  o.seed = (static_cast<std::uint64_t>(seed_high) << 32) | seed_low;
+  std::optional<CuckooFilter> made;
+  g_last_error = CuckooFilter::make(o, made);
+  return g_last_error.ok() ? adopt(made) : 0;
+}
+
+Handle parse(std::uint32_t address, std::uint32_t length) {
+  std::optional<CuckooFilter> parsed;
+  g_last_error = CuckooFilter::parse(key(address, length), parsed);
+  return g_last_error.ok() ? adopt(parsed) : 0;
+}
+
+void destroy(Handle h) { delete &at(h); }
+
+int last_error_code() { return static_cast<int>(g_last_error.code); }
+std::string last_error_message() { return g_last_error.message; }
+
+bool add(Handle h, std::uint32_t address, std::uint32_t length) { return filter(h).add(key(address, length)); }
+bool contains(Handle h, std::uint32_t address, std::uint32_t length) {
+  return filter(h).contains(key(address, length));
+}
+bool remove_key(Handle h, std::uint32_t address, std::uint32_t length) {
+  return filter(h).remove(key(address, length));
+}
+unsigned count(Handle h, std::uint32_t address, std::uint32_t length) {
+  return static_cast<unsigned>(filter(h).count(key(address, length)));
+}
+// addIfAbsent: one hash, then add only if no copy is there.
+bool add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
+  auto& f = filter(h);
+  const auto hash = f.hash_of(ptr(address), length);
+  return !f.contains_hash(hash) && f.add_hash(hash);
+}
+
+// Batches: keys are bytes[offsets[i], offsets[i+1]) relative to `bytes`; results get one byte per key.
+double add_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
+  return static_cast<double>(filter(h).add_many(ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)),
+                                                count, mutable_ptr(results)));
+}
+void contains_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
+  filter(h).contains_many(ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)), count,
+                          mutable_ptr(results));
+}
+double remove_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
+  return static_cast<double>(filter(h).remove_many(
+      ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)), count, mutable_ptr(results)));
+}
+
+void clear(Handle h) { filter(h).clear(); }
+double size(Handle h) { return static_cast<double>(filter(h).size()); }
+double capacity(Handle h) { return static_cast<double>(filter(h).capacity()); }
+double byte_size(Handle h) { return static_cast<double>(filter(h).byte_size()); }
+double load_factor(Handle h) { return filter(h).load_factor(); }
+double expected_fp_rate(Handle h) { return filter(h).expected_fp_rate(); }
+unsigned fingerprint_bits(Handle h) { return filter(h).fingerprint_bits(); }
+unsigned bucket_size(Handle h) { return filter(h).bucket_size(); }
+double num_buckets(Handle h) { return static_cast<double>(filter(h).num_buckets()); }
+unsigned max_kicks(Handle h) { return filter(h).max_kicks(); }
+std::uint32_t seed_low(Handle h) { return static_cast<std::uint32_t>(filter(h).seed()); }
+std::uint32_t seed_high(Handle h) { return static_cast<std::uint32_t>(filter(h).seed() >> 32); }
+
+double serialized_size(Handle h) { return static_cast<double>(filter(h).serialized_size()); }
+void serialize_into(Handle h, std::uint32_t out) { filter(h).serialize_into(mutable_ptr(out)); }
+
+// Read-only view of the table and the key arithmetic, for the demo and the golden-vector tests.
+std::uint32_t slot(Handle h, double bucket, unsigned slot_index) {
+  return filter(h).slot(static_cast<std::uint64_t>(bucket), slot_index);
+}
+// Writes [index, alternate index, fingerprint, hash low, hash high, alternate offset] as u32 to `out`.
+void locate(Handle h, std::uint32_t address, std::uint32_t length, std::uint32_t out) {
+  const auto& f = filter(h);
+  const auto where = f.locate(key(address, length));
+  auto* o = reinterpret_cast<std::uint32_t*>(mutable_ptr(out));
+  o[0] = where.index;
+  o[1] = where.alternate_index;
+  o[2] = where.fingerprint;
+  o[3] = static_cast<std::uint32_t>(where.hash);
+  o[4] = static_cast<std::uint32_t>(where.hash >> 32);
+  o[5] = cuckoo::alternate_offset(where.fingerprint, f.num_buckets());
+}
+
+// Trace of the last add while tracing is on: the header by trace_header, each step by trace_step.
+void set_tracing(Handle h, bool on) { at(h).filter.set_trace(on ? &at(h).trace : nullptr); }
+unsigned trace_outcome(Handle h) { return static_cast<unsigned>(at(h).trace.outcome); }
+unsigned trace_step_count(Handle h) { return static_cast<unsigned>(at(h).trace.steps.size()); }
+// Writes [kind, bucket, slot, fingerprint in, fingerprint out] for each step as u32 to `out`.
+void trace_steps(Handle h, std::uint32_t out) {
+  auto* o = reinterpret_cast<std::uint32_t*>(mutable_ptr(out));
+  for (const auto& step : at(h).trace.steps) {
+    *o++ = static_cast<std::uint32_t>(step.kind);
+    *o++ = step.bucket;
+    *o++ = step.slot;
+    *o++ = step.fingerprint_in;
+    *o++ = step.fingerprint_out;
+  }
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
+  using emscripten::function;
+  function("create", &create);
+  function("parse", &parse);
+  function("destroy", &destroy);
+  function("lastErrorCode", &last_error_code);
+  function("lastErrorMessage", &last_error_message);
+  function("add", &add);
+  function("contains", &contains);
+  function("remove", &remove_key);
+  function("count", &count);
+  function("addIfAbsent", &add_if_absent);
+  function("addMany", &add_many);
+  function("containsMany", &contains_many);
+  function("removeMany", &remove_many);
+  function("clear", &clear);
+  function("size", &size);
+  function("capacity", &capacity);
+  function("byteSize", &byte_size);
+  function("loadFactor", &load_factor);
+  function("expectedFpRate", &expected_fp_rate);
+  function("fingerprintBits", &fingerprint_bits);
+  function("bucketSize", &bucket_size);
+  function("numBuckets", &num_buckets);
+  function("maxKicks", &max_kicks);
+  function("seedLow", &seed_low);
+  function("seedHigh", &seed_high);
+  function("serializedSize", &serialized_size);
+  function("serializeInto", &serialize_into);
+  function("slot", &slot);
+  function("locate", &locate);
+  function("setTracing", &set_tracing);
+  function("traceOutcome", &trace_outcome);
+  function("traceStepCount", &trace_step_count);
+  function("traceSteps", &trace_steps);
+}

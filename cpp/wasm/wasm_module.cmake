@@ -1,0 +1,29 @@
+# The embind module shipped in the npm package. The wasm is inlined (SINGLE_FILE) so the package needs no
+# fetch, fs or locateFile, and works in Node, browsers and workers without bundler configuration.
+add_library(cuckoo_wasm_objects OBJECT cpp/wasm/bindings.cpp)
+target_link_libraries(cuckoo_wasm_objects PUBLIC cuckoo::cuckoo)
+target_compile_options(cuckoo_wasm_objects PRIVATE -fno-exceptions -flto)
+
+set(CUCKOO_WASM_LINK_OPTIONS
+  -fno-exceptions --bind -O3 -flto
+  -sMODULARIZE=1 -sEXPORT_NAME=createCuckooModule
+  -sSINGLE_FILE=1
+  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB
+  -sEXPORTED_FUNCTIONS=_malloc,_free
+  -sEXPORTED_RUNTIME_METHODS=HEAPU8
+  -sFILESYSTEM=0
+  -sINCOMING_MODULE_JS_API=[]
+  -sDYNAMIC_EXECUTION=0
+  -sTEXTDECODER=2)
+
+set(CUCKOO_WASM_OUT "${CMAKE_CURRENT_SOURCE_DIR}/js/generated")
+file(MAKE_DIRECTORY "${CUCKOO_WASM_OUT}")
+
+# One ES module is the only copy of the glue and the wasm in the package: the CommonJS build reaches it
+# with dynamic import(). No import.meta (not needed with SINGLE_FILE), so test runners that transform
+# ES modules to CommonJS can load the very same file.
+add_executable(cuckoo_wasm $<TARGET_OBJECTS:cuckoo_wasm_objects>)
+target_link_libraries(cuckoo_wasm PRIVATE cuckoo::cuckoo)
+target_link_options(cuckoo_wasm PRIVATE ${CUCKOO_WASM_LINK_OPTIONS}
+  -sEXPORT_ES6=1 -sUSE_ES6_IMPORT_META=0 -sENVIRONMENT=web,worker)
+set_target_properties(cuckoo_wasm PROPERTIES SUFFIX ".mjs" RUNTIME_OUTPUT_DIRECTORY "${CUCKOO_WASM_OUT}")

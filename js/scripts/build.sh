@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds everything: the native core with its tests and benchmark, the wasm module and the Catch2 suites
+# as wasm, and the TypeScript package (js/dist: ESM, CommonJS, .d.ts, and the one wasm glue module).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+jobs="$(nproc)"
+# emcc's JS optimizer needs Debian's acorn, which Node does not find by itself.
+export NODE_PATH=/usr/share/nodejs
+
+echo "[build] native"
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/native -j "$jobs"
+
+echo "[build] wasm"
+emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DCUCKOO_BUILD_BENCH=OFF >/dev/null
+cmake --build build/wasm -j "$jobs"
+
+echo "[build] TypeScript package"
+rm -rf js/dist
+npx tsc -p js/tsconfig.esm.json
+npx tsc -p js/tsconfig.cjs.json
+mkdir -p js/dist/generated
+cp js/generated/cuckoo_wasm.mjs js/generated/cuckoo_wasm.d.mts js/dist/generated/
+echo '{ "type": "module" }' > js/dist/esm/package.json
+echo '{ "type": "commonjs" }' > js/dist/cjs/package.json
+# Jest loads the same glue through a .js copy: it insists on native ESM for any .mjs file.
+mkdir -p build/jest && cp js/generated/cuckoo_wasm.mjs build/jest/cuckoo_wasm.js

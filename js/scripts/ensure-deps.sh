@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need, when it is missing: Debian packages (apt-get, as root or
+# through sudo) and node_modules (npm ci, when absent or older than package-lock.json). Idempotent and
+# quick on a machine that has everything.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+
+# emscripten: the wasm build (Debian's 3.1.6); libxxhash-dev: XXH3; catch2: the C++ suites; chromium:
+# the browser tests; cmake/g++: the native build.
+packages=(cmake g++ emscripten libxxhash-dev catch2 chromium)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} > 0)); then
+  echo "[deps] installing Debian packages: ${missing[*]}"
+  sudo=()
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null; then sudo=(sudo); else
+      echo "[deps] need root to run: apt-get install ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  "${sudo[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# node_modules: `npm ci` when it is missing or was installed from another package-lock.json.
+stamp="$root/node_modules/.cuckoo-wasm-lock.sha256"
+want="$(sha256sum "$root/package-lock.json" | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "[deps] npm ci"
+  (cd "$root" && npm ci --no-audit --no-fund)
+  echo "$want" > "$stamp"
+fi

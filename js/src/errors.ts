@@ -1,0 +1,18 @@
+/** Why an operation failed. */
+export type CuckooFilterErrorCode =
+  | 'INVALID_ARGUMENT' // a bad option or argument value (the message names it)
+  | 'BAD_FORMAT' // bytes given to CuckooFilter.import are not a valid export (the message says what is wrong)
+  | 'DISPOSED' // the filter was used after dispose()
+  | 'OUT_OF_MEMORY' // the table does not fit in the WebAssembly heap (4 GiB at most)
+  | 'NOT_READY'; // a filter was created before `await ready()`
+
+/** The error every failure of this package throws, except a key of the wrong type (a TypeError). */
+export class CuckooFilterError extends Error {
+  readonly code: CuckooFilterErrorCode;
+
+  constructor(code: CuckooFilterErrorCode, message: string) {
+    super(message);
+    this.name = 'CuckooFilterError';
+    this.code = code;
+  }
+}

@@ -1,0 +1,437 @@
+import { CuckooFilterError } from './errors.js';
+import { describe, Key, packChunk, scratchAddress, withAllocation, writeKey } from './key_codec.js';
+import { CuckooModule, loadedModule, ready } from './wasm_module.js';
+
+export type { Key } from './key_codec.js';
+
+/** Options of a new filter. Give `fpRate` or `fingerprintBits`, not both (neither: fpRate 0.001). */
+export interface CuckooFilterOptions {
+  /** How many items the filter must hold (an integer >= 1). The table is sized so they fill <= 95% of it. */
+  capacity: number;
+  /** Target false-positive rate at `capacity` items, in (0, 1). Picks the fingerprint size. */
+  fpRate?: number;
+  /** Fingerprint size in bits, 4 to 32. */
+  fingerprintBits?: number;
+  /** Slots per bucket: 2, 4 (default) or 8. */
+  bucketSize?: number;
+  /** Evictions tried before an add gives up (and is undone); 0 to 100000, default 500. */
+  maxKicks?: number;
+  /** Hash seed, an integer 0 to 2^64 - 1 (a number up to 2^53, or a bigint). Default: a fixed constant. */
+  seed?: number | bigint;
+}
+
+/** Where a key lives in the table (for teaching and tests). */
+export interface KeyLocation {
+  /** The key's 64-bit XXH3 hash. */
+  hash: bigint;
+  /** The first candidate bucket, i1, from the hash's high half. */
+  index: number;
+  /** The fingerprint stored for the key, from the hash's low half; never 0. */
+  fingerprint: number;
+  /** The odd offset r derived from the fingerprint. */
+  alternateOffset: number;
+  /** The second candidate bucket, i2 = (N - i1 - r) mod N. */
+  alternateIndex: number;
+}
+
+/** One step of an insert, as recorded by the core. */
+export interface TraceStep {
+  /** place: stored into an empty slot; kick: stored, evicting fingerprintOut; undo: a failed walk restored fingerprintOut's slot. */
+  kind: 'place' | 'kick' | 'undo';
+  bucket: number;
+  slot: number;
+  fingerprintIn: number;
+  fingerprintOut: number;
+}
+
+export interface InsertTrace {
+  added: boolean;
+  outcome: 'placed' | 'table_full' | 'duplicate_limit';
+  location: KeyLocation;
+  steps: TraceStep[];
+}
+
+const OPTION_NAMES = new Set(['capacity', 'fpRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed']);
+const STEP_KINDS = ['place', 'kick', 'undo'] as const;
+const OUTCOMES = ['placed', 'table_full', 'duplicate_limit'] as const;
+const MAX_KICKS = 100000;
+
+function invalid(message: string): CuckooFilterError {
+  return new CuckooFilterError('INVALID_ARGUMENT', message);
+}
+
+function isInteger(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+interface CreateArguments {
+  capacity: number;
+  fpRate: number;
+  fingerprintBits: number;
+  bucketSize: number;
+  maxKicks: number;
+  seedLow: number;
+  seedHigh: number;
+}
+
+// Checks types and ranges here, where the option names are the user's; the core checks again (sizing
+// limits) before it allocates anything.
+function validateOptions(options: unknown): CreateArguments {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw invalid(`options must be an object like { capacity: 1000000 }, got ${describe(options)}`);
+  }
+  const o = options as Record<string, unknown>;
+  for (const name of Object.keys(o)) {
+    if (!OPTION_NAMES.has(name)) {
+      throw invalid(`unknown option "${name}" (known: ${[...OPTION_NAMES].join(', ')})`);
+    }
+  }
+  if (!isInteger(o.capacity, 1, Number.MAX_SAFE_INTEGER)) {
+    throw invalid(`capacity must be an integer >= 1, got ${String(o.capacity)}`);
+  }
+  if (o.fpRate !== undefined && o.fingerprintBits !== undefined) {
+    throw invalid('give either fpRate or fingerprintBits, not both');
+  }
+  if (o.fpRate !== undefined && !(typeof o.fpRate === 'number' && o.fpRate > 0 && o.fpRate < 1)) {
+    throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${String(o.fpRate)}`);
+  }
+  if (o.fingerprintBits !== undefined && !isInteger(o.fingerprintBits, 4, 32)) {
+    throw invalid(`fingerprintBits must be an integer from 4 to 32, got ${String(o.fingerprintBits)}`);
+  }
+  if (o.bucketSize !== undefined && o.bucketSize !== 2 && o.bucketSize !== 4 && o.bucketSize !== 8) {
+    throw invalid(`bucketSize must be 2, 4 or 8, got ${String(o.bucketSize)}`);
+  }
+  if (o.maxKicks !== undefined && !isInteger(o.maxKicks, 0, MAX_KICKS)) {
+    throw invalid(`maxKicks must be an integer from 0 to ${MAX_KICKS}, got ${String(o.maxKicks)}`);
+  }
+  let seedLow = 0x7f4a7c15; // the core's default seed, 0x9E3779B97F4A7C15
+  let seedHigh = 0x9e3779b9;
+  if (o.seed !== undefined) {
+    let seed: bigint;
+    if (typeof o.seed === 'bigint') seed = o.seed;
+    else if (isInteger(o.seed, 0, Number.MAX_SAFE_INTEGER)) seed = BigInt(o.seed);
+    else throw invalid(`seed must be an integer from 0 to 2^64 - 1 (a number or a bigint), got ${String(o.seed)}`);
+    if (seed < 0n || seed >= 1n << 64n) throw invalid(`seed must be from 0 to 2^64 - 1, got ${seed}`);
+    seedLow = Number(seed & 0xffffffffn);
+    seedHigh = Number(seed >> 32n);
+  }
+  return {
+    capacity: o.capacity,
+    fpRate: (o.fpRate as number | undefined) ?? 0,
+    fingerprintBits: (o.fingerprintBits as number | undefined) ?? 0,
+    bucketSize: (o.bucketSize as number | undefined) ?? 0,
+    maxKicks: (o.maxKicks as number | undefined) ?? 500,
+    seedLow,
+    seedHigh,
+  };
+}
+
+// Status codes of cuckoo::ErrorCode.
+function errorFromModule(m: CuckooModule): CuckooFilterError {
+  const code = m.lastErrorCode();
+  const message = m.lastErrorMessage();
+  if (code === 2) return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
+  if (code === 3) return new CuckooFilterError('OUT_OF_MEMORY', message);
+  return new CuckooFilterError('INVALID_ARGUMENT', message);
+}
+
+function requireModule(): CuckooModule {
+  const m = loadedModule();
+  if (!m) {
+    throw new CuckooFilterError(
+      'NOT_READY',
+      'the WebAssembly module is not loaded yet: `await ready()` (or use `await CuckooFilter.create(options)`)',
+    );
+  }
+  return m;
+}
+
+function requireKeyArray(keys: unknown): readonly Key[] {
+  if (!Array.isArray(keys)) throw new TypeError(`keys must be an array, got ${describe(keys)}`);
+  // All keys are checked before the first chunk runs, so a bad key changes nothing.
+  for (let i = 0; i < keys.length; i++) {
+    const key: unknown = keys[i];
+    if (typeof key !== 'string' && !(key instanceof Uint8Array)) {
+      throw new TypeError(`keys[${i}] must be a string or a Uint8Array, got ${describe(key)}`);
+    }
+  }
+  return keys as readonly Key[];
+}
+
+// Warns about filters that were garbage-collected while still holding wasm memory. It only warns: the
+// memory belongs to the caller, who releases it with dispose() (or `using`).
+const leakWarnings =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<string>((description) => {
+        console.warn(`cuckoo-wasm: a CuckooFilter (${description}) was garbage-collected without dispose(); ` +
+          'its WebAssembly memory stays allocated. Call dispose() or declare it with `using`.');
+      })
+    : undefined;
+
+const disposeSymbol: typeof Symbol.dispose =
+  (Symbol as { dispose?: typeof Symbol.dispose }).dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
+
+/**
+ * A cuckoo filter: an approximate set (a multiset, up to 2 x bucketSize copies of a key) with add, has
+ * and delete. No false negatives; a false-positive rate set by the fingerprint size.
+ *
+ * The filter lives in WebAssembly memory: release it with dispose() (or `using f = ...`).
+ */
+export class CuckooFilter {
+  private readonly m: CuckooModule;
+  private handle: number;
+
+  /** Needs the module loaded: `await ready()` first, or use `await CuckooFilter.create(options)`. */
+  constructor(options: CuckooFilterOptions) {
+    const m = requireModule();
+    const a = validateOptions(options);
+    const handle = m.create(a.capacity, a.fpRate, a.fingerprintBits, a.bucketSize, a.maxKicks, a.seedLow, a.seedHigh);
+    if (handle === 0) throw errorFromModule(m);
+    this.m = m;
+    this.handle = handle;
+    leakWarnings?.register(this, `capacity ${a.capacity}`, this);
+  }
+
+  /** ready() and new CuckooFilter(options) in one call. */
+  static async create(options: CuckooFilterOptions): Promise<CuckooFilter> {
+    await ready();
+    return new CuckooFilter(options);
+  }
+
+  /**
+   * A filter from bytes made by export() (here or by the C++ library). Validates every field, length and
+   * the checksum; throws CuckooFilterError('BAD_FORMAT') saying what is wrong.
+   */
+  static import(bytes: Uint8Array): CuckooFilter {
+    const m = requireModule();
+    if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+    const handle = withAllocation(m, bytes.length, (address) => {
+      m.HEAPU8.set(bytes, address);
+      return m.parse(address, bytes.length);
+    });
+    if (handle === 0) throw errorFromModule(m);
+    const filter = Object.create(CuckooFilter.prototype) as CuckooFilter;
+    (filter as unknown as { m: CuckooModule }).m = m;
+    filter.handle = handle;
+    leakWarnings?.register(filter, `imported, capacity ${m.capacity(handle)}`, filter);
+    return filter;
+  }
+
+  private live(): number {
+    if (this.handle === 0) throw new CuckooFilterError('DISPOSED', 'this CuckooFilter was disposed');
+    return this.handle;
+  }
+
+  /** Adds a key. Returns false only when there is no room (the filter is then unchanged). */
+  add(key: Key): boolean {
+    const h = this.live();
+    const length = writeKey(this.m, key); // first: it may move the scratch area
+    return this.m.add(h, scratchAddress(), length);
+  }
+
+  /** False: the key was definitely never added. True: it probably was (see expectedFpRate). */
+  has(key: Key): boolean {
+    const h = this.live();
+    const length = writeKey(this.m, key); // first: it may move the scratch area
+    return this.m.contains(h, scratchAddress(), length);
+  }
+
+  /**
+   * Removes one copy of the key. Only delete keys you added: deleting a key that was never added may
+   * remove another key's identical fingerprint, and that key would then be reported absent.
+   */
+  delete(key: Key): boolean {
+    const h = this.live();
+    const length = writeKey(this.m, key); // first: it may move the scratch area
+    return this.m.remove(h, scratchAddress(), length);
+  }
+
+  /** Copies of the key's fingerprint in its two buckets: times added, plus rare collisions. */
+  count(key: Key): number {
+    const h = this.live();
+    const length = writeKey(this.m, key); // first: it may move the scratch area
+    return this.m.count(h, scratchAddress(), length);
+  }
+
+  /** Adds the key unless has(key) is already true. Returns true if it was absent and is now added. */
+  addIfAbsent(key: Key): boolean {
+    const h = this.live();
+    const length = writeKey(this.m, key); // first: it may move the scratch area
+    return this.m.addIfAbsent(h, scratchAddress(), length);
+  }
+
+  /** add() for many keys, crossing into wasm once per chunk of keys. Results in key order. */
+  addMany(keys: readonly Key[]): boolean[] {
+    return this.batch(keys, (h, p) => this.m.addMany(h, p.bytes, p.offsets, p.count, p.results));
+  }
+
+  /** has() for many keys. */
+  hasMany(keys: readonly Key[]): boolean[] {
+    return this.batch(keys, (h, p) => this.m.containsMany(h, p.bytes, p.offsets, p.count, p.results));
+  }
+
+  /** delete() for many keys. */
+  deleteMany(keys: readonly Key[]): boolean[] {
+    return this.batch(keys, (h, p) => this.m.removeMany(h, p.bytes, p.offsets, p.count, p.results));
+  }
+
+  private batch(keys: readonly Key[], call: (handle: number, packed: ReturnType<typeof packChunk>) => void): boolean[] {
+    const h = this.live();
+    requireKeyArray(keys);
+    const out = new Array<boolean>(keys.length);
+    for (let start = 0; start < keys.length; ) {
+      const packed = packChunk(this.m, keys, start);
+      call(h, packed);
+      const heap = this.m.HEAPU8; // after the call: it may have grown the memory
+      for (let i = 0; i < packed.count; i++) out[start + i] = heap[packed.results + i] !== 0;
+      start += packed.count;
+    }
+    return out;
+  }
+
+  /** Removes every key; the filter keeps its size and options. */
+  clear(): void {
+    this.m.clear(this.live());
+  }
+
+  /** Stored fingerprints (keys added and not deleted, counting duplicates). */
+  get size(): number {
+    return this.m.size(this.live());
+  }
+
+  /** The capacity the filter was created for. */
+  get capacity(): number {
+    return this.m.capacity(this.live());
+  }
+
+  /** size / slots. */
+  get loadFactor(): number {
+    return this.m.loadFactor(this.live());
+  }
+
+  /** Bytes of WebAssembly memory held by the table. */
+  get byteLength(): number {
+    return this.m.byteSize(this.live());
+  }
+
+  get fingerprintBits(): number {
+    return this.m.fingerprintBits(this.live());
+  }
+
+  get bucketSize(): number {
+    return this.m.bucketSize(this.live());
+  }
+
+  /** The number of buckets N (any even number: the table is sized exactly, not to a power of two). */
+  get bucketCount(): number {
+    return this.m.numBuckets(this.live());
+  }
+
+  get maxKicks(): number {
+    return this.m.maxKicks(this.live());
+  }
+
+  get seed(): bigint {
+    const h = this.live();
+    return (BigInt(this.m.seedHigh(h)) << 32n) | BigInt(this.m.seedLow(h));
+  }
+
+  /**
+   * The probability that has() answers true for a key never added, at the current load:
+   * 1 - (1 - 1/(2^f - 1))^(2 * bucketSize * loadFactor).
+   */
+  get expectedFpRate(): number {
+    return this.m.expectedFpRate(this.live());
+  }
+
+  /** A copy of the filter in the documented byte format (docs/FORMAT.md). */
+  export(): Uint8Array {
+    const h = this.live();
+    const size = this.m.serializedSize(h);
+    return withAllocation(this.m, size, (address) => {
+      this.m.serializeInto(h, address);
+      return this.m.HEAPU8.slice(address, address + size);
+    });
+  }
+
+  /** Frees the filter's memory. Later calls throw CuckooFilterError('DISPOSED'); disposing again does nothing. */
+  dispose(): void {
+    if (this.handle === 0) return;
+    this.m.destroy(this.handle);
+    this.handle = 0;
+    leakWarnings?.unregister(this);
+  }
+
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+
+  // --- introspection, for teaching (the demo) and tests ---------------------------------------------
+
+  /** The fingerprint in slot `slot` of bucket `bucket` (0: empty). */
+  slot(bucket: number, slot: number): number {
+    const h = this.live();
+    if (!isInteger(bucket, 0, this.m.numBuckets(h) - 1)) throw invalid(`bucket must be an integer from 0 to ${this.m.numBuckets(h) - 1}`);
+    if (!isInteger(slot, 0, this.m.bucketSize(h) - 1)) throw invalid(`slot must be an integer from 0 to ${this.m.bucketSize(h) - 1}`);
+    return this.m.slot(h, bucket, slot);
+  }
+
+  /** Every slot, bucket by bucket: table[bucket * bucketSize + slot]. */
+  slots(): Uint32Array {
+    const h = this.live();
+    const buckets = this.m.numBuckets(h);
+    const b = this.m.bucketSize(h);
+    const out = new Uint32Array(buckets * b);
+    for (let i = 0; i < buckets; i++) for (let s = 0; s < b; s++) out[i * b + s] = this.m.slot(h, i, s);
+    return out;
+  }
+
+  /** The two buckets and the fingerprint of a key. */
+  locate(key: Key): KeyLocation {
+    const h = this.live();
+    const length = writeKey(this.m, key);
+    const keyAddress = scratchAddress();
+    // The key sits at the start of the scratch area; the answer goes into a block of its own.
+    return withAllocation(this.m, 24, (out) => {
+      this.m.locate(h, keyAddress, length, out);
+      const v = new Uint32Array(this.m.HEAPU8.buffer, out, 6);
+      return {
+        hash: (BigInt(v[4]) << 32n) | BigInt(v[3]),
+        index: v[0],
+        alternateIndex: v[1],
+        fingerprint: v[2],
+        alternateOffset: v[5],
+      };
+    });
+  }
+
+  /** add(), recording every step the core takes (placements, evictions, and the undo of a failed walk). */
+  addTraced(key: Key): InsertTrace {
+    const h = this.live();
+    const location = this.locate(key);
+    this.m.setTracing(h, true);
+    let added: boolean;
+    try {
+      added = this.add(key);
+    } finally {
+      this.m.setTracing(h, false);
+    }
+    const count = this.m.traceStepCount(h);
+    const steps = withAllocation(this.m, count * 20, (out) => {
+      this.m.traceSteps(h, out);
+      const v = new Uint32Array(this.m.HEAPU8.buffer, out, count * 5);
+      const list: TraceStep[] = [];
+      for (let i = 0; i < count; i++) {
+        list.push({
+          kind: STEP_KINDS[v[i * 5]],
+          bucket: v[i * 5 + 1],
+          slot: v[i * 5 + 2],
+          fingerprintIn: v[i * 5 + 3],
+          fingerprintOut: v[i * 5 + 4],
+        });
+      }
+      return list;
+    });
+    return { added, outcome: OUTCOMES[this.m.traceOutcome(h)], location, steps };
+  }
+}

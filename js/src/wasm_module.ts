@@ -1,0 +1,74 @@
+// Loads the WebAssembly module once and hands out the one instance every filter shares.
+//
+// The wasm binary is inlined (base64) in the Emscripten glue, so loading needs no fetch, no file system
+// and no bundler configuration, in Node, browsers and workers alike. There is exactly one copy of the
+// glue in the package, an ES module; the CommonJS build reaches it through dynamic import(), which is
+// why ready() is asynchronous in both builds.
+
+/** The embind surface of cpp/wasm/bindings.cpp. Handles and addresses are u32; counts are doubles. */
+export interface CuckooModule {
+  HEAPU8: Uint8Array;
+  _malloc(size: number): number;
+  _free(address: number): void;
+  create(capacity: number, fpRate: number, fingerprintBits: number, bucketSize: number, maxKicks: number,
+    seedLow: number, seedHigh: number): number;
+  parse(address: number, length: number): number;
+  destroy(handle: number): void;
+  lastErrorCode(): number;
+  lastErrorMessage(): string;
+  add(handle: number, address: number, length: number): boolean;
+  contains(handle: number, address: number, length: number): boolean;
+  remove(handle: number, address: number, length: number): boolean;
+  count(handle: number, address: number, length: number): number;
+  addIfAbsent(handle: number, address: number, length: number): boolean;
+  addMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
+  containsMany(handle: number, bytes: number, offsets: number, count: number, results: number): void;
+  removeMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
+  clear(handle: number): void;
+  size(handle: number): number;
+  capacity(handle: number): number;
+  byteSize(handle: number): number;
+  loadFactor(handle: number): number;
+  expectedFpRate(handle: number): number;
+  fingerprintBits(handle: number): number;
+  bucketSize(handle: number): number;
+  numBuckets(handle: number): number;
+  maxKicks(handle: number): number;
+  seedLow(handle: number): number;
+  seedHigh(handle: number): number;
+  serializedSize(handle: number): number;
+  serializeInto(handle: number, address: number): void;
+  slot(handle: number, bucket: number, slot: number): number;
+  locate(handle: number, address: number, length: number, out: number): void;
+  setTracing(handle: number, on: boolean): void;
+  traceOutcome(handle: number): number;
+  traceStepCount(handle: number): number;
+  traceSteps(handle: number, out: number): void;
+}
+
+type ModuleFactory = () => Promise<CuckooModule>;
+
+let instance: CuckooModule | undefined;
+let loading: Promise<CuckooModule> | undefined;
+
+/** Loads and instantiates the WebAssembly module. Idempotent: every call returns the same promise. */
+export function ready(): Promise<void> {
+  if (!loading) {
+    loading = import('../generated/cuckoo_wasm.mjs')
+      .then((glue: { default: ModuleFactory }) => glue.default())
+      .then((module) => {
+        instance = module;
+        return module;
+      });
+    // A failed load may be retried by calling ready() again.
+    loading.catch(() => {
+      loading = undefined;
+    });
+  }
+  return loading.then(() => undefined);
+}
+
+/** The loaded module, or undefined before ready() has resolved. */
+export function loadedModule(): CuckooModule | undefined {
+  return instance;
+}
