@@ -140,12 +140,18 @@ class BucketTable {
     return slot;
   }
 
-  // Asks the CPU to start loading a bucket that will be used soon (a no-op where unsupported, e.g. wasm).
-  void prefetch(std::uint64_t bucket) const noexcept {
-#if defined(__GNUC__) || defined(__clang__)
+  // Starts loading a bucket that will be used soon. WebAssembly has no prefetch instruction (the builtin
+  // compiles to nothing), so there it is a real one-byte load whose value the caller folds into a result
+  // it keeps: the loads of a group are independent, so their cache misses overlap.
+  [[nodiscard]] std::uint8_t prefetch(std::uint64_t bucket) const noexcept {
+#if defined(__wasm__)
+    return data_[bucket * bucket_bits_ / 8];
+#elif defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(data_.get() + bucket * bucket_bits_ / 8);
+    return 0;
 #else
     (void)bucket;
+    return 0;
 #endif
   }
 

@@ -238,16 +238,18 @@ class CuckooFilter {
                         Op&& op) const {
     constexpr std::size_t kGroup = 16;
     Location group[kGroup];
+    std::uint8_t touched = 0;
     for (std::size_t start = 0; start < count; start += kGroup) {
       const std::size_t n = count - start < kGroup ? count - start : kGroup;
       for (std::size_t j = 0; j < n; ++j) {
         const std::uint32_t begin = offsets[start + j];
         group[j] = locate_hash(hash_of(bytes + begin, offsets[start + j + 1] - begin));
-        table_.prefetch(group[j].index);
-        table_.prefetch(group[j].alternate_index);
+        touched = static_cast<std::uint8_t>(touched ^ table_.prefetch(group[j].index) ^
+                                            table_.prefetch(group[j].alternate_index));
       }
       for (std::size_t j = 0; j < n; ++j) op(start + j, group[j]);
     }
+    prefetch_sink_ = touched;
   }
 
   [[nodiscard]] static Status make_from_layout(const Layout& layout, std::optional<CuckooFilter>& out) {
@@ -331,6 +333,8 @@ class CuckooFilter {
   std::uint64_t size_ = 0;
   std::vector<PathStep> path_;  // scratch for undoing a failed walk; max_kicks entries
   InsertTrace* trace_ = nullptr;
+  // Keeps the loads of for_each_located alive where prefetching is a real load (wasm).
+  mutable std::uint8_t prefetch_sink_ = 0;
 };
 
 inline Status CuckooFilter::parse(std::span<const std::uint8_t> bytes, std::optional<CuckooFilter>& out) {

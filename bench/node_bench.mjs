@@ -1,0 +1,108 @@
+// Node benchmark: cuckoo-wasm (single calls and batches) against JavaScript's Set and the npm package
+// bloom-filters (its CuckooFilter and BloomFilter, sized for the same capacity and rate), on the same keys.
+// One JSON line per case: ops/s, bytes per item, measured false-positive rate, false negatives.
+//
+//   node --expose-gc --max-old-space-size=16000 bench/node_bench.mjs [items...]   (default: 1000000)
+// Run after `npm run build` (it loads js/dist).
+import { createRequire } from 'node:module';
+import { ready, CuckooFilter } from '../js/dist/esm/index.js';
+
+const require = createRequire(import.meta.url);
+const bloom = require('bloom-filters');
+
+const FP_RATE = 0.001;
+const BATCH = 4096;
+// bloom-filters is ~1000x slower; it gets a smaller slice of the same keys so a run ends in minutes.
+const SLOW_ITEMS = 100_000;
+
+const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const runs = sizes.length > 0 ? sizes : [1_000_000];
+const gc = globalThis.gc ?? (() => {});
+
+function line(fields) {
+  console.log(JSON.stringify({ bench: 'node', ...fields }));
+}
+
+function time(fn) {
+  const start = process.hrtime.bigint();
+  const result = fn();
+  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, result };
+}
+
+function heapUsed() {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+function inBatches(keys, fn) {
+  let count = 0;
+  for (let i = 0; i < keys.length; i += BATCH) {
+    const results = fn(keys.slice(i, i + BATCH));
+    for (const r of results) count += r ? 1 : 0;
+  }
+  return count;
+}
+
+function cuckooCases(label, keys, absent) {
+  const n = keys.length;
+  const filter = new CuckooFilter({ capacity: n, fpRate: FP_RATE });
+  const add = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.add(keys[i]) ? 1 : 0; return c; });
+  const has = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.has(keys[i]) ? 1 : 0; return c; });
+  const miss = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.has(absent[i]) ? 1 : 0; return c; });
+  line({ case: `cuckoo-wasm single ${label}`, items: n, add_ops_s: n / add.seconds, has_ops_s: n / has.seconds,
+    miss_ops_s: n / miss.seconds, bytes_per_item: filter.byteLength / n, fpr: miss.result / n,
+    false_negatives: n - has.result, failed_adds: n - add.result });
+  filter.dispose();
+
+  const batched = new CuckooFilter({ capacity: n, fpRate: FP_RATE });
+  const addMany = time(() => inBatches(keys, (k) => batched.addMany(k)));
+  const hasMany = time(() => inBatches(keys, (k) => batched.hasMany(k)));
+  const missMany = time(() => inBatches(absent, (k) => batched.hasMany(k)));
+  line({ case: `cuckoo-wasm batch ${label}`, items: n, batch: BATCH, add_ops_s: n / addMany.seconds,
+    has_ops_s: n / hasMany.seconds, miss_ops_s: n / missMany.seconds, bytes_per_item: batched.byteLength / n,
+    fpr: missMany.result / n, false_negatives: n - hasMany.result, failed_adds: n - addMany.result });
+  batched.dispose();
+}
+
+function setCase(label, keys, absent) {
+  const n = keys.length;
+  const before = heapUsed();
+  const set = new Set();
+  const add = time(() => { for (let i = 0; i < n; i++) set.add(keys[i]); });
+  const bytes = heapUsed() - before;
+  const has = time(() => { let c = 0; for (let i = 0; i < n; i++) c += set.has(keys[i]) ? 1 : 0; return c; });
+  const miss = time(() => { let c = 0; for (let i = 0; i < n; i++) c += set.has(absent[i]) ? 1 : 0; return c; });
+  // The keys themselves are shared with the other cases; a Set that owns its keys also pays for them.
+  line({ case: `Set ${label}`, items: n, add_ops_s: n / add.seconds, has_ops_s: n / has.seconds,
+    miss_ops_s: n / miss.seconds, bytes_per_item: bytes / n, fpr: miss.result / n, false_negatives: n - has.result,
+    note: 'bytes_per_item counts the Set only, not the key strings it references' });
+}
+
+function bloomFiltersCase(name, make, label, keys, absent) {
+  const n = Math.min(keys.length, SLOW_ITEMS);
+  const before = heapUsed();
+  const filter = make(n);
+  const add = time(() => { let ok = 0; for (let i = 0; i < n; i++) { const r = filter.add(keys[i]); ok += r === false ? 0 : 1; } return ok; });
+  const bytes = heapUsed() - before;
+  const has = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.has(keys[i]) ? 1 : 0; return c; });
+  const miss = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.has(absent[i]) ? 1 : 0; return c; });
+  line({ case: `bloom-filters ${name} ${label}`, items: n, add_ops_s: n / add.seconds, has_ops_s: n / has.seconds,
+    miss_ops_s: n / miss.seconds, bytes_per_item: bytes / n, fpr: miss.result / n, false_negatives: n - has.result,
+    failed_adds: n - add.result });
+}
+
+await ready();
+for (const n of runs) {
+  const keys = Array.from({ length: n }, (_, i) => `user-${i}`);
+  const absent = Array.from({ length: n }, (_, i) => `absent-${i}`);
+  const encoder = new TextEncoder();
+  const byteKeys = keys.map((k) => encoder.encode(k));
+  const byteAbsent = absent.map((k) => encoder.encode(k));
+
+  setCase('strings', keys, absent);
+  cuckooCases('strings', keys, absent);
+  cuckooCases('Uint8Array', byteKeys, byteAbsent);
+  bloomFiltersCase('CuckooFilter', (c) => bloom.CuckooFilter.create(c, FP_RATE), 'strings', keys, absent);
+  bloomFiltersCase('BloomFilter', (c) => bloom.BloomFilter.create(c, FP_RATE), 'strings', keys, absent);
+}

@@ -1,0 +1,113 @@
+// Every error path: a typed error with a code that says what, and nothing changed.
+import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/index';
+
+beforeAll(() => ready());
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof CuckooFilterError) return `${e.code}: ${e.message}`;
+    if (e instanceof TypeError) return `TypeError: ${e.message}`;
+    throw e;
+  }
+  return 'no error';
+}
+
+describe('INVALID_ARGUMENT names the option', () => {
+  const cases: Array<[string, unknown, string]> = [
+    ['no options', undefined, 'options'],
+    ['null', null, 'options'],
+    ['array', [], 'options'],
+    ['missing capacity', {}, 'capacity'],
+    ['capacity NaN', { capacity: NaN }, 'capacity'],
+    ['capacity -1', { capacity: -1 }, 'capacity'],
+    ['capacity 0', { capacity: 0 }, 'capacity'],
+    ['capacity 1.5', { capacity: 1.5 }, 'capacity'],
+    ['capacity Infinity', { capacity: Infinity }, 'capacity'],
+    ['capacity string', { capacity: '100' }, 'capacity'],
+    ['capacity 1e15', { capacity: 1e15 }, 'capacity'],
+    ['fpRate 0', { capacity: 10, fpRate: 0 }, 'fpRate'],
+    ['fpRate 1', { capacity: 10, fpRate: 1 }, 'fpRate'],
+    ['fpRate 2', { capacity: 10, fpRate: 2 }, 'fpRate'],
+    ['fpRate NaN', { capacity: 10, fpRate: NaN }, 'fpRate'],
+    ['fpRate tiny', { capacity: 10, fpRate: 1e-12 }, 'fp_rate'],
+    ['fingerprintBits 3', { capacity: 10, fingerprintBits: 3 }, 'fingerprintBits'],
+    ['fingerprintBits 33', { capacity: 10, fingerprintBits: 33 }, 'fingerprintBits'],
+    ['fingerprintBits 8.5', { capacity: 10, fingerprintBits: 8.5 }, 'fingerprintBits'],
+    ['both rate and bits', { capacity: 10, fpRate: 0.01, fingerprintBits: 8 }, 'not both'],
+    ['bucketSize 3', { capacity: 10, bucketSize: 3 }, 'bucketSize'],
+    ['maxKicks -1', { capacity: 10, maxKicks: -1 }, 'maxKicks'],
+    ['maxKicks 1e6', { capacity: 10, maxKicks: 1e6 }, 'maxKicks'],
+    ['seed -1', { capacity: 10, seed: -1 }, 'seed'],
+    ['seed 2^64', { capacity: 10, seed: 2n ** 64n }, 'seed'],
+    ['seed 0.5', { capacity: 10, seed: 0.5 }, 'seed'],
+    ['unknown option', { capacity: 10, fprate: 0.01 }, 'unknown option "fprate"'],
+  ];
+  test.each(cases)('%s', (_name, options, mention) => {
+    const message = codeOf(() => new CuckooFilter(options as never));
+    expect(message).toMatch(/^INVALID_ARGUMENT: /);
+    expect(message).toContain(mention);
+  });
+});
+
+test('a table that does not fit in 4 GiB gives OUT_OF_MEMORY, and the module keeps working', () => {
+  expect(codeOf(() => new CuckooFilter({ capacity: 2_000_000_000, fingerprintBits: 32 }))).toMatch(/^OUT_OF_MEMORY: /);
+  using f = new CuckooFilter({ capacity: 1000 });
+  expect(f.add('still works')).toBe(true);
+  expect(f.has('still works')).toBe(true);
+});
+
+describe('keys of the wrong type are TypeErrors and change nothing', () => {
+  const badKeys: unknown[] = [42, null, undefined, {}, [], true, Symbol('s'), new Uint16Array(2), new ArrayBuffer(4)];
+  test.each(badKeys.map((k) => [String(typeof k), k]))('%s', (_t, key) => {
+    using f = new CuckooFilter({ capacity: 100 });
+    f.add('existing');
+    const before = f.export();
+    for (const op of ['add', 'has', 'delete', 'count', 'addIfAbsent', 'locate'] as const) {
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(key))).toMatch(/^TypeError: key must be a string or a Uint8Array/);
+    }
+    for (const op of ['addMany', 'hasMany', 'deleteMany'] as const) {
+      // The bad key comes after good ones: the whole batch is refused before anything is added.
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(['a', 'b', key]))).toMatch(/^TypeError: keys\[2\] must be/);
+    }
+    expect(f.export()).toEqual(before);
+  });
+
+  test('a batch must be an array', () => {
+    using f = new CuckooFilter({ capacity: 100 });
+    expect(codeOf(() => f.addMany('abc' as never))).toMatch(/^TypeError: keys must be an array/);
+  });
+});
+
+test('every method refuses use after dispose(); dispose twice is fine', () => {
+  const f = new CuckooFilter({ capacity: 100 });
+  f.add('x');
+  f.dispose();
+  f.dispose();
+  const calls: Array<() => unknown> = [
+    () => f.add('x'), () => f.has('x'), () => f.delete('x'), () => f.count('x'), () => f.addIfAbsent('x'),
+    () => f.addMany(['x']), () => f.hasMany(['x']), () => f.deleteMany(['x']), () => f.clear(), () => f.export(),
+    () => f.size, () => f.capacity, () => f.loadFactor, () => f.byteLength, () => f.fingerprintBits,
+    () => f.bucketSize, () => f.expectedFpRate, () => f.seed, () => f.slot(0, 0), () => f.locate('x'),
+    () => f.addTraced('x'),
+  ];
+  for (const call of calls) expect(codeOf(call)).toBe('DISPOSED: this CuckooFilter was disposed');
+});
+
+test('creating a filter before ready() gives NOT_READY', () => {
+  jest.isolateModules(() => {
+    // A fresh copy of the package, whose module is not loaded yet.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const fresh = require('../../js/src/index') as typeof import('../../js/src/index');
+    expect(() => new fresh.CuckooFilter({ capacity: 10 })).toThrow(expect.objectContaining({ code: 'NOT_READY' }));
+    expect(() => fresh.CuckooFilter.import(new Uint8Array(64))).toThrow(expect.objectContaining({ code: 'NOT_READY' }));
+  });
+});
+
+test('CuckooFilterError is an Error with a name and a code', () => {
+  const e = new CuckooFilterError('BAD_FORMAT', 'x');
+  expect(e).toBeInstanceOf(Error);
+  expect(e.name).toBe('CuckooFilterError');
+  expect(e.code).toBe('BAD_FORMAT');
+});

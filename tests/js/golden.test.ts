@@ -1,0 +1,47 @@
+// The golden vectors of tests/vectors/golden.json, which the Catch2 suite checks against the native build:
+// the wasm build must compute the same hashes, buckets and fingerprints and export the same bytes.
+import { CuckooFilter, ready } from '../../js/src/index';
+import { fromHex, readVectors } from './helpers';
+
+beforeAll(() => ready());
+
+const vectors = readVectors();
+
+test('locations match the native build', () => {
+  expect(vectors.locations.length).toBeGreaterThanOrEqual(30);
+  for (const v of vectors.locations) {
+    using f = new CuckooFilter({
+      capacity: Number(v.capacity),
+      fingerprintBits: Number(v.fingerprint_bits),
+      bucketSize: Number(v.bucket_size),
+      seed: BigInt(v.seed as string),
+    });
+    expect(f.bucketCount).toBe(Number(v.num_buckets));
+    const at = f.locate(fromHex(v.key_hex as string));
+    expect({ key: v.key_hex, hash: at.hash, index: at.index, fingerprint: at.fingerprint, alt: at.alternateIndex }).toEqual({
+      key: v.key_hex,
+      hash: BigInt(v.hash as string),
+      index: v.index,
+      fingerprint: v.fingerprint,
+      alt: v.alternate_index,
+    });
+  }
+});
+
+test('exports are byte-identical to the native build and load', () => {
+  for (const v of vectors.filters) {
+    using f = new CuckooFilter({
+      capacity: v.capacity as number,
+      fingerprintBits: v.fingerprint_bits as number,
+      bucketSize: v.bucket_size as number,
+      maxKicks: v.max_kicks as number,
+      seed: BigInt(v.seed as string),
+    });
+    const keys = Array.from({ length: v.key_count as number }, (_, i) => `golden-${i}`);
+    expect(keys.map((k) => f.add(k))).toEqual(v.add_results);
+    const expected = fromHex(v.export_hex as string);
+    expect(f.export()).toEqual(expected);
+    using loaded = CuckooFilter.import(expected);
+    expect(loaded.size).toBe(v.size);
+  }
+});
