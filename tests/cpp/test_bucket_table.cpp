@@ -123,3 +123,20 @@ TEST_CASE("insert_if_room picks the lowest empty slot, for every width", "[table
     if (expected >= 0) REQUIRE(table.get(bucket, static_cast<unsigned>(expected)) == fp);
   }
 }
+
+TEST_CASE("all_equal is true only when every slot holds the fingerprint", "[table]") {
+  const unsigned b = GENERATE(2u, 4u, 8u);
+  const unsigned bits = GENERATE(4u, 9u, 12u, 16u, 31u, 32u);
+  BucketTable table;
+  REQUIRE(table.allocate(4, b, bits));
+  const auto top = static_cast<std::uint32_t>((std::uint64_t{1} << bits) - 1);
+  for (std::uint32_t fp : {1u, top}) {
+    for (unsigned s = 0; s < b; ++s) table.set(2, s, fp);
+    CHECK(table.all_equal(2, fp));
+    table.set(2, b - 1, fp == 1 ? 2 : 1);
+    CHECK_FALSE(table.all_equal(2, fp));
+    table.set(2, b - 1, 0);
+    CHECK_FALSE(table.all_equal(2, fp));
+  }
+  CHECK_FALSE(table.all_equal(0, 1));  // an empty bucket
+}

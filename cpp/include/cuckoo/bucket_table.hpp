@@ -116,6 +116,12 @@ class BucketTable {
     return -1;
   }
 
+  // True when every slot of the bucket holds `fingerprint`.
+  [[nodiscard]] bool all_equal(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    if (fits_word_) return bucket_word(bucket) == fingerprint * low_bits_;
+    return count(bucket, fingerprint) == bucket_size_;
+  }
+
   [[nodiscard]] unsigned count(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
     unsigned n = 0;
     for (unsigned s = 0; s < bucket_size_; ++s) n += get(bucket, s) == fingerprint;

@@ -288,7 +288,7 @@ class CuckooFilter {
     }
     // Both buckets are full. If all 2b slots already hold this fingerprint, no walk can make room.
     const unsigned b = layout_.bucket_size;
-    if (table_.count(at.index, at.fingerprint) == b && table_.count(at.alternate_index, at.fingerprint) == b) {
+    if (table_.all_equal(at.index, at.fingerprint) && table_.all_equal(at.alternate_index, at.fingerprint)) {
       if constexpr (Traced) trace->outcome = InsertOutcome::duplicate_limit;
       return false;
     }
