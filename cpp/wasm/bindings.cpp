@@ -104,6 +104,12 @@ double remove_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::ui
       ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)), count, mutable_ptr(results)));
 }
 
+double add_if_absent_ranges(Handle h, std::uint32_t bytes, std::uint32_t ranges, std::uint32_t count,
+                            std::uint32_t results) {
+  return static_cast<double>(filter(h).add_if_absent_ranges(
+      ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(ranges)), count, mutable_ptr(results)));
+}
+
 void clear(Handle h) { filter(h).clear(); }
 double size(Handle h) { return static_cast<double>(filter(h).size()); }
 double capacity(Handle h) { return static_cast<double>(filter(h).capacity()); }
@@ -170,6 +176,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("addMany", &add_many);
   function("containsMany", &contains_many);
   function("removeMany", &remove_many);
+  function("addIfAbsentRanges", &add_if_absent_ranges);
   function("clear", &clear);
   function("size", &size);
   function("capacity", &capacity);

@@ -1,5 +1,5 @@
 import { CuckooFilterError } from './errors.js';
-import { describe, Key, packChunk, scratchAddress, withAllocation, writeKey } from './key_codec.js';
+import { describe, ensureScratch, Key, packChunk, scratchAddress, withAllocation, writeKey } from './key_codec.js';
 import { CuckooModule, loadedModule, ready } from './wasm_module.js';
 
 export type { Key } from './key_codec.js';
@@ -287,6 +287,34 @@ export class CuckooFilter {
       start += packed.count;
     }
     return out;
+  }
+
+  /**
+   * addIfAbsent() for keys given as ranges of one buffer, e.g. the lines of a block of text without
+   * their line endings: key i is bytes[ranges[2i], ranges[2i + 1]). One copy of the block crosses into
+   * wasm, whatever the number of keys. Returns one code per key: 0 already present (nothing added),
+   * 1 added, 2 absent but no room (nothing added).
+   */
+  addIfAbsentRanges(bytes: Uint8Array, ranges: Uint32Array): Uint8Array {
+    const h = this.live();
+    if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+    if (!(ranges instanceof Uint32Array)) throw new TypeError(`ranges must be a Uint32Array, got ${describe(ranges)}`);
+    if (ranges.length % 2 !== 0) throw invalid('ranges must hold (start, end) pairs: its length must be even');
+    const count = ranges.length / 2;
+    for (let i = 0; i < ranges.length; i += 2) {
+      if (ranges[i] > ranges[i + 1] || ranges[i + 1] > bytes.length) {
+        throw invalid(`range ${i / 2} [${ranges[i]}, ${ranges[i + 1]}) is not inside the ${bytes.length} bytes`);
+      }
+    }
+    // Layout in the scratch area: ranges (4-byte aligned), then the results, then the bytes.
+    const base = ensureScratch(this.m, ranges.length * 4 + count + bytes.length);
+    const results = base + ranges.length * 4;
+    const data = results + count;
+    const heap = this.m.HEAPU8;
+    heap.set(new Uint8Array(ranges.buffer, ranges.byteOffset, ranges.byteLength), base);
+    heap.set(bytes, data);
+    this.m.addIfAbsentRanges(h, data, base, count, results);
+    return this.m.HEAPU8.slice(results, results + count);
   }
 
   /** Removes every key; the filter keeps its size and options. */

@@ -24,6 +24,7 @@ export interface CuckooModule {
   addMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
   containsMany(handle: number, bytes: number, offsets: number, count: number, results: number): void;
   removeMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
+  addIfAbsentRanges(handle: number, bytes: number, ranges: number, count: number, results: number): number;
   clear(handle: number): void;
   size(handle: number): number;
   capacity(handle: number): number;

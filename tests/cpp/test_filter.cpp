@@ -183,3 +183,39 @@ TEST_CASE("batches give the same results and the same table as single calls", "[
   // An empty batch touches nothing.
   batched.contains_many(data, offsets.data(), 0, results.data());
 }
+
+TEST_CASE("add_if_absent_ranges adds each new key once and reports a full table", "[filter]") {
+  auto f = make_filter(20, 16, 4, 50);
+  // "a,b,a,,c" with ranges around the separators, then many new keys until the table is full.
+  std::string text = "a,b,a,,c";
+  std::vector<std::uint32_t> ranges = {0, 1, 2, 3, 4, 5, 6, 6, 7, 8};
+  for (int i = 0; i < 100; ++i) {
+    const auto k = key("r", static_cast<std::uint64_t>(i));
+    ranges.push_back(static_cast<std::uint32_t>(text.size()));
+    text += k;
+    ranges.push_back(static_cast<std::uint32_t>(text.size()));
+  }
+  const std::size_t count = ranges.size() / 2;
+  std::vector<std::uint8_t> results(count, 9);
+  const auto added = f.add_if_absent_ranges(reinterpret_cast<const std::uint8_t*>(text.data()), ranges.data(), count,
+                                            results.data());
+  CHECK(results[0] == 1);
+  CHECK(results[1] == 1);
+  CHECK(results[2] == 0);  // "a" again
+  CHECK(results[3] == 1);  // the empty key
+  CHECK(results[4] == 1);
+  std::size_t ones = 0, twos = 0;
+  for (auto r : results) {
+    REQUIRE(r <= 2);
+    ones += r == 1;
+    twos += r == 2;
+  }
+  CHECK(added == ones);
+  CHECK(f.size() == ones);
+  CHECK(twos > 0);
+  CHECK(f.contains("a"));
+  CHECK(f.contains(std::string_view{}));
+  // Every key reported added is present; the full-table ones did not change the size.
+  for (std::size_t i = 0; i < count; ++i)
+    if (results[i] == 1) REQUIRE(f.contains(std::string_view(text).substr(ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i])));
+}

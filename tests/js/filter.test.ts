@@ -203,3 +203,39 @@ describe('lifecycle', () => {
     expect(() => escaped.has('a')).toThrow(CuckooFilterError);
   });
 });
+
+describe('addIfAbsentRanges', () => {
+  test('adds each new key of a block once and leaves separators out', () => {
+    using f = new CuckooFilter({ capacity: 100, fingerprintBits: 24 });
+    const text = utf8('x\ny\r\nx\n\nzü\n');
+    const ranges = new Uint32Array([0, 1, 2, 3, 5, 6, 7, 7, 8, 11]);
+    expect([...f.addIfAbsentRanges(text, ranges)]).toEqual([1, 1, 0, 1, 1]);
+    expect(f.has('y')).toBe(true);
+    expect(f.has('zü')).toBe(true);
+    expect(f.has('')).toBe(true);
+    expect(f.size).toBe(4);
+    expect([...f.addIfAbsentRanges(text, new Uint32Array([0, 1]))]).toEqual([0]);
+  });
+
+  test('reports keys that find no room with 2 and changes nothing for them', () => {
+    using f = new CuckooFilter({ capacity: 10, fingerprintBits: 16, maxKicks: 20 });
+    const keys = Array.from({ length: 200 }, (_, i) => `k${i}`);
+    const text = utf8(keys.join(''));
+    const ranges = new Uint32Array(keys.length * 2);
+    let at = 0;
+    keys.forEach((k, i) => { ranges[2 * i] = at; at += k.length; ranges[2 * i + 1] = at; });
+    const codes = f.addIfAbsentRanges(text, ranges);
+    expect(codes.includes(2)).toBe(true);
+    expect(f.size).toBe(codes.filter((c) => c === 1).length);
+    keys.forEach((k, i) => { if (codes[i] === 1) expect(f.has(k)).toBe(true); });
+  });
+
+  test('refuses ranges outside the buffer and odd-length ranges, changing nothing', () => {
+    using f = new CuckooFilter({ capacity: 10 });
+    expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([0, 4]))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([2, 1]))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([0]))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => f.addIfAbsentRanges('abc' as never, new Uint32Array([0, 1]))).toThrow(TypeError);
+    expect(f.size).toBe(0);
+  });
+});

@@ -64,3 +64,8 @@ test('has no install scripts', () => {
   for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts?.[hook]).toBeUndefined();
   expect(readdirSync(join(project, 'node_modules', 'cuckoo-wasm'))).toContain('js');
 });
+
+test('installs the cuckoo command', () => {
+  const out = execFileSync(join(project, 'node_modules', '.bin', 'cuckoo'), ['dedup'], { cwd: project, input: 'b\na\nb\n', encoding: 'utf8' });
+  expect(out).toBe('b\na\n');
+});

@@ -14,6 +14,7 @@
 #include <span>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bucket_table.hpp"
@@ -158,6 +159,28 @@ class CuckooFilter {
     return removed;
   }
 
+  // Add-if-absent for keys given as byte ranges of one buffer: key i is bytes[ranges[2i], ranges[2i+1]).
+  // Lets a caller pass a block of text and the bounds of its lines without copying the lines apart.
+  // results[i]: 0 = already present (nothing added), 1 = added, 2 = absent but no room (nothing added).
+  // Returns how many keys were added.
+  std::size_t add_if_absent_ranges(const std::uint8_t* bytes, const std::uint32_t* ranges, std::size_t count,
+                                   std::uint8_t* results) {
+    std::size_t added = 0;
+    for_each_located_key(
+        count, [&](std::size_t i) { return KeyBytes{bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]}; },
+        [&](std::size_t i, const Location& at) {
+          if (table_.contains_either(at.index, at.alternate_index, at.fingerprint)) {
+            results[i] = 0;
+          } else if (trace_ != nullptr ? insert<true>(at) : insert<false>(at)) {
+            results[i] = 1;
+            ++added;
+          } else {
+            results[i] = 2;
+          }
+        });
+    return added;
+  }
+
   // --- whole filter -----------------------------------------------------------------------------------
   void clear() noexcept {
     table_.clear();
@@ -232,18 +255,31 @@ class CuckooFilter {
     return false;
   }
 
-  // Hashes and prefetches a group of keys, then hands each location to `op`, in key order.
+  struct KeyBytes {
+    const std::uint8_t* data;
+    std::size_t length;
+  };
+
+  // Keys packed back to back: key i is bytes[offsets[i], offsets[i+1]).
   template <class Op>
   void for_each_located(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                         Op&& op) const {
+    for_each_located_key(
+        count, [&](std::size_t i) { return KeyBytes{bytes + offsets[i], offsets[i + 1] - offsets[i]}; },
+        std::forward<Op>(op));
+  }
+
+  // Hashes and prefetches a group of keys, then hands each location to `op`, in key order.
+  template <class KeyAt, class Op>
+  void for_each_located_key(std::size_t count, KeyAt&& key_at, Op&& op) const {
     constexpr std::size_t kGroup = 16;
     Location group[kGroup];
     std::uint8_t touched = 0;
     for (std::size_t start = 0; start < count; start += kGroup) {
       const std::size_t n = count - start < kGroup ? count - start : kGroup;
       for (std::size_t j = 0; j < n; ++j) {
-        const std::uint32_t begin = offsets[start + j];
-        group[j] = locate_hash(hash_of(bytes + begin, offsets[start + j + 1] - begin));
+        const KeyBytes key = key_at(start + j);
+        group[j] = locate_hash(hash_of(key.data, key.length));
         touched = static_cast<std::uint8_t>(touched ^ table_.prefetch(group[j].index) ^
                                             table_.prefetch(group[j].alternate_index));
       }

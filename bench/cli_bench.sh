@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Deduplicating a generated file of LINES lines (default 10 million), about half of them duplicates:
+# `cuckoo dedup` against awk '!seen[$0]++', sort -u, and the Node script a JavaScript user would write
+# with a Set. One JSON line per tool: seconds, lines/s, peak resident memory (GNU time), output lines.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+lines="${LINES:-10000000}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+input="$work/input.txt"
+
+# Half the lines are new ids, half repeat an earlier one, in random order.
+node -e '
+const n = Number(process.argv[1]);
+const fs = require("fs");
+const out = fs.openSync(process.argv[2], "w");
+let seed = 12345;
+const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
+let next = 0, buffer = [];
+for (let i = 0; i < n; i++) {
+  const id = next === 0 || random() < 0.5 ? next++ : Math.floor(random() * next);
+  buffer.push(`2026-11-22T08:00:00Z user-${id} GET /item/${id * 7919 % 100003}`);
+  if (buffer.length === 100000) { fs.writeSync(out, buffer.join("\n") + "\n"); buffer = []; }
+}
+if (buffer.length) fs.writeSync(out, buffer.join("\n") + "\n");
+' "$lines" "$input"
+
+cat > "$work/set.js" <<'JS'
+const seen = new Set();
+const rl = require('readline').createInterface({ input: require('fs').createReadStream(process.argv[2]) });
+rl.on('line', (line) => { if (!seen.has(line)) { seen.add(line); process.stdout.write(line + '\n'); } });
+JS
+
+measure() {
+  local name="$1"; shift
+  /usr/bin/time -f '%e %M' -o "$work/time" "$@" < "$input" > "$work/out"
+  read -r seconds kilobytes < "$work/time"
+  local written; written=$(wc -l < "$work/out")
+  node -e 'const [name, s, kb, lines, out] = process.argv.slice(1);
+    console.log(JSON.stringify({ bench: "cli", case: name, lines: +lines, seconds: +s,
+      lines_per_s: Math.round(lines / s), peak_rss_mb: Math.round(kb / 1024), output_lines: +out }));' \
+    "$name" "$seconds" "$kilobytes" "$lines" "$written"
+}
+
+export LC_ALL=C
+measure "cuckoo dedup" node js/bin/cuckoo.mjs dedup "$input"
+measure "awk '!seen[\$0]++'" awk '!seen[$0]++' "$input"
+measure "sort -u" sort -u "$input"
+measure "node Set script" node "$work/set.js" "$input"

@@ -1,0 +1,52 @@
+// The README's code examples, run as they are written (only the package import is pointed at the build).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as ts from 'typescript';
+import { repoRoot } from './helpers';
+
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const block = (language: string) => {
+  const match = readme.match(new RegExp('```' + language + '\\n([\\s\\S]*?)```'));
+  if (!match) throw new Error(`no ${language} block in README.md`);
+  return match[1];
+};
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cuckoo-readme-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test('the TypeScript example runs', () => {
+  const source = block('ts').replace("from 'cuckoo-wasm'", `from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'index.js'))}`);
+  // Every expression statement with a `// value` comment is checked against that value.
+  const checked = source.replace(/^(\w+\.\w+\([^)]*\));\s*\/\/ (true|false|\[[^\]]*\])(?!\w).*$/gm,
+    (_line, call: string, value: string) => `check(${JSON.stringify(call)}, ${call}, ${value});`);
+  const program = `Symbol.dispose ??= Symbol.for('Symbol.dispose');
+const check = (what, actual, expected) => {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(what + ' gave ' + JSON.stringify(actual));
+};
+${checked}
+console.log('ok');`;
+  const js = ts.transpileModule(program, { compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext } }).outputText;
+  writeFileSync(join(dir, 'example.mjs'), js);
+  expect(checked.match(/check\(/g)?.length).toBeGreaterThanOrEqual(7);
+  expect(execFileSync('node', [join(dir, 'example.mjs')], { encoding: 'utf8' }).trim()).toBe('ok');
+});
+
+test('the C++ example compiles and runs', () => {
+  const body = block('cpp');
+  const includes = body.split('\n').filter((line) => line.startsWith('#include')).join('\n');
+  const statements = body.split('\n').filter((line) => !line.startsWith('#include')).join('\n    ');
+  writeFileSync(join(dir, 'example.cpp'), `${includes}
+#include <cstdio>
+int main() {
+    ${statements}
+    return maybe && copy.contains("user-42") ? 0 : 1;
+}
+`);
+  const exe = join(dir, 'example');
+  execFileSync('g++', ['-std=c++20', '-O1', `-I${join(repoRoot, 'cpp', 'include')}`, `-I${join(repoRoot, 'build', 'native', 'vendor-include')}`, join(dir, 'example.cpp'), '-o', exe]);
+  execFileSync(exe);
+});
