@@ -9,6 +9,13 @@ echo "[test] Catch2, native"
 ctest --test-dir build/native --output-on-failure -j 2
 echo "[test] Catch2, wasm (node)"
 ctest --test-dir build/wasm --output-on-failure -j 2
+echo "[test] Catch2, native with AddressSanitizer and UndefinedBehaviorSanitizer"
+CXX=clang++-14 cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_BUILD_BENCH=OFF \
+  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" >/dev/null
+cmake --build build/sanitize -j "$(nproc)" --target cuckoo_tests
+ctest --test-dir build/sanitize --output-on-failure -j 2
+echo "[test] fuzzing (short runs; npm run fuzz -- SECONDS for long ones)"
+bash js/scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 echo "[test] tsc --noEmit"
 npx tsc --noEmit -p tsconfig.json
 echo "[test] Jest"

@@ -105,7 +105,10 @@ class BucketTable {
   // Both candidate buckets at once: no early exit, so there is no branch to mispredict per key.
   [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2,
                                      std::uint32_t fingerprint) const noexcept {
-    if (fits_word_) return has_field_equal(bucket_word(b1), fingerprint) | has_field_equal(bucket_word(b2), fingerprint);
+    if (fits_word_) {
+      const std::uint64_t pattern = fingerprint * low_bits_;
+      return (zero_field_bits(bucket_word(b1) ^ pattern) | zero_field_bits(bucket_word(b2) ^ pattern)) != 0;
+    }
     return contains(b1, fingerprint) || contains(b2, fingerprint);
   }
 
