@@ -15,7 +15,7 @@ const n = Number(process.argv[1]);
 const fs = require("fs");
 const out = fs.openSync(process.argv[2], "w");
 let seed = 12345;
-const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
+const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
 let next = 0, buffer = [];
 for (let i = 0; i < n; i++) {
   const id = next === 0 || random() < 0.5 ? next++ : Math.floor(random() * next);

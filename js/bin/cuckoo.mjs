@@ -5,7 +5,7 @@
 // "\r" is not part of the key, so a CRLF file and its LF copy deduplicate alike). Output lines keep their
 // own terminator; a last line without one gets "\n", as awk does.
 import { closeSync, createReadStream, createWriteStream, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
-import { ready, CuckooFilter, CuckooFilterError } from '../dist/esm/index.js';
+import { ready, CuckooFilter, CuckooFilterError, lineRanges } from '../dist/esm/index.js';
 
 const NAME = 'cuckoo';
 // dedup's default: one unique line wrongly dropped per million unique lines at the most. With the
@@ -196,38 +196,11 @@ async function forEachBlock(files, onBlock, progress) {
   }
 }
 
-let rangeBuffer = new Uint32Array(1 << 16);
-
-/**
- * The keys of a block's lines as (start, end) pairs: each line without its "\n" or "\r\n". Line i of
- * the output spans [ranges[2i], ranges[2i + 2]) (the next line's start; the block's end for the last).
- */
-function lineRanges(block) {
-  let count = 0;
-  let start = 0;
-  const add = (keyStart, keyEnd) => {
-    if (2 * count + 2 > rangeBuffer.length) {
-      const grown = new Uint32Array(rangeBuffer.length * 2);
-      grown.set(rangeBuffer);
-      rangeBuffer = grown;
-    }
-    rangeBuffer[2 * count] = keyStart;
-    rangeBuffer[2 * count + 1] = keyEnd;
-    count++;
-  };
-  for (let newline = block.indexOf(10); newline !== -1; newline = block.indexOf(10, start)) {
-    add(start, newline > start && block[newline - 1] === 13 ? newline - 1 : newline);
-    start = newline + 1;
-  }
-  if (start < block.length) add(start, block[block.length - 1] === 13 ? block.length - 1 : block.length);
-  return { ranges: rangeBuffer.subarray(0, 2 * count), count };
-}
-
 /** Calls onLine(key) for every line of the files (key: the line's bytes without its ending). */
 async function forEachLine(files, onLine) {
   await forEachBlock(files, (block) => {
-    const { ranges, count } = lineRanges(block);
-    for (let i = 0; i < count; i++) onLine(block.subarray(ranges[2 * i], ranges[2 * i + 1]));
+    const ranges = lineRanges(block);
+    for (let i = 0; i < ranges.length; i += 2) onLine(block.subarray(ranges[i], ranges[i + 1]));
   });
 }
 
@@ -306,7 +279,8 @@ async function dedup(argv) {
   const write = (bytes) => (out.write(bytes) ? undefined : new Promise((resolve) => out.once('drain', resolve)));
   await forEachBlock(files, async (block, last) => {
     if (full) return;
-    const { ranges, count } = lineRanges(block);
+    const ranges = lineRanges(block);
+    const count = ranges.length / 2;
     const codes = filter.addIfAbsentRanges(block, ranges);
     // Copy each run of consecutive new lines at once, with their own line endings.
     const output = Buffer.allocUnsafe(block.length + 1);
@@ -369,9 +343,9 @@ async function build(argv) {
   let full = false;
   await forEachBlock(files, (block) => {
     if (full) return;
-    const { ranges, count } = lineRanges(block);
+    const ranges = lineRanges(block);
     const codes = filter.addIfAbsentRanges(block, ranges);
-    progress?.lines(count);
+    progress?.lines(ranges.length / 2);
     if (codes.includes(2)) full = true;
   }, progress);
   progress?.done();

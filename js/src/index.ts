@@ -4,4 +4,5 @@ export { ready } from './wasm_module.js';
 export { CuckooFilter } from './filter.js';
 export type { CuckooFilterOptions, InsertTrace, Key, KeyLocation, TraceStep } from './filter.js';
 export { CuckooFilterError } from './errors.js';
+export { lineRanges } from './lines.js';
 export type { CuckooFilterErrorCode } from './errors.js';

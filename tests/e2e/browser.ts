@@ -1,0 +1,61 @@
+// Shared set-up of the browser tests: the demo server (the real one `npm start` runs) on a free port, and
+// Debian's Chromium driven by playwright-core.
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, chromium, Page } from 'playwright-core';
+
+export const repoRoot = join(__dirname, '..', '..');
+export const screenshotDir = join(__dirname, 'screenshots');
+
+export interface Session {
+  browser: Browser;
+  server: ChildProcess;
+  baseUrl: string;
+}
+
+export async function startSession(): Promise<Session> {
+  mkdirSync(screenshotDir, { recursive: true });
+  const server = spawn('node', [join(repoRoot, 'js', 'scripts', 'serve.mjs')], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    server.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = seen.match(/http:\/\/localhost:(\d+)\//);
+      if (match) resolve(`http://127.0.0.1:${match[1]}/`);
+    });
+    server.once('exit', (code) => reject(new Error(`the demo server exited (${code}): ${seen}`)));
+  });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return { browser, server, baseUrl };
+}
+
+export async function stopSession(session: Session | undefined): Promise<void> {
+  await session?.browser.close();
+  session?.server.kill();
+}
+
+/** A page that fails the test on any script error or failed request. */
+export async function openPage(session: Session, path: string, viewport = { width: 1280, height: 800 }): Promise<{ page: Page; errors: string[] }> {
+  const page = await session.browser.newPage({ viewport, acceptDownloads: true });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()}`));
+  await page.goto(session.baseUrl + path);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  return { page, errors };
+}
+
+export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage });
+}
