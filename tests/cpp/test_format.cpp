@@ -92,8 +92,8 @@ TEST_CASE("each header field is checked and named", "[format]") {
   CHECK_THAT(error_of(bytes), Catch::Contains("magic"));
 
   bytes = good;
-  put(bytes, format::offset::version, 2, 2);
-  CHECK_THAT(error_of(bytes), Catch::Contains("version 2"));
+  put(bytes, format::offset::version, 3, 2);
+  CHECK_THAT(error_of(bytes), Catch::Contains("unsupported format version 3"));
 
   bytes = good;
   put(bytes, format::offset::flags, 1, 4);

@@ -21,3 +21,4 @@ const churn = Array.from({ length: 200 }, (_, i) => [i % 4, (i * 7) % 64]);
 writeFileSync(join(out, 'operations', 'fill-small'), ops(1, 8, 10, 20, fill));
 writeFileSync(join(out, 'operations', 'churn'), ops(0, 4, 30, 100, churn));
 writeFileSync(join(out, 'operations', 'duplicates'), ops(2, 28, 200, 255, Array.from({ length: 40 }, () => [0, 5])));
+writeFileSync(join(out, 'operations', 'growth'), ops(0x81, 8, 4, 20, Array.from({ length: 150 }, (_, i) => [i % 3 === 0 ? 2 : 0, i % 64])));

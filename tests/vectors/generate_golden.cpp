@@ -32,6 +32,7 @@ struct FilterCase {
   unsigned max_kicks;
   std::uint64_t seed;
   int key_count;  // keys "golden-0" .. "golden-<n-1>", added in order
+  unsigned growth = 0;  // 0: none (format version 1); else a growing chain (format version 2)
 };
 
 }  // namespace
@@ -81,7 +82,8 @@ int main() {
   std::printf("\n  ],\n  \"filters\": [\n");
   const std::vector<FilterCase> filters = {{20, 12, 4, 500, cuckoo::kDefaultSeed, 20},
                                            {10, 8, 2, 50, 7, 14},
-                                           {30, 13, 8, 500, 123456789, 40}};
+                                           {30, 13, 8, 500, 123456789, 40},
+                                           {6, 8, 2, 100, 99, 60, 2}};
   first = true;
   for (const auto& c : filters) {
     cuckoo::Options o;
@@ -90,6 +92,7 @@ int main() {
     o.bucket_size = c.bucket_size;
     o.max_kicks = c.max_kicks;
     o.seed = c.seed;
+    if (c.growth != 0) o.growth = c.growth;
     cuckoo::CuckooFilter f(o);
     std::string results;
     for (int i = 0; i < c.key_count; ++i) {
@@ -99,10 +102,10 @@ int main() {
     const auto bytes = f.serialize();
     std::printf("%s    {\"capacity\": %llu, \"fingerprint_bits\": %u, \"bucket_size\": %u, \"max_kicks\": %u, "
                 "\"seed\": \"%s\", \"keys\": \"golden-0 .. golden-%d, added in order\", \"key_count\": %d, "
-                "\"add_results\": [%s], \"size\": %zu, \"export_hex\": \"%s\"}",
+                "\"growth\": %u, \"sub_filters\": %zu, \"add_results\": [%s], \"size\": %zu, \"export_hex\": \"%s\"}",
                 first ? "" : ",\n", static_cast<unsigned long long>(c.capacity), c.bits, c.bucket_size,
-                c.max_kicks, hex64(c.seed).c_str(), c.key_count - 1, c.key_count, results.c_str(), f.size(),
-                hex(bytes.data(), bytes.size()).c_str());
+                c.max_kicks, hex64(c.seed).c_str(), c.key_count - 1, c.key_count, c.growth, f.sub_filter_count(),
+                results.c_str(), f.size(), hex(bytes.data(), bytes.size()).c_str());
     first = false;
   }
   std::printf("\n  ]\n}\n");

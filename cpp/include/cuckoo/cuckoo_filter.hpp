@@ -3,9 +3,11 @@
 // fingerprint size.
 //
 // The filter owns the index/fingerprint arithmetic (hashing.hpp) and the kick-out walk; the table
-// (bucket_table.hpp) only packs slots.
+// (bucket_table.hpp) only packs slots. A filter is a chain of sub-filters ("segments"): just one unless
+// the growth option is set, in which case a full filter chains a larger one (docs/GROWTH.md).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +34,15 @@ struct Location {
   std::uint32_t index;            // i1
   std::uint32_t alternate_index;  // i2
   std::uint32_t fingerprint;
+};
+
+// Why the last add() returned false.
+enum class AddFailure : std::uint8_t {
+  none = 0,
+  table_full = 1,       // no growth, and the kick-out walk found no room (it was undone)
+  duplicate_limit = 2,  // the key's buckets already hold 2b copies of its fingerprint
+  growth_limit = 3,     // growth is on, but the chain has its maximum number of sub-filters
+  out_of_memory = 4,    // growth is on, but the next sub-filter could not be allocated
 };
 
 class CuckooFilter {
@@ -73,7 +84,7 @@ class CuckooFilter {
 
   // --- keys -------------------------------------------------------------------------------------------
   // Returns false only when there is no room (or the key already has 2b copies); the filter is then
-  // exactly as it was before the call.
+  // exactly as it was before the call, and last_add_failure() says why.
   bool add(std::string_view key) { return add_hash(hash_of(key.data(), key.size())); }
   bool add(std::span<const std::uint8_t> key) { return add_hash(hash_of(key.data(), key.size())); }
 
@@ -86,11 +97,13 @@ class CuckooFilter {
 
   // Removes one copy of the key's fingerprint. Removing a key that was never added may remove another
   // key's identical fingerprint (a false positive), which can then create a false negative for that key.
+  // With growth, even removing an added key has that risk, at about the false-positive rate (see
+  // remove_located and docs/GROWTH.md).
   bool remove(std::string_view key) noexcept { return remove_hash(hash_of(key.data(), key.size())); }
   bool remove(std::span<const std::uint8_t> key) noexcept { return remove_hash(hash_of(key.data(), key.size())); }
 
-  // Copies of the key's fingerprint in its two buckets: the number of times it was added, plus any
-  // other key's colliding fingerprints.
+  // Copies of the key's fingerprint in its buckets: the number of times it was added, plus any other
+  // key's colliding fingerprints.
   [[nodiscard]] std::size_t count(std::string_view key) const noexcept {
     return count_hash(hash_of(key.data(), key.size()));
   }
@@ -98,6 +111,7 @@ class CuckooFilter {
     return count_hash(hash_of(key.data(), key.size()));
   }
 
+  // The key's place in the first sub-filter.
   [[nodiscard]] Location locate(std::string_view key) const noexcept { return locate_hash(hash_of(key.data(), key.size())); }
   [[nodiscard]] Location locate(std::span<const std::uint8_t> key) const noexcept {
     return locate_hash(hash_of(key.data(), key.size()));
@@ -107,23 +121,21 @@ class CuckooFilter {
   [[nodiscard]] std::uint64_t hash_of(const void* data, std::size_t length) const noexcept {
     return hash_bytes(data, length, layout_.seed);
   }
-  bool add_hash(std::uint64_t hash) {
-    return trace_ != nullptr ? insert<true>(locate_hash(hash)) : insert<false>(locate_hash(hash));
-  }
-  [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept {
-    const Location at = locate_hash(hash);
-    return table_.contains_either(at.index, at.alternate_index, at.fingerprint);
-  }
+  bool add_hash(std::uint64_t hash) { return add_located(locate_hash(hash)); }
+  [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept { return contains_located(locate_hash(hash)); }
   bool remove_hash(std::uint64_t hash) noexcept { return remove_located(locate_hash(hash)); }
   [[nodiscard]] std::size_t count_hash(std::uint64_t hash) const noexcept {
     const Location at = locate_hash(hash);
-    return table_.count(at.index, at.fingerprint) + table_.count(at.alternate_index, at.fingerprint);
+    std::size_t n = head_.table.count(at.index, at.fingerprint) + head_.table.count(at.alternate_index, at.fingerprint);
+    for (const Segment& s : tail_) {
+      const Location t = locate_in(s, hash);
+      n += s.table.count(t.index, t.fingerprint) + s.table.count(t.alternate_index, t.fingerprint);
+    }
+    return n;
   }
-  [[nodiscard]] Location locate_hash(std::uint64_t hash) const noexcept {
-    const std::uint32_t index = index_of(hash, layout_.num_buckets);
-    const std::uint32_t fingerprint = fingerprint_of(hash, layout_.fingerprint_bits);
-    return {hash, index, alternate_index(index, fingerprint, layout_.num_buckets), fingerprint};
-  }
+  [[nodiscard]] Location locate_hash(std::uint64_t hash) const noexcept { return locate_in(head_, hash); }
+
+  [[nodiscard]] AddFailure last_add_failure() const noexcept { return last_failure_; }
 
   // --- batches ----------------------------------------------------------------------------------------
   // Key i is bytes[offsets[i], offsets[i+1]); `offsets` has count + 1 entries. `results[i]` receives the
@@ -133,17 +145,24 @@ class CuckooFilter {
   void contains_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                      std::uint8_t* results) const noexcept {
     for_each_located(bytes, offsets, count, [&](std::size_t i, const Location& at) {
-      results[i] = table_.contains_either(at.index, at.alternate_index, at.fingerprint);
+      results[i] = contains_located(at);
+      return true;
     });
   }
-  // Returns how many keys were added.
+  // Returns how many keys were added. results[i]: 1 added, 0 no room (or the duplicate limit). When the
+  // chain cannot grow any more (growth_limit, out_of_memory) the batch stops there: that key gets
+  // kStoppedHere, the keys after it are not tried and keep kNotTried; last_add_failure() says why.
+  static constexpr std::uint8_t kNotTried = 2;
+  static constexpr std::uint8_t kStoppedHere = 3;
   std::size_t add_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                        std::uint8_t* results) {
     std::size_t added = 0;
+    for (std::size_t i = 0; i < count; ++i) results[i] = kNotTried;
     for_each_located(bytes, offsets, count, [&](std::size_t i, const Location& at) {
-      const bool ok = trace_ != nullptr ? insert<true>(at) : insert<false>(at);
-      results[i] = ok;
+      const bool ok = add_located(at);
       added += ok;
+      results[i] = ok ? 1 : chain_exhausted() ? kStoppedHere : 0;
+      return results[i] != kStoppedHere;
     });
     return added;
   }
@@ -155,6 +174,7 @@ class CuckooFilter {
       const bool ok = remove_located(at);
       results[i] = ok;
       removed += ok;
+      return true;
     });
     return removed;
   }
@@ -162,72 +182,141 @@ class CuckooFilter {
   // Add-if-absent for keys given as byte ranges of one buffer: key i is bytes[ranges[2i], ranges[2i+1]).
   // Lets a caller pass a block of text and the bounds of its lines without copying the lines apart.
   // results[i]: 0 = already present (nothing added), 1 = added, 2 = absent but no room (nothing added).
-  // Returns how many keys were added.
+  // As in add_many, the batch stops when the chain cannot grow: that key gets kStoppedHere, the rest
+  // keep kNotTried. Returns how many were added.
   std::size_t add_if_absent_ranges(const std::uint8_t* bytes, const std::uint32_t* ranges, std::size_t count,
                                    std::uint8_t* results) {
     std::size_t added = 0;
+    for (std::size_t i = 0; i < count; ++i) results[i] = kNotTried;
     for_each_located_key(
         count, [&](std::size_t i) { return KeyBytes{bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]}; },
         [&](std::size_t i, const Location& at) {
-          if (table_.contains_either(at.index, at.alternate_index, at.fingerprint)) {
+          if (contains_located(at)) {
             results[i] = 0;
-          } else if (trace_ != nullptr ? insert<true>(at) : insert<false>(at)) {
+          } else if (add_located(at)) {
             results[i] = 1;
             ++added;
           } else {
-            results[i] = 2;
+            results[i] = chain_exhausted() ? kStoppedHere : 2;
+            return results[i] != kStoppedHere;
           }
+          return true;
         });
     return added;
   }
 
+  // --- merge ------------------------------------------------------------------------------------------
+  // Adds every fingerprint of `other` (a filter made with the same options and seed, e.g. built from
+  // another part of the data) to this one, without the original keys: afterwards this filter answers
+  // "possibly present" for every key either held. All or nothing: if the fingerprints find no room, this
+  // filter is left exactly as it was and the Status is capacity_exceeded; incompatible filters give
+  // invalid_argument naming the difference. With growth, a sub-filter of the other that does not fit is
+  // taken over as a copy (up to max_sub_filters), so the merged false-positive rate is at most the sum of
+  // the two filters' rates.
+  [[nodiscard]] Status merge(const CuckooFilter& other);
+
   // --- whole filter -----------------------------------------------------------------------------------
   void clear() noexcept {
-    table_.clear();
-    size_ = 0;
+    head_.table.clear();
+    head_.size = 0;
+    tail_.clear();
   }
-  [[nodiscard]] std::size_t size() const noexcept { return static_cast<std::size_t>(size_); }
-  [[nodiscard]] std::size_t capacity() const noexcept { return static_cast<std::size_t>(layout_.capacity); }
-  // Memory held by the table (including 8 bytes of load padding); the object itself is ~100 bytes more.
-  [[nodiscard]] std::size_t byte_size() const noexcept { return table_.allocated_bytes(); }
-  [[nodiscard]] std::uint64_t slot_count() const noexcept { return layout_.num_buckets * layout_.bucket_size; }
+  [[nodiscard]] std::size_t size() const noexcept {
+    std::uint64_t n = head_.size;
+    for (const Segment& s : tail_) n += s.size;
+    return static_cast<std::size_t>(n);
+  }
+  // The capacity of the whole chain (the first sub-filter's, without growth).
+  [[nodiscard]] std::size_t capacity() const noexcept {
+    std::uint64_t n = head_.capacity;
+    for (const Segment& s : tail_) n += s.capacity;
+    return static_cast<std::size_t>(n);
+  }
+  // Memory held by the tables (including 8 bytes of load padding each); the objects are ~100 bytes more.
+  [[nodiscard]] std::size_t byte_size() const noexcept {
+    std::size_t n = head_.table.allocated_bytes();
+    for (const Segment& s : tail_) n += s.table.allocated_bytes();
+    return n;
+  }
+  [[nodiscard]] std::uint64_t slot_count() const noexcept {
+    std::uint64_t n = head_.num_buckets;
+    for (const Segment& s : tail_) n += s.num_buckets;
+    return n * layout_.bucket_size;
+  }
   [[nodiscard]] double load_factor() const noexcept {
-    return static_cast<double>(size_) / static_cast<double>(slot_count());
+    return static_cast<double>(size()) / static_cast<double>(slot_count());
   }
-  // Probability that a key never added is reported present, at the current load: each of the 2b slots a
-  // lookup compares with is occupied with probability load_factor() and then matches with 1 / (2^f - 1).
+  // Probability that a key never added is reported present, at the current load: in each sub-filter a
+  // lookup compares with 2b slots, each occupied with probability load and then matching with
+  // 1 / (2^f - 1); a key is a false positive if any sub-filter matches.
   [[nodiscard]] double expected_fp_rate() const noexcept {
-    const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(layout_.fingerprint_bits)) - 1.0);
-    return 1.0 - std::pow(1.0 - per_slot, 2.0 * layout_.bucket_size * load_factor());
+    double none = segment_miss_probability(head_);
+    for (const Segment& s : tail_) none *= segment_miss_probability(s);
+    return 1.0 - none;
   }
   [[nodiscard]] const Layout& layout() const noexcept { return layout_; }
-  [[nodiscard]] std::uint64_t num_buckets() const noexcept { return layout_.num_buckets; }
+  // The first sub-filter's shape (the whole filter's, without growth).
+  [[nodiscard]] std::uint64_t num_buckets() const noexcept { return head_.num_buckets; }
+  [[nodiscard]] unsigned fingerprint_bits() const noexcept { return head_.fingerprint_bits; }
   [[nodiscard]] unsigned bucket_size() const noexcept { return layout_.bucket_size; }
-  [[nodiscard]] unsigned fingerprint_bits() const noexcept { return layout_.fingerprint_bits; }
   [[nodiscard]] unsigned max_kicks() const noexcept { return layout_.max_kicks; }
   [[nodiscard]] std::uint64_t seed() const noexcept { return layout_.seed; }
+  [[nodiscard]] unsigned growth() const noexcept { return layout_.growth; }
+  [[nodiscard]] unsigned max_sub_filters() const noexcept { return layout_.max_sub_filters; }
+  [[nodiscard]] std::size_t sub_filter_count() const noexcept { return 1 + tail_.size(); }
 
-  // Read-only view of the table, for visualisation and tests.
+  // Read-only view of the first sub-filter's table, for visualisation and tests.
   [[nodiscard]] std::uint32_t slot(std::uint64_t bucket, unsigned slot_index) const noexcept {
-    return table_.get(bucket, slot_index);
+    return head_.table.get(bucket, slot_index);
   }
   [[nodiscard]] std::span<const std::uint8_t> table_bytes() const noexcept {
-    return {table_.data(), table_.byte_length()};
+    return {head_.table.data(), head_.table.byte_length()};
   }
 
   // While attached, every add() records its steps into *trace (reset at the start of each add).
   void set_trace(InsertTrace* trace) noexcept { trace_ = trace; }
 
   // --- export -----------------------------------------------------------------------------------------
+  // Filters without growth write format version 1, growing ones version 2 (format.hpp).
   [[nodiscard]] std::size_t serialized_size() const noexcept {
-    return format::kHeaderSize + table_.byte_length() + format::kChecksumSize;
+    if (layout_.growth == 0) return format::kHeaderSize + head_.table.byte_length() + format::kChecksumSize;
+    std::size_t n = format::kChainHeaderSize + format::kChecksumSize;
+    for_each_segment([&](const Segment& s) { n += format::kSegmentHeaderSize + s.table.byte_length(); });
+    return n;
   }
   // Writes exactly serialized_size() bytes.
   void serialize_into(std::uint8_t* out) const noexcept {
-    format::write_header(out, layout_, size_);
-    std::memcpy(out + format::kHeaderSize, table_.data(), table_.byte_length());
-    const std::size_t body = format::kHeaderSize + table_.byte_length();
-    format::put_le(out + body, format::checksum(out, body), 8);
+    std::size_t at;
+    if (layout_.growth == 0) {
+      format::write_header(out, layout_, head_.size);
+      std::memcpy(out + format::kHeaderSize, head_.table.data(), head_.table.byte_length());
+      at = format::kHeaderSize + head_.table.byte_length();
+    } else {
+      using namespace format;
+      for (unsigned i = 0; i < 4; ++i) out[i] = kMagic[i];
+      put_le(out + offset::version, kVersionChained, 2);
+      put_le(out + offset::bucket_size, layout_.bucket_size, 1);
+      put_le(out + offset::fingerprint_bits, head_.fingerprint_bits, 1);
+      put_le(out + offset::max_kicks, layout_.max_kicks, 4);
+      put_le(out + offset::flags, 0, 4);
+      put_le(out + offset::seed, layout_.seed, 8);
+      put_le(out + chain_offset::growth, layout_.growth, 1);
+      put_le(out + chain_offset::max_sub_filters, layout_.max_sub_filters, 1);
+      put_le(out + chain_offset::sub_filters, sub_filter_count(), 2);
+      put_le(out + chain_offset::reserved, 0, 4);
+      at = kChainHeaderSize;
+      for_each_segment([&](const Segment& s) {
+        put_le(out + at, s.capacity, 8);
+        put_le(out + at + 8, s.num_buckets, 8);
+        put_le(out + at + 16, s.size, 8);
+        put_le(out + at + 24, s.table.byte_length(), 8);
+        put_le(out + at + 32, s.fingerprint_bits, 1);
+        put_le(out + at + 33, 0, 7);
+        std::memcpy(out + at + kSegmentHeaderSize, s.table.data(), s.table.byte_length());
+        at += kSegmentHeaderSize + s.table.byte_length();
+      });
+    }
+    format::put_le(out + at, format::checksum(out, at), 8);
   }
   [[nodiscard]] std::vector<std::uint8_t> serialize() const {
     std::vector<std::uint8_t> out(serialized_size());
@@ -236,62 +325,39 @@ class CuckooFilter {
   }
 
  private:
+  struct Segment {
+    std::uint64_t capacity = 0;
+    std::uint64_t num_buckets = 0;
+    unsigned fingerprint_bits = 0;
+    detail::BucketTable table;
+    std::uint64_t size = 0;
+  };
+
   struct PathStep {
     std::uint32_t bucket;
     std::uint32_t slot;
   };
-
-  CuckooFilter() = default;
-
-  bool remove_located(const Location& at) noexcept {
-    for (const std::uint32_t bucket : {at.index, at.alternate_index}) {
-      const int slot = table_.find(bucket, at.fingerprint);
-      if (slot >= 0) {
-        table_.set(bucket, static_cast<unsigned>(slot), 0);
-        --size_;
-        return true;
-      }
-    }
-    return false;
-  }
 
   struct KeyBytes {
     const std::uint8_t* data;
     std::size_t length;
   };
 
-  // Keys packed back to back: key i is bytes[offsets[i], offsets[i+1]).
-  template <class Op>
-  void for_each_located(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
-                        Op&& op) const {
-    for_each_located_key(
-        count, [&](std::size_t i) { return KeyBytes{bytes + offsets[i], offsets[i + 1] - offsets[i]}; },
-        std::forward<Op>(op));
-  }
+  CuckooFilter() = default;
 
-  // Hashes and prefetches a group of keys, then hands each location to `op`, in key order.
-  template <class KeyAt, class Op>
-  void for_each_located_key(std::size_t count, KeyAt&& key_at, Op&& op) const {
-    constexpr std::size_t kGroup = 16;
-    Location group[kGroup];
-    std::uint8_t touched = 0;
-    for (std::size_t start = 0; start < count; start += kGroup) {
-      const std::size_t n = count - start < kGroup ? count - start : kGroup;
-      for (std::size_t j = 0; j < n; ++j) {
-        const KeyBytes key = key_at(start + j);
-        group[j] = locate_hash(hash_of(key.data, key.length));
-        touched = static_cast<std::uint8_t>(touched ^ table_.prefetch(group[j].index) ^
-                                            table_.prefetch(group[j].alternate_index));
-      }
-      for (std::size_t j = 0; j < n; ++j) op(start + j, group[j]);
-    }
-    prefetch_sink_ = touched;
+  [[nodiscard]] static bool allocate_segment(Segment& s, std::uint64_t capacity, std::uint64_t buckets,
+                                             unsigned bits, unsigned bucket_size) noexcept {
+    s.capacity = capacity;
+    s.num_buckets = buckets;
+    s.fingerprint_bits = bits;
+    s.size = 0;
+    return s.table.allocate(buckets, bucket_size, bits);
   }
 
   [[nodiscard]] static Status make_from_layout(const Layout& layout, std::optional<CuckooFilter>& out) {
     CuckooFilter filter;
     filter.layout_ = layout;
-    if (!filter.table_.allocate(layout.num_buckets, layout.bucket_size, layout.fingerprint_bits))
+    if (!allocate_segment(filter.head_, layout.capacity, layout.num_buckets, layout.fingerprint_bits, layout.bucket_size))
       return Status::error(ErrorCode::out_of_memory,
                            "cannot allocate " +
                                std::to_string(format::table_bytes(layout.num_buckets, layout.bucket_size,
@@ -302,31 +368,159 @@ class CuckooFilter {
     return {};
   }
 
+  template <class Fn>
+  void for_each_segment(Fn&& fn) const {
+    fn(head_);
+    for (const Segment& s : tail_) fn(s);
+  }
+
+  [[nodiscard]] static double segment_miss_probability(const Segment& s) noexcept {
+    const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(s.fingerprint_bits)) - 1.0);
+    const double load = static_cast<double>(s.size) / static_cast<double>(s.num_buckets * s.table.bucket_size());
+    return std::pow(1.0 - per_slot, 2.0 * s.table.bucket_size() * load);
+  }
+
+  [[nodiscard]] static Location locate_in(const Segment& s, std::uint64_t hash) noexcept {
+    const std::uint32_t index = index_of(hash, s.num_buckets);
+    const std::uint32_t fingerprint = fingerprint_of(hash, s.fingerprint_bits);
+    return {hash, index, alternate_index(index, fingerprint, s.num_buckets), fingerprint};
+  }
+
+  [[nodiscard]] bool contains_located(const Location& at) const noexcept {
+    if (head_.table.contains_either(at.index, at.alternate_index, at.fingerprint)) return true;
+    for (const Segment& s : tail_) {
+      const Location t = locate_in(s, at.hash);
+      if (s.table.contains_either(t.index, t.alternate_index, t.fingerprint)) return true;
+    }
+    return false;
+  }
+
+  static bool remove_from(Segment& s, const Location& at) noexcept {
+    for (const std::uint32_t bucket : {at.index, at.alternate_index}) {
+      const int slot = s.table.find(bucket, at.fingerprint);
+      if (slot >= 0) {
+        s.table.set(bucket, static_cast<unsigned>(slot), 0);
+        --s.size;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Newest sub-filter first. Within one table, keys with the same bucket pair and fingerprint are
+  // interchangeable, so removing any copy is exact. Across sub-filters they are not: the key may match
+  // another key's fingerprint in a sub-filter it does not live in (a false positive there), and removing
+  // that copy would lose the other key ("false deletion", chance about the false-positive rate per
+  // delete). Newer sub-filters have longer fingerprints and hold most keys, which makes that least likely.
+  bool remove_located(const Location& at) noexcept {
+    for (auto it = tail_.rbegin(); it != tail_.rend(); ++it)
+      if (remove_from(*it, locate_in(*it, at.hash))) return true;
+    return remove_from(head_, at);
+  }
+
+  [[nodiscard]] bool chain_exhausted() const noexcept {
+    return last_failure_ == AddFailure::growth_limit || last_failure_ == AddFailure::out_of_memory;
+  }
+
+  // New keys go to the newest sub-filter; when it has no room and growth is on, a larger one is chained.
+  bool add_located(const Location& head_at) {
+    Segment& target = tail_.empty() ? head_ : tail_.back();
+    const Location at = tail_.empty() ? head_at : locate_in(target, head_at.hash);
+    const InsertOutcome outcome = insert_traced(target, at);
+    if (outcome == InsertOutcome::placed) {
+      last_failure_ = AddFailure::none;
+      return true;
+    }
+    if (outcome == InsertOutcome::duplicate_limit || layout_.growth == 0) {
+      last_failure_ = outcome == InsertOutcome::duplicate_limit ? AddFailure::duplicate_limit : AddFailure::table_full;
+      return false;
+    }
+    last_failure_ = grow(tail_);
+    if (last_failure_ != AddFailure::none) return false;
+    // An empty table always has room.
+    insert_traced(tail_.back(), locate_in(tail_.back(), head_at.hash));
+    return true;
+  }
+
+  // Appends the next sub-filter of the chain to `tail` (this filter's, or a working copy's).
+  [[nodiscard]] AddFailure grow(std::vector<Segment>& tail) const noexcept {
+    const Segment& last = tail.empty() ? head_ : tail.back();
+    if (1 + tail.size() >= layout_.max_sub_filters) return AddFailure::growth_limit;
+    if (last.fingerprint_bits >= kMaxFingerprintBits) return AddFailure::growth_limit;
+    if (last.capacity > detail::kMaxCapacity / layout_.growth) return AddFailure::growth_limit;
+    const std::uint64_t capacity = last.capacity * layout_.growth;
+    const std::uint64_t buckets = detail::buckets_for(capacity, layout_.bucket_size);
+    if (buckets > kMaxBuckets) return AddFailure::growth_limit;
+    Segment next;
+    if (!allocate_segment(next, capacity, buckets, last.fingerprint_bits + 1, layout_.bucket_size))
+      return AddFailure::out_of_memory;
+    tail.push_back(std::move(next));
+    return AddFailure::none;
+  }
+
+  InsertOutcome insert_traced(Segment& s, const Location& at) {
+    return trace_ != nullptr ? insert<true>(s, at) : insert<false>(s, at);
+  }
+
+  // Keys packed back to back: key i is bytes[offsets[i], offsets[i+1]).
+  template <class Op>
+  void for_each_located(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
+                        Op&& op) const {
+    for_each_located_key(
+        count, [&](std::size_t i) { return KeyBytes{bytes + offsets[i], offsets[i + 1] - offsets[i]}; },
+        std::forward<Op>(op));
+  }
+
+  // Hashes and prefetches a group of keys, then hands each one's place in the first sub-filter to `op`,
+  // in key order. `op` returns false to stop.
+  template <class KeyAt, class Op>
+  void for_each_located_key(std::size_t count, KeyAt&& key_at, Op&& op) const {
+    constexpr std::size_t kGroup = 16;
+    Location group[kGroup];
+    std::uint8_t touched = 0;
+    for (std::size_t start = 0; start < count; start += kGroup) {
+      const std::size_t n = count - start < kGroup ? count - start : kGroup;
+      for (std::size_t j = 0; j < n; ++j) {
+        const KeyBytes key = key_at(start + j);
+        group[j] = locate_hash(hash_of(key.data, key.length));
+        touched = static_cast<std::uint8_t>(touched ^ head_.table.prefetch(group[j].index) ^
+                                            head_.table.prefetch(group[j].alternate_index));
+      }
+      for (std::size_t j = 0; j < n; ++j)
+        if (!op(start + j, group[j])) {
+          prefetch_sink_ = touched;
+          return;
+        }
+    }
+    prefetch_sink_ = touched;
+  }
+
   template <bool Traced>
-  bool insert(const Location& at) {
+  InsertOutcome insert(Segment& seg, const Location& at) {
+    detail::BucketTable& table = seg.table;
     [[maybe_unused]] InsertTrace* const trace = trace_;
     if constexpr (Traced) {
       trace->reset();
       trace->hash = at.hash;
       trace->fingerprint = at.fingerprint;
       trace->index = at.index;
-      trace->alternate_offset = alternate_offset(at.fingerprint, layout_.num_buckets);
+      trace->alternate_offset = alternate_offset(at.fingerprint, seg.num_buckets);
       trace->alternate_index = at.alternate_index;
     }
     for (const std::uint32_t bucket : {at.index, at.alternate_index}) {
-      const int slot = table_.insert_if_room(bucket, at.fingerprint);
+      const int slot = table.insert_if_room(bucket, at.fingerprint);
       if (slot >= 0) {
         if constexpr (Traced)
           trace->steps.push_back({TraceStepKind::place, bucket, static_cast<std::uint32_t>(slot), at.fingerprint, 0});
-        ++size_;
-        return true;
+        ++seg.size;
+        return InsertOutcome::placed;
       }
     }
     // Both buckets are full. If all 2b slots already hold this fingerprint, no walk can make room.
     const unsigned b = layout_.bucket_size;
-    if (table_.all_equal(at.index, at.fingerprint) && table_.all_equal(at.alternate_index, at.fingerprint)) {
+    if (table.all_equal(at.index, at.fingerprint) && table.all_equal(at.alternate_index, at.fingerprint)) {
       if constexpr (Traced) trace->outcome = InsertOutcome::duplicate_limit;
-      return false;
+      return InsertOutcome::duplicate_limit;
     }
 
     SplitMix64 rng{at.hash};
@@ -336,18 +530,18 @@ class CuckooFilter {
     for (unsigned kick = 0; kick < layout_.max_kicks; ++kick) {
       // b is a power of two, so the mask picks a uniform slot.
       const auto slot = static_cast<std::uint32_t>(rng.next() & (b - 1));
-      const std::uint32_t evicted = table_.get(bucket, slot);
-      table_.set(bucket, slot, homeless);
+      const std::uint32_t evicted = table.get(bucket, slot);
+      table.set(bucket, slot, homeless);
       path_[kick] = {bucket, slot};
       if constexpr (Traced) trace->steps.push_back({TraceStepKind::kick, bucket, slot, homeless, evicted});
       homeless = evicted;
-      bucket = alternate_index(bucket, homeless, layout_.num_buckets);
-      const int free_slot = table_.insert_if_room(bucket, homeless);
+      bucket = alternate_index(bucket, homeless, seg.num_buckets);
+      const int free_slot = table.insert_if_room(bucket, homeless);
       if (free_slot >= 0) {
         if constexpr (Traced)
           trace->steps.push_back({TraceStepKind::place, bucket, static_cast<std::uint32_t>(free_slot), homeless, 0});
-        ++size_;
-        return true;
+        ++seg.size;
+        return InsertOutcome::placed;
       }
     }
     // Out of kicks: walk the path backwards, putting each evicted fingerprint back where it was. Each
@@ -355,40 +549,143 @@ class CuckooFilter {
     // and after the first step it is the new key's fingerprint again, which is dropped.
     for (unsigned kick = layout_.max_kicks; kick-- > 0;) {
       const PathStep step = path_[kick];
-      const std::uint32_t placed = table_.get(step.bucket, step.slot);
-      table_.set(step.bucket, step.slot, homeless);
+      const std::uint32_t placed = table.get(step.bucket, step.slot);
+      table.set(step.bucket, step.slot, homeless);
       if constexpr (Traced) trace->steps.push_back({TraceStepKind::undo, step.bucket, step.slot, homeless, placed});
       homeless = placed;
     }
     if constexpr (Traced) trace->outcome = InsertOutcome::table_full;
-    return false;
+    return InsertOutcome::table_full;
   }
 
-  Layout layout_;
-  detail::BucketTable table_;
-  std::uint64_t size_ = 0;
+  [[nodiscard]] static Status clone_segment(const Segment& from, Segment& to, unsigned bucket_size) noexcept {
+    if (!allocate_segment(to, from.capacity, from.num_buckets, from.fingerprint_bits, bucket_size))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate a copy of the table for the merge");
+    std::memcpy(to.table.mutable_data(), from.table.data(), from.table.byte_length());
+    to.size = from.size;
+    return {};
+  }
+
+  Layout layout_;  // the options; capacity, num_buckets and fingerprint_bits are the first sub-filter's
+  Segment head_;   // the first sub-filter (invariant: its shape is layout_'s)
+  std::vector<Segment> tail_;   // sub-filters chained by growth, oldest first
   std::vector<PathStep> path_;  // scratch for undoing a failed walk; max_kicks entries
   InsertTrace* trace_ = nullptr;
-  // Keeps the loads of for_each_located alive where prefetching is a real load (wasm).
+  AddFailure last_failure_ = AddFailure::none;
+  // Keeps the loads of for_each_located_key alive where prefetching is a real load (wasm).
   mutable std::uint8_t prefetch_sink_ = 0;
 };
 
+inline Status CuckooFilter::merge(const CuckooFilter& other) {
+  const auto incompatible = [](const std::string& what) {
+    return Status::error(ErrorCode::invalid_argument, "cannot merge filters with different " + what);
+  };
+  const Layout& a = layout_;
+  const Layout& b = other.layout_;
+  if (a.growth != b.growth || a.max_sub_filters != b.max_sub_filters)
+    return incompatible("growth settings (growth " + std::to_string(a.growth) + " and " + std::to_string(b.growth) + ")");
+  if (a.bucket_size != b.bucket_size)
+    return incompatible("bucket sizes (" + std::to_string(a.bucket_size) + " and " + std::to_string(b.bucket_size) + ")");
+  if (a.fingerprint_bits != b.fingerprint_bits)
+    return incompatible("fingerprint bits (" + std::to_string(a.fingerprint_bits) + " and " +
+                        std::to_string(b.fingerprint_bits) + ")");
+  if (a.num_buckets != b.num_buckets || a.capacity != b.capacity)
+    return incompatible("capacities (" + std::to_string(a.capacity) + " and " + std::to_string(b.capacity) + ")");
+  if (a.seed != b.seed) return incompatible("seeds");
+
+  // Work on copies, so that a merge that does not fit leaves this filter untouched.
+  std::vector<Segment> work(sub_filter_count());
+  std::size_t k = 0;
+  Status status;
+  for_each_segment([&](const Segment& s) {
+    if (status.ok()) status = clone_segment(s, work[k++], a.bucket_size);
+  });
+  if (!status.ok()) return status;
+  const std::size_t own = work.size();
+
+  InsertTrace* const saved_trace = trace_;
+  trace_ = nullptr;
+  // Sub-filter k of the other goes into this filter's sub-filter k when it has the same shape (both
+  // chains grew by the same rule) and room. A fingerprint cannot move to a table of another shape (its
+  // buckets and width come from hash bits that are gone), so otherwise, when growth is on, this chain
+  // takes a copy of the other's sub-filter: every key is kept, and the false-positive rates add up.
+  const auto take_copy = [&](const Segment& from) {
+    if (a.growth == 0 || work.size() >= a.max_sub_filters)
+      return Status::error(ErrorCode::capacity_exceeded,
+                           a.growth == 0 ? "the merged fingerprints do not fit (this filter was left unchanged)"
+                                         : "the merged fingerprints do not fit in " + std::to_string(a.max_sub_filters) +
+                                               " sub-filters (this filter was left unchanged)");
+    work.emplace_back();
+    return clone_segment(from, work.back(), a.bucket_size);
+  };
+  k = 0;
+  other.for_each_segment([&](const Segment& from) {
+    const std::size_t index = k++;
+    if (!status.ok()) return;
+    if (index >= own || work[index].num_buckets != from.num_buckets ||
+        work[index].fingerprint_bits != from.fingerprint_bits) {
+      status = take_copy(from);
+      return;
+    }
+    Segment saved;
+    if (status = clone_segment(work[index], saved, a.bucket_size); !status.ok()) return;
+    bool fits = true;
+    for (std::uint64_t bucket = 0; bucket < from.num_buckets && fits; ++bucket) {
+      for (unsigned slot = 0; slot < a.bucket_size && fits; ++slot) {
+        const std::uint32_t fp = from.table.get(bucket, slot);
+        if (fp == 0) continue;
+        // The fingerprint's bucket pair is known from where it sits; the walk's generator is seeded from
+        // that place (there is no key hash), so merges are reproducible too.
+        const auto i = static_cast<std::uint32_t>(bucket);
+        const Location at{(std::uint64_t{i} << 32 | fp) ^ a.seed, i, alternate_index(i, fp, from.num_buckets), fp};
+        fits = insert<false>(work[index], at) == InsertOutcome::placed;
+      }
+    }
+    if (!fits) {
+      work[index] = std::move(saved);
+      status = take_copy(from);
+    }
+  });
+  trace_ = saved_trace;
+  if (!status.ok()) return status;
+  // Smallest first, so that new keys and growth continue from the largest sub-filter. The first keeps
+  // its place: it is the filter's shape (layout_).
+  std::stable_sort(work.begin() + 1, work.end(), [](const Segment& x, const Segment& y) {
+    return x.capacity < y.capacity || (x.capacity == y.capacity && x.fingerprint_bits < y.fingerprint_bits);
+  });
+  head_ = std::move(work.front());
+  tail_.clear();
+  for (std::size_t i = 1; i < work.size(); ++i) tail_.push_back(std::move(work[i]));
+  return {};
+}
+
 inline Status CuckooFilter::parse(std::span<const std::uint8_t> bytes, std::optional<CuckooFilter>& out) {
   Layout layout;
-  std::uint64_t items = 0;
-  if (Status s = format::read_header(bytes, layout, items); !s.ok()) return s;
+  std::vector<format::SegmentInfo> segments;
+  if (Status s = format::read_export(bytes, layout, segments); !s.ok()) return s;
   std::optional<CuckooFilter> filter;
   if (Status s = make_from_layout(layout, filter); !s.ok()) return s;
-  const std::size_t table_length = filter->table_.byte_length();
-  std::memcpy(filter->table_.mutable_data(), bytes.data() + format::kHeaderSize, table_length);
-  const std::uint64_t used_bits = layout.num_buckets * layout.bucket_size * layout.fingerprint_bits;
-  if (used_bits % 8 != 0 && (bytes[format::kHeaderSize + table_length - 1] >> (used_bits % 8)) != 0)
-    return Status::error(ErrorCode::bad_format, "the unused bits after the last slot are not zero");
-  const std::uint64_t occupied = filter->table_.count_occupied();
-  if (occupied != items)
-    return Status::error(ErrorCode::bad_format, "item count " + std::to_string(items) + " does not match the " +
-                                                    std::to_string(occupied) + " occupied slots");
-  filter->size_ = items;
+  for (std::size_t k = 0; k < segments.size(); ++k) {
+    const format::SegmentInfo& info = segments[k];
+    if (k > 0) {
+      filter->tail_.emplace_back();
+      if (!allocate_segment(filter->tail_.back(), info.capacity, info.num_buckets, info.fingerprint_bits,
+                            layout.bucket_size))
+        return Status::error(ErrorCode::out_of_memory, "cannot allocate sub-filter " + std::to_string(k));
+    }
+    Segment& seg = k == 0 ? filter->head_ : filter->tail_.back();
+    const std::string which = segments.size() > 1 ? "sub-filter " + std::to_string(k) + ": " : "";
+    std::memcpy(seg.table.mutable_data(), bytes.data() + info.table_offset, info.table_length);
+    const std::uint64_t used_bits = info.num_buckets * layout.bucket_size * info.fingerprint_bits;
+    if (used_bits % 8 != 0 && (bytes[info.table_offset + info.table_length - 1] >> (used_bits % 8)) != 0)
+      return Status::error(ErrorCode::bad_format, which + "the unused bits after the last slot are not zero");
+    const std::uint64_t occupied = seg.table.count_occupied();
+    if (occupied != info.item_count)
+      return Status::error(ErrorCode::bad_format, which + "item count " + std::to_string(info.item_count) +
+                                                      " does not match the " + std::to_string(occupied) +
+                                                      " occupied slots");
+    seg.size = info.item_count;
+  }
   out = std::move(filter);
   return {};
 }

@@ -15,12 +15,34 @@
 //       48    8 table length in bytes = ceil(buckets * bucket size * bits / 8)
 //       56    T table (see bucket_table.hpp for the bit layout); unused bits of the last byte are 0
 //   56 + T    8 XXH3-64 (seed 0) of every byte before it
+//
+// Version 2, written for filters that grow (a chain of sub-filters; version 1 stays what filters without
+// growth write, so their exports are unchanged):
+//
+//   offset size field
+//        0    4 magic "CKOO"
+//        4    2 format version (2)
+//        6    1 bucket size
+//        7    1 fingerprint bits of the first sub-filter
+//        8    4 max kicks
+//       12    4 flags (0)
+//       16    8 seed
+//       24    1 growth factor (2..16)
+//       25    1 maximum number of sub-filters
+//       26    2 number of sub-filters n (1..maximum)
+//       28    4 reserved (0)
+//       32      n times: capacity (8), buckets (8), stored fingerprints (8), table length T_k (8),
+//               fingerprint bits (1), reserved (7, zero), table (T_k)
+//      end    8 XXH3-64 (seed 0) of every byte before it
+// Growth appends sub-filters of growth x the last one's capacity with one more fingerprint bit; a merge
+// may append copies of the other filter's sub-filters, so the reader checks each sub-filter on its own.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "hashing.hpp"
 #include "options.hpp"
@@ -38,8 +60,25 @@ namespace format {
 
 inline constexpr std::uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
 inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint16_t kVersionChained = 2;
 inline constexpr std::size_t kHeaderSize = 56;
+inline constexpr std::size_t kChainHeaderSize = 32;
+inline constexpr std::size_t kSegmentHeaderSize = 40;
 inline constexpr std::size_t kChecksumSize = 8;
+
+namespace chain_offset {
+inline constexpr std::size_t growth = 24, max_sub_filters = 25, sub_filters = 26, reserved = 28;
+}  // namespace chain_offset
+
+// What the reader found about one sub-filter: its shape and where its table is in the input.
+struct SegmentInfo {
+  std::uint64_t capacity;
+  std::uint64_t num_buckets;
+  unsigned fingerprint_bits;
+  std::uint64_t item_count;
+  std::size_t table_offset;
+  std::size_t table_length;
+};
 
 namespace offset {
 inline constexpr std::size_t magic = 0, version = 4, bucket_size = 6, fingerprint_bits = 7, max_kicks = 8,
@@ -83,22 +122,38 @@ inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t 
          table_bytes(layout.num_buckets, layout.bucket_size, layout.fingerprint_bits), 8);
 }
 
-// Validates everything that can be checked without looking inside the table: every header field, every
+inline Status bad_format(std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); }
+
+[[nodiscard]] inline Status read_v1(std::span<const std::uint8_t> bytes, Layout& layout,
+                                    std::vector<SegmentInfo>& segments);
+[[nodiscard]] inline Status read_v2(std::span<const std::uint8_t> bytes, Layout& layout,
+                                    std::vector<SegmentInfo>& segments);
+
+// Validates everything that can be checked without looking inside the tables: every header field, every
 // length against the bytes actually present, and the checksum. Reads nothing out of bounds.
-[[nodiscard]] inline Status read_header(std::span<const std::uint8_t> bytes, Layout& layout,
-                                        std::uint64_t& item_count) {
-  const auto bad = [](std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); };
+[[nodiscard]] inline Status read_export(std::span<const std::uint8_t> bytes, Layout& layout,
+                                        std::vector<SegmentInfo>& segments) {
   const std::size_t n = bytes.size();
-  if (n < kHeaderSize + kChecksumSize)
-    return bad("truncated: " + std::to_string(n) + " bytes, but a filter export is at least " +
-               std::to_string(kHeaderSize + kChecksumSize));
   const std::uint8_t* p = bytes.data();
-  for (unsigned i = 0; i < 4; ++i)
-    if (p[offset::magic + i] != kMagic[i]) return bad("bad magic: this is not a cuckoo filter export");
+  if (n >= 4) {
+    for (unsigned i = 0; i < 4; ++i)
+      if (p[offset::magic + i] != kMagic[i]) return bad_format("bad magic: this is not a cuckoo filter export");
+  }
+  if (n < offset::version + 2 || (get_le(p + offset::version, 2) == kVersion && n < kHeaderSize + kChecksumSize))
+    return bad_format("truncated: " + std::to_string(n) + " bytes, but a filter export is at least " +
+                      std::to_string(kHeaderSize + kChecksumSize));
   const auto version = get_le(p + offset::version, 2);
-  if (version != kVersion)
-    return bad("unsupported format version " + std::to_string(version) + " (this library reads version " +
-               std::to_string(kVersion) + ")");
+  if (version == kVersion) return read_v1(bytes, layout, segments);
+  if (version == kVersionChained) return read_v2(bytes, layout, segments);
+  return bad_format("unsupported format version " + std::to_string(version) +
+                    " (this library reads versions 1 and 2)");
+}
+
+[[nodiscard]] inline Status read_v1(std::span<const std::uint8_t> bytes, Layout& layout,
+                                    std::vector<SegmentInfo>& segments) {
+  const auto bad = bad_format;
+  const std::size_t n = bytes.size();
+  const std::uint8_t* p = bytes.data();
   const auto flags = get_le(p + offset::flags, 4);
   if (flags != 0) return bad("unknown flags " + std::to_string(flags) + " (version 1 has none)");
   const auto bucket_size = get_le(p + offset::bucket_size, 1);
@@ -138,8 +193,83 @@ inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t 
                " slots");
 
   layout = Layout{capacity, buckets, static_cast<unsigned>(bucket_size), static_cast<unsigned>(bits),
-                  static_cast<unsigned>(max_kicks), get_le(p + offset::seed, 8)};
-  item_count = items;
+                  static_cast<unsigned>(max_kicks), get_le(p + offset::seed, 8), 0, 1};
+  segments.assign(1, SegmentInfo{capacity, buckets, static_cast<unsigned>(bits), items, kHeaderSize,
+                                 static_cast<std::size_t>(expected_table)});
+  return {};
+}
+
+[[nodiscard]] inline Status read_v2(std::span<const std::uint8_t> bytes, Layout& layout,
+                                    std::vector<SegmentInfo>& segments) {
+  const auto bad = bad_format;
+  const std::size_t n = bytes.size();
+  const std::uint8_t* p = bytes.data();
+  if (n < kChainHeaderSize + kSegmentHeaderSize + kChecksumSize)
+    return bad("truncated: " + std::to_string(n) + " bytes, but a version 2 export is at least " +
+               std::to_string(kChainHeaderSize + kSegmentHeaderSize + kChecksumSize));
+  if (get_le(p + offset::flags, 4) != 0) return bad("unknown flags (version 2 has none)");
+  if (get_le(p + chain_offset::reserved, 4) != 0) return bad("reserved bytes 28-31 are not zero");
+  const auto bucket_size = get_le(p + offset::bucket_size, 1);
+  if (!detail::valid_bucket_size(bucket_size))
+    return bad("bucket size " + std::to_string(bucket_size) + " is not 2, 4 or 8");
+  const auto bits = get_le(p + offset::fingerprint_bits, 1);
+  if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits)
+    return bad("fingerprint bits " + std::to_string(bits) + " is not from 4 to 32");
+  const auto max_kicks = get_le(p + offset::max_kicks, 4);
+  if (max_kicks > kMaxKicksLimit)
+    return bad("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
+  const auto growth = get_le(p + chain_offset::growth, 1);
+  if (growth < 2 || growth > kMaxGrowth) return bad("growth " + std::to_string(growth) + " is not from 2 to 16");
+  const auto max_sub = get_le(p + chain_offset::max_sub_filters, 1);
+  if (max_sub < 1 || max_sub > kMaxSubFiltersLimit)
+    return bad("maximum sub-filters " + std::to_string(max_sub) + " is not from 1 to " +
+               std::to_string(kMaxSubFiltersLimit));
+  const auto count = get_le(p + chain_offset::sub_filters, 2);
+  if (count < 1 || count > max_sub)
+    return bad("sub-filter count " + std::to_string(count) + " is not from 1 to " + std::to_string(max_sub));
+
+  std::vector<SegmentInfo> found;
+  std::size_t at = kChainHeaderSize;
+  for (std::uint64_t k = 0; k < count; ++k) {
+    const std::string which = "sub-filter " + std::to_string(k) + ": ";
+    if (n - at < kSegmentHeaderSize + kChecksumSize)
+      return bad("truncated: " + std::to_string(n) + " bytes end inside " + which + "header");
+    const auto seg_capacity = get_le(p + at, 8);
+    const auto buckets = get_le(p + at + 8, 8);
+    const auto items = get_le(p + at + 16, 8);
+    const auto table_length = get_le(p + at + 24, 8);
+    const auto seg_bits = static_cast<unsigned>(get_le(p + at + 32, 1));
+    if (get_le(p + at + 33, 7) != 0) return bad(which + "reserved bytes are not zero");
+    if (seg_capacity == 0 || seg_capacity > detail::kMaxCapacity)
+      return bad(which + "capacity " + std::to_string(seg_capacity) + " is out of range");
+    if (buckets < 2 || buckets > kMaxBuckets || buckets % 2 != 0)
+      return bad(which + "number of buckets " + std::to_string(buckets) + " is not an even number from 2 to " +
+                 std::to_string(kMaxBuckets));
+    if (seg_bits < kMinFingerprintBits || seg_bits > kMaxFingerprintBits || (k == 0 && seg_bits != bits))
+      return bad(which + "fingerprint bits " + std::to_string(seg_bits) + " is not from 4 to 32" +
+                 (k == 0 ? std::string(" or differs from the header's ") + std::to_string(bits) : std::string()));
+    const auto expected = table_bytes(buckets, static_cast<unsigned>(bucket_size), seg_bits);
+    if (table_length != expected)
+      return bad(which + "table length " + std::to_string(table_length) + " does not match " +
+                 std::to_string(buckets) + " buckets x " + std::to_string(bucket_size) + " slots x " +
+                 std::to_string(seg_bits) + " bits (" + std::to_string(expected) + " bytes)");
+    if (items > buckets * bucket_size)
+      return bad(which + "item count " + std::to_string(items) + " exceeds the " +
+                 std::to_string(buckets * bucket_size) + " slots");
+    at += kSegmentHeaderSize;
+    if (n - at < kChecksumSize || table_length > n - at - kChecksumSize)
+      return bad("truncated: " + std::to_string(n) + " bytes end inside " + which + "table");
+    found.push_back(SegmentInfo{seg_capacity, buckets, seg_bits, items, at, static_cast<std::size_t>(table_length)});
+    at += static_cast<std::size_t>(table_length);
+  }
+  if (n - at != kChecksumSize)
+    return bad("trailing data: " + std::to_string(n - at - kChecksumSize) + " bytes after the last sub-filter");
+  if (checksum(p, at) != get_le(p + at, 8)) return bad("checksum mismatch: the data is corrupted");
+
+  layout = Layout{found[0].capacity, found[0].num_buckets, static_cast<unsigned>(bucket_size),
+                  static_cast<unsigned>(bits), static_cast<unsigned>(max_kicks), get_le(p + offset::seed, 8),
+                  static_cast<unsigned>(growth), static_cast<unsigned>(max_sub)};
+  segments = std::move(found);
   return {};
 }
 

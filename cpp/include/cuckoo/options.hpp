@@ -1,6 +1,7 @@
 // Options, their validation, and sizing: from what the user asks for to the exact table shape.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -24,9 +25,16 @@ struct Options {
   // Evictions tried before an add gives up (and is undone). 0 means "only direct placements".
   unsigned max_kicks = 500;
   std::uint64_t seed = kDefaultSeed;
+  // Growth factor, 2..16; not set: the filter never grows. When an add finds no room, a sub-filter of
+  // `growth` times the last one's capacity is chained, with one more fingerprint bit than the last, so the
+  // total false-positive rate stays below fp_rate however long the chain gets (docs/GROWTH.md).
+  std::optional<unsigned> growth;
+  // The most sub-filters a growing chain may have, 1..32 (default 16); fewer when the fingerprints would
+  // pass 32 bits first.
+  std::optional<unsigned> max_sub_filters;
 };
 
-enum class ErrorCode : int { ok = 0, invalid_argument = 1, bad_format = 2, out_of_memory = 3 };
+enum class ErrorCode : int { ok = 0, invalid_argument = 1, bad_format = 2, out_of_memory = 3, capacity_exceeded = 4 };
 
 // The one funnel for errors of the non-throwing API (used by the wasm binding, which is built without
 // exceptions); the throwing API turns a Status into an exception.
@@ -42,6 +50,9 @@ inline constexpr unsigned kMaxFingerprintBits = 32;
 inline constexpr unsigned kDefaultBucketSize = 4;
 inline constexpr unsigned kMaxKicksLimit = 100000;
 inline constexpr double kDefaultFpRate = 0.001;
+inline constexpr unsigned kMaxGrowth = 16;
+inline constexpr unsigned kDefaultMaxSubFilters = 16;
+inline constexpr unsigned kMaxSubFiltersLimit = 32;
 
 // The exact shape of a filter, fully resolved; what the export format stores.
 struct Layout {
@@ -51,6 +62,8 @@ struct Layout {
   unsigned fingerprint_bits = 0;
   unsigned max_kicks = 0;
   std::uint64_t seed = 0;
+  unsigned growth = 0;           // 0: no growth
+  unsigned max_sub_filters = 1;  // 1 without growth
 };
 
 namespace detail {
@@ -99,6 +112,15 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     return invalid("max_kicks must be at most " + std::to_string(kMaxKicksLimit) + " (got " +
                    std::to_string(options.max_kicks) + ")");
 
+  const unsigned growth = options.growth.value_or(0);
+  if (options.growth && (growth < 2 || growth > kMaxGrowth))
+    return invalid("growth must be from 2 to " + std::to_string(kMaxGrowth) + " (got " + std::to_string(growth) + ")");
+  if (options.max_sub_filters && !options.growth) return invalid("max_sub_filters needs growth");
+  const unsigned max_sub_filters = options.max_sub_filters.value_or(kDefaultMaxSubFilters);
+  if (max_sub_filters < 1 || max_sub_filters > kMaxSubFiltersLimit)
+    return invalid("max_sub_filters must be from 1 to " + std::to_string(kMaxSubFiltersLimit) + " (got " +
+                   std::to_string(max_sub_filters) + ")");
+
   unsigned bits = 0;
   if (options.fp_rate && options.fingerprint_bits) {
     return invalid("give either fp_rate or fingerprint_bits, not both");
@@ -109,8 +131,11 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
   } else {
     const double rate = options.fp_rate.value_or(kDefaultFpRate);
     if (!(rate > 0.0 && rate < 1.0)) return invalid("fp_rate must be greater than 0 and less than 1");
+    // A growing chain spends half of the rate on its first sub-filter: sub-filter k has one bit more than
+    // sub-filter k-1, so its bound is at most half as large, and the bounds sum to at most the rate.
+    const double first_rate = growth != 0 ? rate / 2 : rate;
     for (unsigned f = kMinFingerprintBits; f <= kMaxFingerprintBits && bits == 0; ++f)
-      if (detail::full_load_fp_bound(bucket_size, f) <= rate) bits = f;
+      if (detail::full_load_fp_bound(bucket_size, f) <= first_rate) bits = f;
     // The bound for 32-bit fingerprints is 2b / (2^32 - 1); written out, so that no floating-point
     // formatting (printf, a large part of the wasm module) is linked in for one message.
     if (bits == 0)
@@ -124,7 +149,9 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
                    " buckets of " + std::to_string(bucket_size) + "; at most " +
                    std::to_string(kMaxBuckets) + " are supported");
 
-  layout = Layout{options.capacity, buckets, bucket_size, bits, options.max_kicks, options.seed};
+  // Each sub-filter has one more fingerprint bit than the one before, up to 32.
+  const unsigned chain_limit = growth != 0 ? std::min(max_sub_filters, kMaxFingerprintBits - bits + 1) : 1;
+  layout = Layout{options.capacity, buckets, bucket_size, bits, options.max_kicks, options.seed, growth, chain_limit};
   return {};
 }
 
