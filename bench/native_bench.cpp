@@ -6,6 +6,7 @@
 // integer keys), so the numbers compare with it.
 //
 // Usage: cuckoo_bench [--quick]   (--quick: 1/10 of the sizes, for a smoke run)
+// The last cases measure growth: 10x and 100x an initial capacity, against a filter sized right.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -143,6 +144,42 @@ void fill_case(std::uint64_t capacity, unsigned bits, unsigned bucket_size) {
   std::fflush(stdout);
 }
 
+// The cost of not knowing the capacity: a filter that starts at `initial` and grows (factor 2) to hold
+// `items`, against one sized for `items` from the start; both at fp_rate 0.001.
+void growth_case(std::uint64_t initial, std::size_t items) {
+  const auto keys = random_keys(items, 11);
+  const auto absent = random_keys(items, 12);
+  for (const bool grows : {true, false}) {
+    cuckoo::Options o;
+    o.capacity = grows ? initial : items;
+    o.fp_rate = 0.001;
+    if (grows) o.growth = 2;
+    cuckoo::CuckooFilter filter(o);
+    auto start = Clock::now();
+    std::size_t added = 0;
+    for (const auto& k : keys) added += filter.add(bytes(k));
+    const double insert_s = seconds_since(start);
+    start = Clock::now();
+    std::size_t found = 0;
+    for (const auto& k : keys) found += filter.contains(bytes(k));
+    const double positive_s = seconds_since(start);
+    start = Clock::now();
+    std::size_t false_positives = 0;
+    for (const auto& k : absent) false_positives += filter.contains(bytes(k));
+    const double negative_s = seconds_since(start);
+    g_sink = found;
+    std::printf(
+        "{\"bench\":\"native\",\"case\":\"%s\",\"initial_capacity\":%llu,\"items\":%zu,\"added\":%zu,"
+        "\"sub_filters\":%zu,\"insert_mops\":%.2f,\"lookup_positive_mops\":%.2f,\"lookup_negative_mops\":%.2f,"
+        "\"bits_per_item\":%.3f,\"fpr\":%.6f,\"expected_fpr\":%.6f}\n",
+        grows ? "growth_x2_from_initial" : "sized_right_from_the_start", static_cast<unsigned long long>(o.capacity),
+        items, added, filter.sub_filter_count(), mops(items, insert_s), mops(items, positive_s), mops(items, negative_s),
+        static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(items),
+        static_cast<double>(false_positives) / static_cast<double>(items), filter.expected_fp_rate());
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -154,5 +191,7 @@ int main(int argc, char** argv) {
   // Other shapes, for the record.
   throughput_case("1M_items_b2_f16", 1'000'000 / scale, 1'000'000 / scale, 16, 2);
   throughput_case("1M_items_b8_f16", 1'000'000 / scale, 1'000'000 / scale, 16, 8);
+  growth_case(100'000 / scale, 1'000'000 / scale);   // 10x the initial capacity
+  growth_case(100'000 / scale, 10'000'000 / scale);  // 100x
   return 0;
 }

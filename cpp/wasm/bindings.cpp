@@ -46,10 +46,11 @@ Handle adopt(std::optional<CuckooFilter>& made) {
   return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(instance));
 }
 
-// fp_rate <= 0 means "not given"; fingerprint_bits / bucket_size 0 mean "not given". The wrapper has
+// fp_rate <= 0 means "not given"; fingerprint_bits, bucket_size, growth, max_sub_filters 0 mean "not
+// given". The wrapper has
 // already checked types and ranges; the core checks again and has the last word.
 Handle create(double capacity, double fp_rate, unsigned fingerprint_bits, unsigned bucket_size, unsigned max_kicks,
-              std::uint32_t seed_low, std::uint32_t seed_high) {
+              std::uint32_t seed_low, std::uint32_t seed_high, unsigned growth, unsigned max_sub_filters) {
   cuckoo::Options o;
   o.capacity = static_cast<std::uint64_t>(capacity);
   if (fp_rate > 0) o.fp_rate = fp_rate;
@@ -57,6 +58,8 @@ Handle create(double capacity, double fp_rate, unsigned fingerprint_bits, unsign
   if (bucket_size != 0) o.bucket_size = bucket_size;
   o.max_kicks = max_kicks;
   o.seed = (static_cast<std::uint64_t>(seed_high) << 32) | seed_low;
+  if (growth != 0) o.growth = growth;
+  if (max_sub_filters != 0) o.max_sub_filters = max_sub_filters;
   std::optional<CuckooFilter> made;
   g_last_error = CuckooFilter::make(o, made);
   return g_last_error.ok() ? adopt(made) : 0;
@@ -83,12 +86,25 @@ bool remove_key(Handle h, std::uint32_t address, std::uint32_t length) {
 unsigned count(Handle h, std::uint32_t address, std::uint32_t length) {
   return static_cast<unsigned>(filter(h).count(key(address, length)));
 }
-// addIfAbsent: one hash, then add only if no copy is there.
-bool add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
+// Why the last add returned false (cuckoo::AddFailure); only read after a failure.
+unsigned last_add_failure(Handle h) { return static_cast<unsigned>(filter(h).last_add_failure()); }
+
+// addIfAbsent: one hash, then add only if no copy is there. 0 present, 1 added, 2 no room.
+unsigned add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
   auto& f = filter(h);
   const auto hash = f.hash_of(ptr(address), length);
-  return !f.contains_hash(hash) && f.add_hash(hash);
+  if (f.contains_hash(hash)) return 0;
+  return f.add_hash(hash) ? 1 : 2;
 }
+
+// Adds other's fingerprints; returns a cuckoo::ErrorCode (message: last_error_message()).
+int merge(Handle h, Handle other) {
+  g_last_error = filter(h).merge(filter(other));
+  return static_cast<int>(g_last_error.code);
+}
+unsigned growth(Handle h) { return filter(h).growth(); }
+unsigned max_sub_filters(Handle h) { return filter(h).max_sub_filters(); }
+unsigned sub_filter_count(Handle h) { return static_cast<unsigned>(filter(h).sub_filter_count()); }
 
 // Batches: keys are bytes[offsets[i], offsets[i+1]) relative to `bytes`; results get one byte per key.
 double add_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
@@ -173,6 +189,11 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("remove", &remove_key);
   function("count", &count);
   function("addIfAbsent", &add_if_absent);
+  function("lastAddFailure", &last_add_failure);
+  function("merge", &merge);
+  function("growth", &growth);
+  function("maxSubFilters", &max_sub_filters);
+  function("subFilterCount", &sub_filter_count);
   function("addMany", &add_many);
   function("containsMany", &contains_many);
   function("removeMany", &remove_many);

@@ -12,8 +12,10 @@ const NAME = 'cuckoo';
 // default 4-slot buckets that is 23-bit fingerprints, about 3 bytes of memory per unique line.
 const DEDUP_FP_RATE = 1e-6;
 const BUILD_FP_RATE = 0.001;
-// Lines expected when the input size is unknown (standard input) and --capacity is not given.
-const DEFAULT_PIPE_CAPACITY = 10_000_000;
+// The first sub-filter's size when the input size is unknown (standard input) and --capacity is not
+// given. Filters grow (doubling) when they fill up, so this is a starting point, not a limit.
+const DEFAULT_PIPE_CAPACITY = 1_000_000;
+const GROWTH = 2;
 const CHUNK = 1 << 20;
 
 class UsageError extends Error {}
@@ -38,10 +40,11 @@ positive: with the default rate, at most about one unique line per million.
 
 Options:
   --capacity N     unique lines to size for (default: estimated from the file sizes, assuming every
-                   line unique; ${DEFAULT_PIPE_CAPACITY.toLocaleString('en')} for standard input)
+                   line unique; ${DEFAULT_PIPE_CAPACITY.toLocaleString('en')} for standard input). The filter doubles
+                   when it fills up, so this is where it starts, not a limit.
   --fp-rate R      false-positive rate, 0 < R < 1 (default ${DEDUP_FP_RATE})
   -o, --output F   write to F instead of standard output
-  --stats          print counts and the expected number of wrongly dropped lines to standard error
+  --stats          print counts and a bound on the expected number of wrongly dropped lines
   --progress       show progress on standard error even when it is not a terminal
   --no-progress    never show progress
   -h, --help       this help`,
@@ -51,7 +54,8 @@ Builds a filter from keys, one per line (duplicates are stored once), and writes
 
 Options:
   -o, --output F   the filter file to write (required)
-  --capacity N     keys to size for (default: estimated from the file sizes; ${DEFAULT_PIPE_CAPACITY.toLocaleString('en')} for standard input)
+  --capacity N     keys to size for (default: estimated from the file sizes; ${DEFAULT_PIPE_CAPACITY.toLocaleString('en')} for
+                   standard input); the filter grows past it when needed
   --fp-rate R      false-positive rate, 0 < R < 1 (default ${BUILD_FP_RATE})
   --progress, --no-progress, -h/--help as for dedup`,
   query: `usage: ${NAME} query [options] FILTER [KEY...]
@@ -251,12 +255,15 @@ function sizeFor(options, files, flag = '--capacity') {
   return { capacity: estimateLines(files), source: 'estimated' };
 }
 
-function fullError(what, count, sizing) {
+// Both commands' filters grow; they stop only at the chain limit (fingerprints cannot pass 32 bits).
+function makeFilter(sizing, fpRate) {
+  return owned(new CuckooFilter({ capacity: sizing.capacity, fpRate, growth: GROWTH, maxSubFilters: 32 }));
+}
+
+function fullError(what, count, sizing, filter) {
   const advice = `rerun with --capacity ${Math.max(count * 2, 1000)} (or the number of ${what} you expect)`;
-  const why = sizing.source === 'pipe'
-    ? `the input size is unknown (standard input), so the filter was sized for ${sizing.capacity.toLocaleString('en')} ${what}`
-    : `the filter was sized for ${sizing.capacity.toLocaleString('en')} ${what}`;
-  return new InputError(`the filter is full after ${count.toLocaleString('en')} ${what}: ${why}; ${advice}`);
+  return new InputError(`the filter is full after ${count.toLocaleString('en')} ${what}: it started at ` +
+    `${sizing.capacity.toLocaleString('en')} and grew to ${filter.subFilterCount} sub-filters, its limit; ${advice}`);
 }
 
 async function dedup(argv) {
@@ -270,7 +277,7 @@ async function dedup(argv) {
   checkReadable(files);
   const sizing = sizeFor(options, files);
   await ready();
-  const filter = owned(new CuckooFilter({ capacity: sizing.capacity, fpRate }));
+  const filter = makeFilter(sizing, fpRate);
   const out = options.output ? createWriteStream(options.output) : process.stdout;
   const progress = makeProgress(options, inputSize(files), 'lines');
   let lines = 0;
@@ -295,7 +302,7 @@ async function dedup(argv) {
       }
       if (runStart >= 0) written += block.copy(output, written, runStart, ranges[2 * i]);
       runStart = -1;
-      if (code === 2) {
+      if (code >= 2) {
         full = true;
         break;
       }
@@ -309,18 +316,16 @@ async function dedup(argv) {
   }, progress);
   progress?.done();
   if (out !== process.stdout) await new Promise((resolve, reject) => out.end((error) => (error ? reject(error) : resolve())));
-  if (full) throw fullError('unique lines', unique, sizing);
+  if (full) throw fullError('unique lines', unique, sizing, filter);
   if (options.stats) {
-    // The i-th new line is wrongly taken for an earlier one with probability ~ 2b * load_i / (2^f - 1),
-    // where load_i = i / slots; summed over the unique lines: 2b / (2^f - 1) * n(n - 1) / (2 * slots).
-    const slots = filter.bucketCount * filter.bucketSize;
-    const perSlot = 2 * filter.bucketSize / (2 ** filter.fingerprintBits - 1);
-    const expectedWrongDrops = perSlot * unique * (unique - 1) / (2 * slots);
+    // Each new line is wrongly taken for an earlier one with the false-positive rate at that moment,
+    // which only grows as lines are added: the final rate times the unique lines bounds the sum.
+    const expectedWrongDrops = unique * filter.expectedFpRate;
     process.stderr.write(
       `${NAME} dedup: ${lines} lines read, ${unique} unique lines written, ${lines - unique} duplicates removed\n` +
-      `${NAME} dedup: filter for ${sizing.capacity} lines (${sizing.source}), ${filter.fingerprintBits}-bit fingerprints, ` +
-      `${filter.byteLength} bytes, load ${(filter.loadFactor * 100).toFixed(1)}%\n` +
-      `${NAME} dedup: expected unique lines wrongly dropped as false positives: ${expectedWrongDrops.toPrecision(3)}\n`,
+      `${NAME} dedup: filter sized for ${sizing.capacity} lines (${sizing.source}), ${filter.subFilterCount} sub-filter(s), ` +
+      `${filter.fingerprintBits}-bit fingerprints at first, ${filter.byteLength} bytes, load ${(filter.loadFactor * 100).toFixed(1)}%\n` +
+      `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${expectedWrongDrops.toPrecision(3)}\n`,
     );
   }
   return 0;
@@ -338,7 +343,7 @@ async function build(argv) {
   checkReadable(files);
   const sizing = sizeFor(options, files);
   await ready();
-  const filter = owned(new CuckooFilter({ capacity: sizing.capacity, fpRate }));
+  const filter = makeFilter(sizing, fpRate);
   const progress = makeProgress(options, inputSize(files), 'keys');
   let full = false;
   await forEachBlock(files, (block) => {
@@ -346,10 +351,10 @@ async function build(argv) {
     const ranges = lineRanges(block);
     const codes = filter.addIfAbsentRanges(block, ranges);
     progress?.lines(ranges.length / 2);
-    if (codes.includes(2)) full = true;
+    if (codes.includes(2) || codes.includes(3)) full = true;
   }, progress);
   progress?.done();
-  if (full) throw fullError('keys', filter.size, sizing);
+  if (full) throw fullError('keys', filter.size, sizing, filter);
   writeFileSync(options.output, filter.export());
   return 0;
 }
@@ -407,6 +412,7 @@ async function info(argv) {
     ['buckets', filter.bucketCount],
     ['fingerprint bits', filter.fingerprintBits],
     ['max kicks', filter.maxKicks],
+    ['sub-filters', filter.growth ? `${filter.subFilterCount} (growth ${filter.growth}, at most ${filter.maxSubFilters})` : '1 (no growth)'],
     ['seed', `0x${filter.seed.toString(16)}`],
     ['bytes', filter.byteLength],
     ['bits per item', filter.size > 0 ? ((filter.byteLength * 8) / filter.size).toFixed(2) : 'n/a (empty)'],

@@ -4,6 +4,7 @@ export type CuckooFilterErrorCode =
   | 'BAD_FORMAT' // bytes given to CuckooFilter.import are not a valid export (the message says what is wrong)
   | 'DISPOSED' // the filter was used after dispose()
   | 'OUT_OF_MEMORY' // the table does not fit in the WebAssembly heap (4 GiB at most)
+  | 'CAPACITY_EXCEEDED' // a growing filter reached its chain limit, or merged fingerprints do not fit
   | 'NOT_READY'; // a filter was created before `await ready()`
 
 /** The error every failure of this package throws, except a key of the wrong type (a TypeError). */

@@ -18,6 +18,14 @@ export interface CuckooFilterOptions {
   maxKicks?: number;
   /** Hash seed, an integer 0 to 2^64 - 1 (a number up to 2^53, or a bigint). Default: a fixed constant. */
   seed?: number | bigint;
+  /**
+   * Growth factor, an integer 2 to 16 (default: no growth). When an add finds no room, a sub-filter of
+   * `growth` times the last one's capacity is chained, so the filter needs no capacity known in advance;
+   * the false-positive rate stays under fpRate however far it grows (docs/GROWTH.md).
+   */
+  growth?: number;
+  /** With growth: the most sub-filters, 1 to 32 (default 16; fewer if fingerprints would pass 32 bits). */
+  maxSubFilters?: number;
 }
 
 /** Where a key lives in the table (for teaching and tests). */
@@ -51,7 +59,7 @@ export interface InsertTrace {
   steps: TraceStep[];
 }
 
-const OPTION_NAMES = new Set(['capacity', 'fpRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed']);
+const OPTION_NAMES = new Set(['capacity', 'fpRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed', 'growth', 'maxSubFilters']);
 const STEP_KINDS = ['place', 'kick', 'undo'] as const;
 const OUTCOMES = ['placed', 'table_full', 'duplicate_limit'] as const;
 const MAX_KICKS = 100000;
@@ -72,6 +80,8 @@ interface CreateArguments {
   maxKicks: number;
   seedLow: number;
   seedHigh: number;
+  growth: number;
+  maxSubFilters: number;
 }
 
 // Checks types and ranges here, where the option names are the user's; the core checks again (sizing
@@ -115,7 +125,16 @@ function validateOptions(options: unknown): CreateArguments {
     seedLow = Number(seed & 0xffffffffn);
     seedHigh = Number(seed >> 32n);
   }
+  if (o.growth !== undefined && !isInteger(o.growth, 2, 16)) {
+    throw invalid(`growth must be an integer from 2 to 16, got ${String(o.growth)}`);
+  }
+  if (o.maxSubFilters !== undefined) {
+    if (o.growth === undefined) throw invalid('maxSubFilters needs growth');
+    if (!isInteger(o.maxSubFilters, 1, 32)) throw invalid(`maxSubFilters must be an integer from 1 to 32, got ${String(o.maxSubFilters)}`);
+  }
   return {
+    growth: (o.growth as number | undefined) ?? 0,
+    maxSubFilters: (o.maxSubFilters as number | undefined) ?? 0,
     capacity: o.capacity,
     fpRate: (o.fpRate as number | undefined) ?? 0,
     fingerprintBits: (o.fingerprintBits as number | undefined) ?? 0,
@@ -132,8 +151,15 @@ function errorFromModule(m: CuckooModule): CuckooFilterError {
   const message = m.lastErrorMessage();
   if (code === 2) return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
   if (code === 3) return new CuckooFilterError('OUT_OF_MEMORY', message);
+  if (code === 4) return new CuckooFilterError('CAPACITY_EXCEEDED', message);
   return new CuckooFilterError('INVALID_ARGUMENT', message);
 }
+
+// cuckoo::AddFailure values that mean "the chain cannot grow": adds stop being possible for this key.
+const GROWTH_LIMIT = 3;
+const GROWTH_OUT_OF_MEMORY = 4;
+// add_many's result for the key at which a batch stopped (the chain could not grow).
+const STOPPED_HERE = 3;
 
 function requireModule(): CuckooModule {
   const m = loadedModule();
@@ -180,15 +206,19 @@ const disposeSymbol: typeof Symbol.dispose =
 export class CuckooFilter {
   private readonly m: CuckooModule;
   private handle: number;
+  // Whether the filter grows: only then can an add fail for a reason that is an error (the chain limit).
+  private growing = false;
 
   /** Needs the module loaded: `await ready()` first, or use `await CuckooFilter.create(options)`. */
   constructor(options: CuckooFilterOptions) {
     const m = requireModule();
     const a = validateOptions(options);
-    const handle = m.create(a.capacity, a.fpRate, a.fingerprintBits, a.bucketSize, a.maxKicks, a.seedLow, a.seedHigh);
+    const handle = m.create(a.capacity, a.fpRate, a.fingerprintBits, a.bucketSize, a.maxKicks, a.seedLow, a.seedHigh,
+      a.growth, a.maxSubFilters);
     if (handle === 0) throw errorFromModule(m);
     this.m = m;
     this.handle = handle;
+    this.growing = a.growth !== 0;
     leakWarnings?.register(this, `capacity ${a.capacity}`, this);
   }
 
@@ -213,6 +243,7 @@ export class CuckooFilter {
     const filter = Object.create(CuckooFilter.prototype) as CuckooFilter;
     (filter as unknown as { m: CuckooModule }).m = m;
     filter.handle = handle;
+    filter.growing = m.growth(handle) !== 0;
     leakWarnings?.register(filter, `imported, capacity ${m.capacity(handle)}`, filter);
     return filter;
   }
@@ -222,11 +253,27 @@ export class CuckooFilter {
     return this.handle;
   }
 
-  /** Adds a key. Returns false only when there is no room (the filter is then unchanged). */
+  /**
+   * Adds a key. Returns false only when there is no room (the filter is then unchanged). A growing filter
+   * makes room; at its chain limit it throws CuckooFilterError('CAPACITY_EXCEEDED') instead.
+   */
   add(key: Key): boolean {
     const h = this.live();
     const length = writeKey(this.m, key); // first: it may move the scratch area
-    return this.m.add(h, scratchAddress(), length);
+    const added = this.m.add(h, scratchAddress(), length);
+    if (!added && this.growing) this.throwIfChainExhausted(h, '');
+    return added;
+  }
+
+  private throwIfChainExhausted(h: number, where: string): void {
+    const failure = this.m.lastAddFailure(h);
+    if (failure === GROWTH_LIMIT) {
+      throw new CuckooFilterError('CAPACITY_EXCEEDED', `${where}the filter reached its limit of ${this.m.maxSubFilters(h)} ` +
+        `sub-filters (capacity ${this.m.capacity(h)}) and cannot grow further; nothing was added`);
+    }
+    if (failure === GROWTH_OUT_OF_MEMORY) {
+      throw new CuckooFilterError('OUT_OF_MEMORY', `${where}the next sub-filter does not fit in the WebAssembly heap; nothing was added`);
+    }
   }
 
   /** False: the key was definitely never added. True: it probably was (see expectedFpRate). */
@@ -257,12 +304,25 @@ export class CuckooFilter {
   addIfAbsent(key: Key): boolean {
     const h = this.live();
     const length = writeKey(this.m, key); // first: it may move the scratch area
-    return this.m.addIfAbsent(h, scratchAddress(), length);
+    const code = this.m.addIfAbsent(h, scratchAddress(), length); // 0 present, 1 added, 2 no room
+    if (code === 2 && this.growing) this.throwIfChainExhausted(h, '');
+    return code === 1;
   }
 
-  /** add() for many keys, crossing into wasm once per chunk of keys. Results in key order. */
+  /**
+   * add() for many keys, crossing into wasm once per chunk of keys. Results in key order. When a growing
+   * filter reaches its chain limit the batch stops there and throws CAPACITY_EXCEEDED naming the key's
+   * index: the keys before it were processed, that key and the ones after it were not added.
+   */
   addMany(keys: readonly Key[]): boolean[] {
-    return this.batch(keys, (h, p) => this.m.addMany(h, p.bytes, p.offsets, p.count, p.results));
+    return this.batch(keys, (h, p, start) => {
+      this.m.addMany(h, p.bytes, p.offsets, p.count, p.results);
+      if (!this.growing) return;
+      const heap = this.m.HEAPU8;
+      for (let i = 0; i < p.count; i++) {
+        if (heap[p.results + i] === STOPPED_HERE) this.throwIfChainExhausted(h, `keys[${start + i}]: `);
+      }
+    });
   }
 
   /** has() for many keys. */
@@ -275,15 +335,15 @@ export class CuckooFilter {
     return this.batch(keys, (h, p) => this.m.removeMany(h, p.bytes, p.offsets, p.count, p.results));
   }
 
-  private batch(keys: readonly Key[], call: (handle: number, packed: ReturnType<typeof packChunk>) => void): boolean[] {
+  private batch(keys: readonly Key[], call: (handle: number, packed: ReturnType<typeof packChunk>, start: number) => void): boolean[] {
     const h = this.live();
     requireKeyArray(keys);
     const out = new Array<boolean>(keys.length);
     for (let start = 0; start < keys.length; ) {
       const packed = packChunk(this.m, keys, start);
-      call(h, packed);
+      call(h, packed, start);
       const heap = this.m.HEAPU8; // after the call: it may have grown the memory
-      for (let i = 0; i < packed.count; i++) out[start + i] = heap[packed.results + i] !== 0;
+      for (let i = 0; i < packed.count; i++) out[start + i] = heap[packed.results + i] === 1;
       start += packed.count;
     }
     return out;
@@ -293,7 +353,8 @@ export class CuckooFilter {
    * addIfAbsent() for keys given as ranges of one buffer, e.g. the lines of a block of text without
    * their line endings: key i is bytes[ranges[2i], ranges[2i + 1]). One copy of the block crosses into
    * wasm, whatever the number of keys. Returns one code per key: 0 already present (nothing added),
-   * 1 added, 2 absent but no room (nothing added).
+   * 1 added, 2 absent but no room (nothing added), 3 a growing filter's chain limit was reached at this
+   * key (nothing added; the keys after it were not tried and have 2).
    */
   addIfAbsentRanges(bytes: Uint8Array, ranges: Uint32Array): Uint8Array {
     const h = this.live();
@@ -317,7 +378,22 @@ export class CuckooFilter {
     return this.m.HEAPU8.slice(results, results + count);
   }
 
-  /** Removes every key; the filter keeps its size and options. */
+  /**
+   * Adds every fingerprint of `other` (a filter created with the same options and seed, e.g. filled from
+   * another part of the data in a worker or on another machine) to this one: afterwards this filter
+   * answers "possibly present" for every key either held. `other` is unchanged. All or nothing: throws
+   * INVALID_ARGUMENT (naming the difference) for an incompatible filter and CAPACITY_EXCEEDED when the
+   * fingerprints do not fit, leaving this filter as it was. With growth, sub-filters that do not fit are
+   * taken over as copies, and the false-positive rates add up (docs/GROWTH.md).
+   */
+  merge(other: CuckooFilter): void {
+    const h = this.live();
+    if (!(other instanceof CuckooFilter)) throw new TypeError(`other must be a CuckooFilter, got ${describe(other)}`);
+    const code = this.m.merge(h, other.live());
+    if (code !== 0) throw errorFromModule(this.m);
+  }
+
+  /** Removes every key (and every sub-filter added by growth); the options stay. */
   clear(): void {
     this.m.clear(this.live());
   }
@@ -327,7 +403,7 @@ export class CuckooFilter {
     return this.m.size(this.live());
   }
 
-  /** The capacity the filter was created for. */
+  /** The capacity the filter was created for (with growth: of the whole chain so far). */
   get capacity(): number {
     return this.m.capacity(this.live());
   }
@@ -353,6 +429,21 @@ export class CuckooFilter {
   /** The number of buckets N (any even number: the table is sized exactly, not to a power of two). */
   get bucketCount(): number {
     return this.m.numBuckets(this.live());
+  }
+
+  /** The growth factor, or 0 for a filter that does not grow. */
+  get growth(): number {
+    return this.m.growth(this.live());
+  }
+
+  /** The most sub-filters a growing filter may chain (1 without growth). */
+  get maxSubFilters(): number {
+    return this.m.maxSubFilters(this.live());
+  }
+
+  /** Sub-filters in the chain (1 until a growing filter first grows). */
+  get subFilterCount(): number {
+    return this.m.subFilterCount(this.live());
   }
 
   get maxKicks(): number {

@@ -11,7 +11,7 @@ export interface CuckooModule {
   _malloc(size: number): number;
   _free(address: number): void;
   create(capacity: number, fpRate: number, fingerprintBits: number, bucketSize: number, maxKicks: number,
-    seedLow: number, seedHigh: number): number;
+    seedLow: number, seedHigh: number, growth: number, maxSubFilters: number): number;
   parse(address: number, length: number): number;
   destroy(handle: number): void;
   lastErrorCode(): number;
@@ -20,7 +20,12 @@ export interface CuckooModule {
   contains(handle: number, address: number, length: number): boolean;
   remove(handle: number, address: number, length: number): boolean;
   count(handle: number, address: number, length: number): number;
-  addIfAbsent(handle: number, address: number, length: number): boolean;
+  addIfAbsent(handle: number, address: number, length: number): number;
+  lastAddFailure(handle: number): number;
+  merge(handle: number, other: number): number;
+  growth(handle: number): number;
+  maxSubFilters(handle: number): number;
+  subFilterCount(handle: number): number;
   addMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
   containsMany(handle: number, bytes: number, offsets: number, count: number, results: number): void;
   removeMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;

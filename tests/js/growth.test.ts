@@ -1,0 +1,180 @@
+// Growth and merge through the TypeScript API.
+import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/index';
+import { rng } from './helpers';
+
+beforeAll(() => ready());
+
+const keys = (prefix: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => `${prefix}${from + i}`);
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof CuckooFilterError ? `${e.code}: ${e.message}` : `${(e as Error).name}: ${(e as Error).message}`;
+  }
+  return 'no error';
+}
+
+describe('growth', () => {
+  test('a growing filter never refuses a key below its limit', () => {
+    using f = new CuckooFilter({ capacity: 100, fpRate: 0.01, growth: 2 });
+    expect(f.growth).toBe(2);
+    expect(f.subFilterCount).toBe(1);
+    expect(f.fingerprintBits).toBe(11); // half the rate goes to the first sub-filter
+    expect(f.addMany(keys('g', 5000)).every(Boolean)).toBe(true);
+    expect(f.subFilterCount).toBeGreaterThanOrEqual(6);
+    expect(f.capacity).toBe(100 * (2 ** f.subFilterCount - 1));
+    expect(f.size).toBe(5000);
+    expect(f.hasMany(keys('g', 5000)).every(Boolean)).toBe(true);
+    expect(f.expectedFpRate).toBeLessThan(0.01);
+  });
+
+  test('over 100x the initial capacity: no false negatives, measured FPR within the rate', () => {
+    using f = new CuckooFilter({ capacity: 500, fpRate: 0.01, growth: 2 });
+    const random = rng(3);
+    const added: string[] = [];
+    for (let i = 0; i < 60_000; i++) {
+      const key = random() < 0.1 && added.length > 0 ? added[Math.floor(random() * added.length)] : `k${i}`;
+      if (f.count(key) >= 2 * f.bucketSize) continue;
+      expect(f.add(key)).toBe(true);
+      added.push(key);
+    }
+    expect(f.capacity).toBeGreaterThanOrEqual(100 * 500);
+    expect(f.size).toBe(added.length);
+    expect(f.hasMany(added).every(Boolean)).toBe(true);
+    const probes = keys('never', 200_000);
+    const measured = f.hasMany(probes).filter(Boolean).length / probes.length;
+    expect(measured).toBeLessThanOrEqual(0.01);
+  });
+
+  test('at the chain limit, add throws CAPACITY_EXCEEDED and changes nothing', () => {
+    using f = new CuckooFilter({ capacity: 10, fpRate: 0.01, growth: 2, maxSubFilters: 2 });
+    expect(f.maxSubFilters).toBe(2);
+    let i = 0;
+    let error = 'no error';
+    for (; i < 10_000 && error === 'no error'; i++) {
+      const before = f.export();
+      error = codeOf(() => f.add(`limit-${i}`));
+      if (error !== 'no error') expect(f.export()).toEqual(before);
+    }
+    expect(error).toMatch(/^CAPACITY_EXCEEDED: the filter reached its limit of 2 sub-filters \(capacity 30\)/);
+    expect(f.subFilterCount).toBe(2);
+    expect(codeOf(() => f.addIfAbsent(`limit-${i}`))).toMatch(/^CAPACITY_EXCEEDED/);
+    expect(codeOf(() => f.addMany(['limit-0', `x-${i}`, `y-${i}`]))).toMatch(/^CAPACITY_EXCEEDED: keys\[\d\]: the filter reached its limit/);
+    // Everything added before the limit is still there.
+    expect(f.hasMany(keys('limit-', i - 1)).every(Boolean)).toBe(true);
+  });
+
+  test('growth options are validated', () => {
+    for (const [options, mention] of [
+      [{ capacity: 10, growth: 1 }, 'growth must be an integer from 2 to 16'],
+      [{ capacity: 10, growth: 2.5 }, 'growth'],
+      [{ capacity: 10, growth: 17 }, 'growth'],
+      [{ capacity: 10, maxSubFilters: 4 }, 'maxSubFilters needs growth'],
+      [{ capacity: 10, growth: 2, maxSubFilters: 0 }, 'maxSubFilters must be an integer from 1 to 32'],
+      [{ capacity: 10, growth: 2, maxSubFilters: 33 }, 'maxSubFilters'],
+    ] as const) {
+      expect(codeOf(() => new CuckooFilter(options as never))).toContain(`INVALID_ARGUMENT: ${mention}`);
+    }
+  });
+
+  test('a chain exports as format version 2 and imports whole', () => {
+    using f = new CuckooFilter({ capacity: 50, fpRate: 0.001, growth: 3, seed: 8n });
+    f.addMany(keys('e', 2000));
+    const bytes = f.export();
+    expect(bytes[4]).toBe(2);
+    using g = CuckooFilter.import(bytes);
+    expect(g.subFilterCount).toBe(f.subFilterCount);
+    expect(g.growth).toBe(3);
+    expect(g.export()).toEqual(bytes);
+    expect(g.hasMany(keys('e', 2000)).every(Boolean)).toBe(true);
+    // Truncated or damaged chains are refused.
+    expect(codeOf(() => CuckooFilter.import(bytes.subarray(0, bytes.length - 9)))).toMatch(/^BAD_FORMAT/);
+    const damaged = bytes.slice();
+    damaged[40] ^= 1;
+    expect(codeOf(() => CuckooFilter.import(damaged))).toMatch(/^BAD_FORMAT/);
+  });
+
+  test('clear drops the grown sub-filters', () => {
+    using f = new CuckooFilter({ capacity: 10, growth: 2 });
+    f.addMany(keys('c', 200));
+    expect(f.subFilterCount).toBeGreaterThan(1);
+    f.clear();
+    expect(f.subFilterCount).toBe(1);
+    expect(f.size).toBe(0);
+  });
+});
+
+describe('merge', () => {
+  test('filters built from disjoint and overlapping parts answer for every key', () => {
+    for (const overlap of [0, 400]) {
+      using a = new CuckooFilter({ capacity: 5000, fpRate: 0.001 });
+      using b = new CuckooFilter({ capacity: 5000, fpRate: 0.001 });
+      using all = new CuckooFilter({ capacity: 5000, fpRate: 0.001 });
+      const partA = keys('m', 2000);
+      const partB = keys('m', 2000, 2000 - overlap);
+      a.addMany(partA);
+      b.addMany(partB);
+      all.addMany([...partA, ...partB]);
+      a.merge(b);
+      expect(a.size).toBe(all.size);
+      const every = [...partA, ...partB];
+      expect(a.hasMany(every).every(Boolean)).toBe(true);
+      expect(every.map((k) => a.count(k))).toEqual(every.map((k) => all.count(k)));
+      expect(b.size).toBe(2000);
+    }
+  });
+
+  test('a filter made elsewhere (exported, imported) merges like a local one', () => {
+    using a = new CuckooFilter({ capacity: 3000, seed: 5 });
+    using remote = new CuckooFilter({ capacity: 3000, seed: 5 });
+    remote.addMany(keys('r', 1000));
+    using b = CuckooFilter.import(remote.export());
+    a.addMany(keys('l', 1000));
+    a.merge(b);
+    expect(a.hasMany([...keys('l', 1000), ...keys('r', 1000)]).every(Boolean)).toBe(true);
+  });
+
+  test('incompatible filters are refused, naming the difference, and nothing changes', () => {
+    using a = new CuckooFilter({ capacity: 1000, seed: 1 });
+    a.add('x');
+    const before = a.export();
+    const cases: Array<[object, string]> = [
+      [{ capacity: 1000, seed: 2 }, 'different seeds'],
+      [{ capacity: 2000, seed: 1 }, 'different capacities (1000 and 2000)'],
+      [{ capacity: 1000, seed: 1, bucketSize: 2 }, 'different bucket sizes (4 and 2)'],
+      [{ capacity: 1000, seed: 1, fpRate: 0.0001 }, 'different fingerprint bits (13 and 17)'],
+      [{ capacity: 1000, seed: 1, growth: 2 }, 'different growth settings (growth 0 and 2)'],
+    ];
+    for (const [options, message] of cases) {
+      using other = new CuckooFilter(options as never);
+      expect(codeOf(() => a.merge(other))).toBe(`INVALID_ARGUMENT: cannot merge filters with ${message}`);
+    }
+    expect(a.export()).toEqual(before);
+    expect(codeOf(() => a.merge({} as never))).toMatch(/^TypeError: other must be a CuckooFilter/);
+    const gone = new CuckooFilter({ capacity: 1000, seed: 1 });
+    gone.dispose();
+    expect(codeOf(() => a.merge(gone))).toMatch(/^DISPOSED/);
+  });
+
+  test('a merge that does not fit throws CAPACITY_EXCEEDED and leaves the filter as it was', () => {
+    using a = new CuckooFilter({ capacity: 1000 });
+    using b = new CuckooFilter({ capacity: 1000 });
+    a.addMany(keys('a', 700));
+    b.addMany(keys('b', 700));
+    const before = a.export();
+    expect(codeOf(() => a.merge(b))).toMatch(/^CAPACITY_EXCEEDED: the merged fingerprints do not fit/);
+    expect(a.export()).toEqual(before);
+  });
+
+  test('with growth, a merge that does not fit in place takes the other\'s sub-filters', () => {
+    using a = new CuckooFilter({ capacity: 100, growth: 2 });
+    using b = new CuckooFilter({ capacity: 100, growth: 2 });
+    a.addMany(keys('a', 150));
+    b.addMany(keys('b', 1000));
+    a.merge(b);
+    expect(a.size).toBe(1150);
+    expect(a.hasMany([...keys('a', 150), ...keys('b', 1000)]).every(Boolean)).toBe(true);
+    expect(a.subFilterCount).toBeGreaterThan(b.subFilterCount);
+  });
+});
