@@ -131,7 +131,9 @@ export function packChunk(m: CuckooModule, keys: readonly Key[], start: number):
   if (allStrings) {
     // One encodeInto for the whole chunk. The byte count equals the UTF-16 length only when every
     // character is ASCII, and then each key's offset follows from its length.
-    const joined = count === 1 ? (keys[start] as string) : (keys.slice(start, end) as string[]).join('');
+    const joined = count === 1 ? (keys[start] as string)
+      : start === 0 && end === keys.length ? (keys as string[]).join('') // the common one-chunk batch: no copy
+        : (keys.slice(start, end) as string[]).join('');
     const written = encoder.encodeInto(joined, heap.subarray(bytes, bytes + bound)).written;
     if (written === joined.length) {
       let offset = 0;
