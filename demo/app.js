@@ -13,8 +13,13 @@ const state = {
   added: new Map(), // keys inserted through this page and their copies, for the explanations only
   shown: undefined, // the slots as drawn (behind the real table while an insert is being replayed)
   highlight: { candidates: [], slots: new Map(), arrows: [] },
-  player: { steps: [], index: 0, before: undefined, timer: undefined, trace: undefined, key: '' },
+  player: emptyPlayer(),
 };
+
+// The replay of the last insert: its trace, how far it has been shown, and the play timer.
+function emptyPlayer() {
+  return { steps: [], index: 0, timer: undefined, trace: undefined, key: '' };
+}
 
 // --- the filter -------------------------------------------------------------------------------------
 
@@ -72,7 +77,7 @@ function reset(params = readParams()) {
   state.filter = filterWithBuckets(params);
   state.added.clear();
   state.shown = state.filter.slots();
-  state.player = { steps: [], index: 0, before: undefined, timer: undefined, trace: undefined, key: '' };
+  state.player = emptyPlayer();
   clearHighlight();
   say('answer', '');
   say('narration', '');
@@ -317,13 +322,13 @@ function insert(key = currentKey(), { animate = true } = {}) {
   state.shown = state.filter.slots(); // the table before, which the replay starts from
   const trace = state.filter.addTraced(key);
   if (trace.added) state.added.set(key, (state.added.get(key) ?? 0) + 1);
-  state.player = { steps: trace.steps, index: 0, before: state.shown.slice(), timer: undefined, trace, key };
+  state.player = { ...emptyPlayer(), steps: trace.steps, trace, key };
   clearHighlight();
   state.highlight.candidates = [at.index, at.alternateIndex];
   if (trace.steps.length === 0) {
     say('narration', 'Both buckets are full of this very fingerprint: the duplicate limit (2 × slots copies). Nothing changes.');
     say('answer', `"${key}" was not added: duplicate limit.`, 'warning');
-    finishReplayWithoutSteps();
+    state.shown = state.filter.slots();
   } else {
     say('narration', `Candidate buckets: i1 = ${at.index} (green) and i2 = ${at.alternateIndex} (orange). Press Step or Play.`);
     say('answer', trace.added ? `"${key}" inserted (${trace.steps.length} step${trace.steps.length === 1 ? '' : 's'} to replay).`
@@ -333,10 +338,6 @@ function insert(key = currentKey(), { animate = true } = {}) {
   updateCounter();
   if (!animate) settle();
   return trace;
-}
-
-function finishReplayWithoutSteps() {
-  state.shown = state.filter.slots();
 }
 
 function collisionWith(key, at) {
@@ -698,7 +699,7 @@ async function importFile(file) {
   writeParams(state.params);
   state.added.clear();
   state.shown = loaded.slots();
-  state.player = { steps: [], index: 0, before: undefined, timer: undefined, trace: undefined, key: '' };
+  state.player = emptyPlayer();
   clearHighlight();
   updateCounter();
   render();
