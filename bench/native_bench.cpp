@@ -41,6 +41,27 @@ double mops(std::size_t n, double seconds) { return static_cast<double>(n) / sec
 // A sink the optimizer cannot see through, so lookups are not removed.
 volatile std::size_t g_sink;
 
+// Inserts `keys`, looks them up, then looks up `absent`, one call per key.
+struct SingleCalls {
+  std::size_t added = 0, found = 0, false_positives = 0;
+  double insert_s = 0, positive_s = 0, negative_s = 0;
+};
+
+SingleCalls time_single_calls(cuckoo::CuckooFilter& filter, const std::vector<std::uint64_t>& keys,
+                              const std::vector<std::uint64_t>& absent) {
+  SingleCalls r;
+  auto start = Clock::now();
+  for (const auto& k : keys) r.added += filter.add(bytes(k));
+  r.insert_s = seconds_since(start);
+  start = Clock::now();
+  for (const auto& k : keys) r.found += filter.contains(bytes(k));
+  r.positive_s = seconds_since(start);
+  start = Clock::now();
+  for (const auto& k : absent) r.false_positives += filter.contains(bytes(k));
+  r.negative_s = seconds_since(start);
+  return r;
+}
+
 cuckoo::CuckooFilter make(std::uint64_t capacity, unsigned bits, unsigned bucket_size) {
   cuckoo::Options o;
   o.capacity = capacity;
@@ -55,25 +76,14 @@ void throughput_case(const char* name, std::uint64_t capacity, std::size_t items
   const auto keys = random_keys(items, 1);
   const auto absent = random_keys(items, 2);
 
-  auto start = Clock::now();
-  std::size_t added = 0;
-  for (const auto& k : keys) added += filter.add(bytes(k));
-  const double insert_s = seconds_since(start);
-
-  start = Clock::now();
-  std::size_t found = 0;
-  for (const auto& k : keys) found += filter.contains(bytes(k));
-  const double positive_s = seconds_since(start);
-
-  start = Clock::now();
-  std::size_t false_positives = 0;
-  for (const auto& k : absent) false_positives += filter.contains(bytes(k));
-  const double negative_s = seconds_since(start);
+  const SingleCalls single = time_single_calls(filter, keys, absent);
+  const std::size_t added = single.added, found = single.found, false_positives = single.false_positives;
+  const double insert_s = single.insert_s, positive_s = single.positive_s, negative_s = single.negative_s;
 
   const double bits_per_item = static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(capacity);
   const double load = filter.load_factor();
 
-  start = Clock::now();
+  auto start = Clock::now();
   std::size_t removed = 0;
   for (const auto& k : keys) removed += filter.remove(bytes(k));
   const double delete_s = seconds_since(start);
@@ -173,27 +183,16 @@ void growth_case(std::uint64_t initial, std::size_t items) {
     o.fp_rate = 0.001;
     if (grows) o.growth = 2;
     cuckoo::CuckooFilter filter(o);
-    auto start = Clock::now();
-    std::size_t added = 0;
-    for (const auto& k : keys) added += filter.add(bytes(k));
-    const double insert_s = seconds_since(start);
-    start = Clock::now();
-    std::size_t found = 0;
-    for (const auto& k : keys) found += filter.contains(bytes(k));
-    const double positive_s = seconds_since(start);
-    start = Clock::now();
-    std::size_t false_positives = 0;
-    for (const auto& k : absent) false_positives += filter.contains(bytes(k));
-    const double negative_s = seconds_since(start);
-    g_sink = found;
+    const SingleCalls r = time_single_calls(filter, keys, absent);
+    g_sink = r.found;
     std::printf(
         "{\"bench\":\"native\",\"case\":\"%s\",\"initial_capacity\":%llu,\"items\":%zu,\"added\":%zu,"
         "\"sub_filters\":%zu,\"insert_mops\":%.2f,\"lookup_positive_mops\":%.2f,\"lookup_negative_mops\":%.2f,"
         "\"bits_per_item\":%.3f,\"fpr\":%.6f,\"expected_fpr\":%.6f}\n",
         grows ? "growth_x2_from_initial" : "sized_right_from_the_start", static_cast<unsigned long long>(o.capacity),
-        items, added, filter.sub_filter_count(), mops(items, insert_s), mops(items, positive_s), mops(items, negative_s),
-        static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(items),
-        static_cast<double>(false_positives) / static_cast<double>(items), filter.expected_fp_rate());
+        items, r.added, filter.sub_filter_count(), mops(items, r.insert_s), mops(items, r.positive_s),
+        mops(items, r.negative_s), static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(items),
+        static_cast<double>(r.false_positives) / static_cast<double>(items), filter.expected_fp_rate());
     std::fflush(stdout);
   }
 }

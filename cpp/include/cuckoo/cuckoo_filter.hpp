@@ -293,13 +293,7 @@ class CuckooFilter {
       at = format::kHeaderSize + head_.table.byte_length();
     } else {
       using namespace format;
-      for (unsigned i = 0; i < 4; ++i) out[i] = kMagic[i];
-      put_le(out + offset::version, kVersionChained, 2);
-      put_le(out + offset::bucket_size, layout_.bucket_size, 1);
-      put_le(out + offset::fingerprint_bits, head_.fingerprint_bits, 1);
-      put_le(out + offset::max_kicks, layout_.max_kicks, 4);
-      put_le(out + offset::flags, 0, 4);
-      put_le(out + offset::seed, layout_.seed, 8);
+      write_common_header(out, kVersionChained, layout_);
       put_le(out + chain_offset::growth, layout_.growth, 1);
       put_le(out + chain_offset::max_sub_filters, layout_.max_sub_filters, 1);
       put_le(out + chain_offset::sub_filters, sub_filter_count(), 2);

@@ -107,14 +107,20 @@ inline void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes) noexc
   return hash_bytes(data, length, 0);
 }
 
-inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t item_count) noexcept {
+// Bytes 0-23, the same in both versions.
+inline void write_common_header(std::uint8_t* out, std::uint16_t version, const Layout& layout) noexcept {
   for (unsigned i = 0; i < 4; ++i) out[offset::magic + i] = kMagic[i];
-  put_le(out + offset::version, kVersion, 2);
+  put_le(out + offset::version, version, 2);
   put_le(out + offset::bucket_size, layout.bucket_size, 1);
   put_le(out + offset::fingerprint_bits, layout.fingerprint_bits, 1);
   put_le(out + offset::max_kicks, layout.max_kicks, 4);
   put_le(out + offset::flags, 0, 4);
   put_le(out + offset::seed, layout.seed, 8);
+}
+
+// The version 1 header (bytes 24-55 follow the common part).
+inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t item_count) noexcept {
+  write_common_header(out, kVersion, layout);
   put_le(out + offset::capacity, layout.capacity, 8);
   put_le(out + offset::num_buckets, layout.num_buckets, 8);
   put_le(out + offset::item_count, item_count, 8);
@@ -123,6 +129,32 @@ inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t 
 }
 
 inline Status bad_format(std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); }
+
+struct CommonFields {
+  unsigned bucket_size;
+  unsigned fingerprint_bits;
+  unsigned max_kicks;
+  std::uint64_t seed;
+};
+
+// Checks bytes 12-23 (the same in both versions; the caller has checked the length).
+[[nodiscard]] inline Status read_common_header(const std::uint8_t* p, std::uint64_t version, CommonFields& out) {
+  const auto flags = get_le(p + offset::flags, 4);
+  if (flags != 0)
+    return bad_format("unknown flags " + std::to_string(flags) + " (version " + std::to_string(version) + " has none)");
+  const auto bucket_size = get_le(p + offset::bucket_size, 1);
+  if (!detail::valid_bucket_size(bucket_size))
+    return bad_format("bucket size " + std::to_string(bucket_size) + " is not 2, 4 or 8");
+  const auto bits = get_le(p + offset::fingerprint_bits, 1);
+  if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits)
+    return bad_format("fingerprint bits " + std::to_string(bits) + " is not from 4 to 32");
+  const auto max_kicks = get_le(p + offset::max_kicks, 4);
+  if (max_kicks > kMaxKicksLimit)
+    return bad_format("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
+  out = CommonFields{static_cast<unsigned>(bucket_size), static_cast<unsigned>(bits), static_cast<unsigned>(max_kicks),
+                     get_le(p + offset::seed, 8)};
+  return {};
+}
 
 [[nodiscard]] inline Status read_v1(std::span<const std::uint8_t> bytes, Layout& layout,
                                     std::vector<SegmentInfo>& segments);
@@ -154,17 +186,10 @@ inline Status bad_format(std::string message) { return Status::error(ErrorCode::
   const auto bad = bad_format;
   const std::size_t n = bytes.size();
   const std::uint8_t* p = bytes.data();
-  const auto flags = get_le(p + offset::flags, 4);
-  if (flags != 0) return bad("unknown flags " + std::to_string(flags) + " (version 1 has none)");
-  const auto bucket_size = get_le(p + offset::bucket_size, 1);
-  if (!detail::valid_bucket_size(bucket_size))
-    return bad("bucket size " + std::to_string(bucket_size) + " is not 2, 4 or 8");
-  const auto bits = get_le(p + offset::fingerprint_bits, 1);
-  if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits)
-    return bad("fingerprint bits " + std::to_string(bits) + " is not from 4 to 32");
-  const auto max_kicks = get_le(p + offset::max_kicks, 4);
-  if (max_kicks > kMaxKicksLimit)
-    return bad("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
+  CommonFields common;
+  if (Status s = read_common_header(p, kVersion, common); !s.ok()) return s;
+  const auto bucket_size = common.bucket_size;
+  const auto bits = common.fingerprint_bits;
   const auto capacity = get_le(p + offset::capacity, 8);
   if (capacity == 0 || capacity > detail::kMaxCapacity)
     return bad("capacity " + std::to_string(capacity) + " is out of range");
@@ -192,8 +217,7 @@ inline Status bad_format(std::string message) { return Status::error(ErrorCode::
     return bad("item count " + std::to_string(items) + " exceeds the " + std::to_string(buckets * bucket_size) +
                " slots");
 
-  layout = Layout{capacity, buckets, static_cast<unsigned>(bucket_size), static_cast<unsigned>(bits),
-                  static_cast<unsigned>(max_kicks), get_le(p + offset::seed, 8), 0, 1};
+  layout = Layout{capacity, buckets, bucket_size, bits, common.max_kicks, common.seed, 0, 1};
   segments.assign(1, SegmentInfo{capacity, buckets, static_cast<unsigned>(bits), items, kHeaderSize,
                                  static_cast<std::size_t>(expected_table)});
   return {};
@@ -207,17 +231,11 @@ inline Status bad_format(std::string message) { return Status::error(ErrorCode::
   if (n < kChainHeaderSize + kSegmentHeaderSize + kChecksumSize)
     return bad("truncated: " + std::to_string(n) + " bytes, but a version 2 export is at least " +
                std::to_string(kChainHeaderSize + kSegmentHeaderSize + kChecksumSize));
-  if (get_le(p + offset::flags, 4) != 0) return bad("unknown flags (version 2 has none)");
+  CommonFields common;
+  if (Status s = read_common_header(p, kVersionChained, common); !s.ok()) return s;
   if (get_le(p + chain_offset::reserved, 4) != 0) return bad("reserved bytes 28-31 are not zero");
-  const auto bucket_size = get_le(p + offset::bucket_size, 1);
-  if (!detail::valid_bucket_size(bucket_size))
-    return bad("bucket size " + std::to_string(bucket_size) + " is not 2, 4 or 8");
-  const auto bits = get_le(p + offset::fingerprint_bits, 1);
-  if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits)
-    return bad("fingerprint bits " + std::to_string(bits) + " is not from 4 to 32");
-  const auto max_kicks = get_le(p + offset::max_kicks, 4);
-  if (max_kicks > kMaxKicksLimit)
-    return bad("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
+  const auto bucket_size = common.bucket_size;
+  const auto bits = common.fingerprint_bits;
   const auto growth = get_le(p + chain_offset::growth, 1);
   if (growth < 2 || growth > kMaxGrowth) return bad("growth " + std::to_string(growth) + " is not from 2 to 16");
   const auto max_sub = get_le(p + chain_offset::max_sub_filters, 1);
@@ -266,8 +284,7 @@ inline Status bad_format(std::string message) { return Status::error(ErrorCode::
     return bad("trailing data: " + std::to_string(n - at - kChecksumSize) + " bytes after the last sub-filter");
   if (checksum(p, at) != get_le(p + at, 8)) return bad("checksum mismatch: the data is corrupted");
 
-  layout = Layout{found[0].capacity, found[0].num_buckets, static_cast<unsigned>(bucket_size),
-                  static_cast<unsigned>(bits), static_cast<unsigned>(max_kicks), get_le(p + offset::seed, 8),
+  layout = Layout{found[0].capacity, found[0].num_buckets, bucket_size, bits, common.max_kicks, common.seed,
                   static_cast<unsigned>(growth), static_cast<unsigned>(max_sub)};
   segments = std::move(found);
   return {};
