@@ -285,7 +285,9 @@ export class CuckooFilter {
 
   /**
    * Removes one copy of the key. Only delete keys you added: deleting a key that was never added may
-   * remove another key's identical fingerprint, and that key would then be reported absent.
+   * remove another key's identical fingerprint, and that key would then be reported absent. In a filter
+   * that has grown, even deleting an added key has that risk, at about the false-positive rate
+   * (docs/GROWTH.md).
    */
   delete(key: Key): boolean {
     const h = this.live();
