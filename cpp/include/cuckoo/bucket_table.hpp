@@ -57,6 +57,7 @@ class BucketTable {
     // byte fit. Bucket starts are multiples of gcd(bucket_bits, 8) bits, so that offset is at most
     // 8 - gcd(bucket_bits, 8).
     fits_word_ = bucket_bits_ + (8 - std::gcd(bucket_bits_, 8u)) <= 64;
+    bucket_bytes_ = fits_word_ && bucket_bits_ % 8 == 0 ? bucket_bits_ / 8 : 0;
     if (fits_word_) {
       bucket_mask_ = bucket_bits_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bucket_bits_) - 1;
       low_bits_ = 0;
@@ -181,6 +182,8 @@ class BucketTable {
   };
 
   [[nodiscard]] std::uint64_t bucket_word(std::uint64_t bucket) const noexcept {
+    // Buckets of whole bytes (b = 4 with even f, b = 8) start on a byte: no shift needed.
+    if (bucket_bytes_ != 0) return load64(data_.get() + bucket * bucket_bytes_) & bucket_mask_;
     const std::uint64_t bit = bucket * bucket_bits_;
     return (load64(data_.get() + bit / 8) >> (bit % 8)) & bucket_mask_;
   }
@@ -208,6 +211,7 @@ class BucketTable {
   unsigned bits_ = 0;
   unsigned bucket_bits_ = 0;
   unsigned slot_reciprocal_ = 0;
+  unsigned bucket_bytes_ = 0;  // bytes per bucket when that is whole and fits a load, else 0
   bool fits_word_ = false;
 };
 
