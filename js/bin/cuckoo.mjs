@@ -226,14 +226,17 @@ function makeProgress(options, totalBytes, what) {
       const eta = fraction > 0 ? Math.round(seconds / fraction - seconds) : 0;
       text += `, ${(fraction * 100).toFixed(1)}%, ETA ${eta}s`;
     }
-    process.stderr.write(`\r${text}\x1b[K${final ? '\n' : ''}`);
+    // On a terminal the line redraws in place; elsewhere (--progress into a log) plain lines.
+    if (process.stderr.isTTY) process.stderr.write(`\r${text}\x1b[K${final ? '\n' : ''}`);
+    else process.stderr.write(`${text}\n`);
   };
+  const interval = process.stderr.isTTY ? 200 : 1000;
   return {
     bytes(n) { bytes += n; },
     lines(n) { lines += n; },
     tick() {
       const now = Date.now();
-      if (now - last > 200) { last = now; draw(false); }
+      if (now - last > interval) { last = now; draw(false); }
     },
     done() { draw(true); },
   };

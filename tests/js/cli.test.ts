@@ -96,6 +96,15 @@ describe('dedup', () => {
     expect(stderr).toMatch(/expected unique lines wrongly dropped as false positives: at most [0-9.e-]+/);
   });
 
+  test('--progress shows lines/s, percent and ETA on standard error; --no-progress nothing', () => {
+    const file = generate('progress.txt', 50_000, 10_000, 6);
+    const { code, stderr, stdout } = run(['dedup', '--progress', file]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/cuckoo: [\d,]+ lines, [\d,]+ lines\/s, 100\.0%, ETA 0s\n$/);
+    expect(stdout.equals(awkDedup(file))).toBe(true);
+    expect(run(['dedup', '--no-progress', file]).stderr).toBe('');
+  });
+
   test('-o writes to a file', () => {
     const out = join(dir, 'out.txt');
     expect(run(['dedup', '-o', out], 'q\nq\nr\n').code).toBe(0);
