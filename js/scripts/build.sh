@@ -17,8 +17,15 @@ cmake --build build/wasm -j "$jobs"
 
 echo "[build] TypeScript package"
 rm -rf js/dist
+# The shipped JavaScript without comments (package size); the declarations keep the documentation.
 npx tsc -p js/tsconfig.esm.json
 npx tsc -p js/tsconfig.cjs.json
+npx tsc -p js/tsconfig.types.json
+# The command-line tool ships from js/dist/bin, next to the library it imports; js/bin holds its source.
+mkdir -p js/dist/bin
+sed "s|from '../dist/esm/index.js'|from '../esm/index.js'|" js/bin/cuckoo.mjs > js/dist/bin/cuckoo.mjs
+node js/scripts/minify.mjs js/generated/cuckoo_wasm.mjs js/dist/esm/*.js js/dist/cjs/*.js js/dist/bin/cuckoo.mjs
+chmod +x js/dist/bin/cuckoo.mjs
 mkdir -p js/dist/generated
 cp js/generated/cuckoo_wasm.mjs js/generated/cuckoo_wasm.d.mts js/dist/generated/
 echo '{ "type": "module" }' > js/dist/esm/package.json

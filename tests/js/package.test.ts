@@ -1,5 +1,6 @@
 // The published artefact: `npm pack`, installed into an empty project, used from ESM and CommonJS.
 import { execFileSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,8 +46,17 @@ test('the tarball holds the built package and nothing else of the repo', () => {
   expect(listing).toEqual(expect.arrayContaining([
     'package/package.json', 'package/js/dist/esm/index.js', 'package/js/dist/cjs/index.js',
     'package/js/dist/types/index.d.ts', 'package/js/dist/generated/cuckoo_wasm.mjs', 'package/README.md',
+    'package/js/dist/bin/cuckoo.mjs',
   ]));
   expect(listing.filter((p) => p.startsWith('package/cpp/') || p.startsWith('package/tests/'))).toEqual([]);
+});
+
+test('stays within its size budget: all JavaScript, wasm included, at most 60 KB gzipped', () => {
+  const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter((p) => /\.(c|m)?js$/.test(p));
+  const code = Buffer.concat(listing.map((p) => execFileSync('tar', ['-xzOf', tarball, p])));
+  const gzipped = gzipSync(code, { level: 9 }).length;
+  expect(listing.length).toBeGreaterThanOrEqual(10);
+  expect(gzipped).toBeLessThanOrEqual(60_000);
 });
 
 test('works from an ES module', () => {

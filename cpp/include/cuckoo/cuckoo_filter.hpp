@@ -348,7 +348,7 @@ class CuckooFilter {
     return s.table.allocate(buckets, bucket_size, bits);
   }
 
-  [[nodiscard]] static Status make_from_layout(const Layout& layout, std::optional<CuckooFilter>& out) {
+  [[nodiscard]] CUCKOO_COLD static Status make_from_layout(const Layout& layout, std::optional<CuckooFilter>& out) {
     CuckooFilter filter;
     filter.layout_ = layout;
     if (!allocate_segment(filter.head_, layout.capacity, layout.num_buckets, layout.fingerprint_bits, layout.bucket_size))
@@ -371,7 +371,8 @@ class CuckooFilter {
   [[nodiscard]] static double segment_miss_probability(const Segment& s) noexcept {
     const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(s.fingerprint_bits)) - 1.0);
     const double load = static_cast<double>(s.size) / static_cast<double>(s.num_buckets * s.table.bucket_size());
-    return std::pow(1.0 - per_slot, 2.0 * s.table.bucket_size() * load);
+    // (1 - p)^x as exp(x * log1p(-p)): the same value, accurate for tiny p, and without pow's code.
+    return std::exp(2.0 * s.table.bucket_size() * load * std::log1p(-per_slot));
   }
 
   [[nodiscard]] static Location locate_in(const Segment& s, std::uint64_t hash) noexcept {
@@ -453,8 +454,11 @@ class CuckooFilter {
   }
 
   InsertOutcome insert_traced(Segment& s, const Location& at) {
-    return trace_ != nullptr ? insert<true>(s, at) : insert<false>(s, at);
+    return trace_ != nullptr ? insert_recording(s, at) : insert<false>(s, at);
   }
+
+  // Inserts while recording a trace: for teaching and tests, so compiled for size.
+  CUCKOO_COLD InsertOutcome insert_recording(Segment& s, const Location& at) { return insert<true>(s, at); }
 
   // Keys packed back to back: key i is bytes[offsets[i], offsets[i+1]).
   template <class Op>
@@ -570,7 +574,7 @@ class CuckooFilter {
   mutable std::uint8_t prefetch_sink_ = 0;
 };
 
-inline Status CuckooFilter::merge(const CuckooFilter& other) {
+CUCKOO_COLD inline Status CuckooFilter::merge(const CuckooFilter& other) {
   const auto incompatible = [](const std::string& what) {
     return Status::error(ErrorCode::invalid_argument, "cannot merge filters with different " + what);
   };
@@ -643,17 +647,20 @@ inline Status CuckooFilter::merge(const CuckooFilter& other) {
   trace_ = saved_trace;
   if (!status.ok()) return status;
   // Smallest first, so that new keys and growth continue from the largest sub-filter. The first keeps
-  // its place: it is the filter's shape (layout_).
-  std::stable_sort(work.begin() + 1, work.end(), [](const Segment& x, const Segment& y) {
+  // its place: it is the filter's shape (layout_). A stable insertion sort: at most 32 entries, and
+  // std::stable_sort would add kilobytes to the wasm module.
+  const auto before = [](const Segment& x, const Segment& y) {
     return x.capacity < y.capacity || (x.capacity == y.capacity && x.fingerprint_bits < y.fingerprint_bits);
-  });
+  };
+  for (std::size_t i = 2; i < work.size(); ++i)
+    for (std::size_t j = i; j > 1 && before(work[j], work[j - 1]); --j) std::swap(work[j], work[j - 1]);
   head_ = std::move(work.front());
   tail_.clear();
   for (std::size_t i = 1; i < work.size(); ++i) tail_.push_back(std::move(work[i]));
   return {};
 }
 
-inline Status CuckooFilter::parse(std::span<const std::uint8_t> bytes, std::optional<CuckooFilter>& out) {
+CUCKOO_COLD inline Status CuckooFilter::parse(std::span<const std::uint8_t> bytes, std::optional<CuckooFilter>& out) {
   Layout layout;
   std::vector<format::SegmentInfo> segments;
   if (Status s = format::read_export(bytes, layout, segments); !s.ok()) return s;

@@ -128,7 +128,7 @@ inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t 
          table_bytes(layout.num_buckets, layout.bucket_size, layout.fingerprint_bits), 8);
 }
 
-inline Status bad_format(std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); }
+CUCKOO_COLD inline Status bad_format(std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); }
 
 struct CommonFields {
   unsigned bucket_size;
@@ -138,7 +138,7 @@ struct CommonFields {
 };
 
 // Checks bytes 12-23 (the same in both versions; the caller has checked the length).
-[[nodiscard]] inline Status read_common_header(const std::uint8_t* p, std::uint64_t version, CommonFields& out) {
+[[nodiscard]] CUCKOO_COLD inline Status read_common_header(const std::uint8_t* p, std::uint64_t version, CommonFields& out) {
   const auto flags = get_le(p + offset::flags, 4);
   if (flags != 0)
     return bad_format("unknown flags " + std::to_string(flags) + " (version " + std::to_string(version) + " has none)");
@@ -163,7 +163,7 @@ struct CommonFields {
 
 // Validates everything that can be checked without looking inside the tables: every header field, every
 // length against the bytes actually present, and the checksum. Reads nothing out of bounds.
-[[nodiscard]] inline Status read_export(std::span<const std::uint8_t> bytes, Layout& layout,
+[[nodiscard]] CUCKOO_COLD inline Status read_export(std::span<const std::uint8_t> bytes, Layout& layout,
                                         std::vector<SegmentInfo>& segments) {
   const std::size_t n = bytes.size();
   const std::uint8_t* p = bytes.data();
@@ -181,8 +181,8 @@ struct CommonFields {
                     " (this library reads versions 1 and 2)");
 }
 
-[[nodiscard]] inline Status read_v1(std::span<const std::uint8_t> bytes, Layout& layout,
-                                    std::vector<SegmentInfo>& segments) {
+[[nodiscard]] CUCKOO_COLD inline Status read_v1(std::span<const std::uint8_t> bytes, Layout& layout,
+                                               std::vector<SegmentInfo>& segments) {
   const auto bad = bad_format;
   const std::size_t n = bytes.size();
   const std::uint8_t* p = bytes.data();
@@ -223,8 +223,8 @@ struct CommonFields {
   return {};
 }
 
-[[nodiscard]] inline Status read_v2(std::span<const std::uint8_t> bytes, Layout& layout,
-                                    std::vector<SegmentInfo>& segments) {
+[[nodiscard]] CUCKOO_COLD inline Status read_v2(std::span<const std::uint8_t> bytes, Layout& layout,
+                                               std::vector<SegmentInfo>& segments) {
   const auto bad = bad_format;
   const std::size_t n = bytes.size();
   const std::uint8_t* p = bytes.data();

@@ -9,6 +9,16 @@
 
 #include "hashing.hpp"
 
+// Marks code that runs once per filter (option checks, export reading, merge), not per key: compiled for
+// size, so that the wasm module stays small while the per-key paths keep -O3.
+#if defined(__clang__)
+#define CUCKOO_COLD [[gnu::cold]] __attribute__((minsize))
+#elif defined(__GNUC__)
+#define CUCKOO_COLD [[gnu::cold]]
+#else
+#define CUCKOO_COLD
+#endif
+
 namespace cuckoo {
 inline namespace v1 {
 
@@ -97,7 +107,7 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
 }  // namespace detail
 
 // Validates `options` and computes the table shape. On error, `layout` is untouched.
-[[nodiscard]] inline Status resolve_layout(const Options& options, Layout& layout) {
+[[nodiscard]] CUCKOO_COLD inline Status resolve_layout(const Options& options, Layout& layout) {
   const auto invalid = [](std::string message) {
     return Status::error(ErrorCode::invalid_argument, std::move(message));
   };
