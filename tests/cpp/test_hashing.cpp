@@ -16,6 +16,43 @@ TEST_CASE("hash_bytes is XXH3-64 with the seed", "[hashing]") {
   CHECK(hash_bytes("abc", 3, 7) == hash_bytes("abc", 3, 7));
 }
 
+TEST_CASE("KeyHasher equals hash_bytes for every length and seed", "[hashing]") {
+  // KeyHasher re-implements XXH3's short-key paths with precomputed seed constants; any difference
+  // would change every filter's layout, so compare it with the library on all short lengths (each path
+  // and each boundary: 0, 1-3, 4-8, 9-16, and the library fallback above 16), at unaligned offsets, with
+  // seeds whose halves exercise the 4-8 byte path's byte swap and the borrow of its subtraction.
+  SplitMix64 rng{2024};
+  std::array<std::uint8_t, 64> buffer{};
+  const std::uint64_t seeds[] = {0, 1, kDefaultSeed, 0xFFFFFFFFFFFFFFFFull, 0x00000000FFFFFFFFull,
+                                 0xFFFFFFFF00000000ull, 0x0123456789ABCDEFull};
+  std::size_t mismatches = 0, compared = 0;
+  for (std::uint64_t seed : seeds) {
+    for (int extra = 0; extra < 40; ++extra) {
+      const std::uint64_t s = extra == 0 ? seed : rng.next();
+      const KeyHasher hasher(s);
+      CHECK(hasher.seed() == s);
+      for (std::size_t length = 0; length <= 40; ++length) {
+        for (std::size_t offset = 0; offset < 3; ++offset) {
+          for (auto& byte : buffer) byte = static_cast<std::uint8_t>(rng.next());
+          const std::uint8_t* key = buffer.data() + offset;
+          mismatches += hasher(key, length) != hash_bytes(key, length, s);
+          ++compared;
+        }
+      }
+    }
+  }
+  CHECK(compared == 7u * 40u * 41u * 3u);
+  CHECK(mismatches == 0);
+  // All-ones and all-zero keys push the 9-16 byte path's 128-bit product to its extremes.
+  const KeyHasher hasher(kDefaultSeed);
+  std::array<std::uint8_t, 16> ones{}, zeros{};
+  ones.fill(0xFF);
+  for (std::size_t length = 0; length <= 16; ++length) {
+    CHECK(hasher(ones.data(), length) == hash_bytes(ones.data(), length, kDefaultSeed));
+    CHECK(hasher(zeros.data(), length) == hash_bytes(zeros.data(), length, kDefaultSeed));
+  }
+}
+
 TEST_CASE("reduce32 maps onto [0, n) proportionally", "[hashing]") {
   const std::uint64_t sizes[] = {1, 2, 3, 1000, 0xFFFFFFFE};
   for (std::uint64_t n : sizes) {

@@ -119,7 +119,7 @@ class CuckooFilter {
 
   // The same operations on a hash from hash_of(); lets callers that hash in bulk skip re-hashing.
   [[nodiscard]] std::uint64_t hash_of(const void* data, std::size_t length) const noexcept {
-    return hash_bytes(data, length, layout_.seed);
+    return hasher_(data, length);
   }
   bool add_hash(std::uint64_t hash) { return add_located(locate_hash(hash)); }
   [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept { return contains_located(locate_hash(hash)); }
@@ -351,6 +351,7 @@ class CuckooFilter {
   [[nodiscard]] CUCKOO_COLD static Status make_from_layout(const Layout& layout, std::optional<CuckooFilter>& out) {
     CuckooFilter filter;
     filter.layout_ = layout;
+    filter.hasher_ = KeyHasher(layout.seed);
     if (!allocate_segment(filter.head_, layout.capacity, layout.num_buckets, layout.fingerprint_bits, layout.bucket_size))
       return Status::error(ErrorCode::out_of_memory,
                            "cannot allocate " +
@@ -564,6 +565,7 @@ class CuckooFilter {
     return {};
   }
 
+  KeyHasher hasher_;  // hashes keys with layout_.seed
   Layout layout_;  // the options; capacity, num_buckets and fingerprint_bits are the first sub-filter's
   Segment head_;   // the first sub-filter (invariant: its shape is layout_'s)
   std::vector<Segment> tail_;   // sub-filters chained by growth, oldest first

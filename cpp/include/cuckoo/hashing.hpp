@@ -26,6 +26,115 @@ inline constexpr std::uint64_t kMaxBuckets = 0xFFFFFFFEull;
   return XXH3_64bits_withSeed(data, length, seed);
 }
 
+// hash_bytes for one fixed seed, faster on the short keys that dominate real use (ids, names, 8-byte
+// integers). XXH3 hashes keys of up to 16 bytes with a few loads, one or two multiplies and constants
+// that depend only on the seed; the library recomputes those constants and dispatches through a large
+// out-of-line function on every call. KeyHasher computes them once and inlines the short paths.
+// Invariant: (*this)(data, n) == hash_bytes(data, n, seed) for every input (tests/cpp/test_hashing.cpp
+// compares all lengths 0..40 over many seeds), so the export format and the golden vectors do not change.
+class KeyHasher {
+ public:
+  KeyHasher() noexcept : KeyHasher(kDefaultSeed) {}
+  explicit KeyHasher(std::uint64_t seed) noexcept : seed_(seed) {
+    const auto* secret = XXH3_kSecret;
+    empty_hash_ = XXH3_64bits_withSeed(nullptr, 0, seed);
+    flip_1to3_ = (load32(secret) ^ load32(secret + 4)) + seed;
+    const std::uint64_t seed_4to8 = seed ^ (std::uint64_t{byteswap32(static_cast<std::uint32_t>(seed))} << 32);
+    flip_4to8_ = (load64(secret + 8) ^ load64(secret + 16)) - seed_4to8;
+    flip_9to16_low_ = (load64(secret + 24) ^ load64(secret + 32)) + seed;
+    flip_9to16_high_ = (load64(secret + 40) ^ load64(secret + 48)) - seed;
+  }
+
+  [[nodiscard]] std::uint64_t operator()(const void* data, std::size_t length) const noexcept {
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    if (length > 16 || !kLittleEndian) return XXH3_64bits_withSeed(data, length, seed_);
+    if (length > 8) {
+      const std::uint64_t low = load64(p) ^ flip_9to16_low_;
+      const std::uint64_t high = load64(p + length - 8) ^ flip_9to16_high_;
+      return avalanche(length + byteswap64(low) + high + multiply_fold64(low, high));
+    }
+    if (length >= 4) {
+      const std::uint64_t joined = load32(p + length - 4) + (std::uint64_t{load32(p)} << 32);
+      return rrmxmx(joined ^ flip_4to8_, length);
+    }
+    if (length > 0) {
+      const std::uint32_t combined = (std::uint32_t{p[0]} << 16) | (std::uint32_t{p[length >> 1]} << 24) |
+                                     std::uint32_t{p[length - 1]} | (static_cast<std::uint32_t>(length) << 8);
+      return xxh64_avalanche(combined ^ flip_1to3_);
+    }
+    return empty_hash_;
+  }
+
+  [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+
+ private:
+  // Both targets (x86-64, wasm32) are little-endian; elsewhere the loads below would need swapping, so
+  // every call goes to the library instead.
+  static constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
+  static std::uint32_t load32(const std::uint8_t* p) noexcept {
+    std::uint32_t v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static std::uint64_t load64(const std::uint8_t* p) noexcept {
+    std::uint64_t v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static constexpr std::uint32_t byteswap32(std::uint32_t x) noexcept { return __builtin_bswap32(x); }
+  static constexpr std::uint64_t byteswap64(std::uint64_t x) noexcept { return __builtin_bswap64(x); }
+  static constexpr std::uint64_t rotl64(std::uint64_t x, int r) noexcept { return (x << r) | (x >> (64 - r)); }
+
+  // The low and high halves of the 128-bit product, XORed. wasm32 has no 64x64->128 multiply and the
+  // compiler's __int128 fallback is a library call, so there it is built from four 32x32->64 products.
+  static std::uint64_t multiply_fold64(std::uint64_t a, std::uint64_t b) noexcept {
+#if defined(__SIZEOF_INT128__) && !defined(__wasm__)
+    __extension__ typedef unsigned __int128 uint128;  // __extension__: a GNU type, fine under -pedantic
+    const uint128 product = static_cast<uint128>(a) * b;
+    return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+#else
+    const std::uint64_t a_low = a & 0xFFFFFFFFu, a_high = a >> 32;
+    const std::uint64_t b_low = b & 0xFFFFFFFFu, b_high = b >> 32;
+    const std::uint64_t low_low = a_low * b_low;
+    const std::uint64_t high_low = a_high * b_low;
+    const std::uint64_t low_high = a_low * b_high;
+    const std::uint64_t high_high = a_high * b_high;
+    // The middle column cannot overflow: at most (2^32-1)^2 + 2 (2^32-1) = 2^64 - 1.
+    const std::uint64_t cross = (low_low >> 32) + (high_low & 0xFFFFFFFFu) + low_high;
+    const std::uint64_t high = (high_low >> 32) + (cross >> 32) + high_high;
+    const std::uint64_t low = (cross << 32) | (low_low & 0xFFFFFFFFu);
+    return low ^ high;
+#endif
+  }
+  static std::uint64_t avalanche(std::uint64_t h) noexcept {
+    h ^= h >> 37;
+    h *= 0x165667919E3779F9ull;
+    return h ^ (h >> 32);
+  }
+  static std::uint64_t rrmxmx(std::uint64_t h, std::uint64_t length) noexcept {
+    h ^= rotl64(h, 49) ^ rotl64(h, 24);
+    h *= 0x9FB21C651E98DF25ull;
+    h ^= (h >> 35) + length;
+    h *= 0x9FB21C651E98DF25ull;
+    return h ^ (h >> 28);
+  }
+  static std::uint64_t xxh64_avalanche(std::uint64_t h) noexcept {
+    h ^= h >> 33;
+    h *= 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    h *= 0x165667B19E3779F9ull;
+    return h ^ (h >> 32);
+  }
+
+  std::uint64_t seed_;
+  std::uint64_t empty_hash_;
+  std::uint64_t flip_1to3_;
+  std::uint64_t flip_4to8_;
+  std::uint64_t flip_9to16_low_;
+  std::uint64_t flip_9to16_high_;
+};
+
 // Lemire's multiply-shift range reduction: maps a uniform 32-bit value onto [0, n) without a division
 // and without requiring n to be a power of two (this is what makes exact sizing possible).
 [[nodiscard]] constexpr std::uint32_t reduce32(std::uint32_t value, std::uint64_t n) noexcept {
