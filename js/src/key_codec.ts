@@ -100,25 +100,65 @@ export interface PackedBatch {
 const CHUNK_KEYS = 4096;
 const CHUNK_BYTES = 1 << 20;
 
+// Offsets of the chunk being packed, computed in the same pass that checks the keys' types, then
+// copied into the heap in one call (the heap's address is only known once the chunk's size is).
+const chunkOffsets = new Uint32Array(CHUNK_KEYS + 1);
+
 /**
  * Packs keys[start, end) (or fewer: the chunk ends early past CHUNK_BYTES) into the scratch area and
  * returns where. Every key's type is checked before anything is written, so a bad key in a batch throws
  * before the chunk changes the filter.
  */
 export function packChunk(m: CuckooModule, keys: readonly Key[], start: number): PackedBatch {
-  let end = start;
-  let bound = 0; // an upper bound of the chunk's bytes
-  let allStrings = true;
+  // Common case first: every key a string. One pass checks the types and records each key's end as if
+  // every character were one byte, which holds when the chunk is ASCII; one join and one encodeInto then
+  // write the whole chunk. (Concatenating with += in the same pass is as fast in a small heap, but its
+  // rope of 4096 cons cells per chunk quadruples the garbage, and scavenges in a large heap cost more.)
   const last = Math.min(keys.length, start + CHUNK_KEYS);
+  const charLimit = CHUNK_BYTES / 3;
+  let chars = 0;
+  let end = start;
+  while (end < last && (end === start || chars < charLimit)) {
+    const key = keys[end];
+    if (typeof key !== 'string') break;
+    chars += key.length;
+    end++;
+    chunkOffsets[end - start] = chars;
+  }
+  if (end === last || chars >= charLimit) {
+    const count = end - start;
+    const joined = count === 1 ? (keys[start] as string)
+      : count === keys.length ? (keys as string[]).join('') // the common one-chunk batch: no copy of the array
+        : (keys.slice(start, end) as string[]).join('');
+    const offsetsBytes = (count + 1) * 4;
+    const bound = chars * 3; // UTF-8 needs at most 3 bytes per UTF-16 unit
+    const base = ensureScratch(m, offsetsBytes + count + bound);
+    const results = base + offsetsBytes;
+    const bytes = results + count;
+    const heap = m.HEAPU8;
+    const written = encoder.encodeInto(joined, heap.subarray(bytes, bytes + bound)).written;
+    if (written === chars) {
+      chunkOffsets[0] = 0;
+      new Uint32Array(heap.buffer, base, count + 1).set(chunkOffsets.subarray(0, count + 1));
+      return { offsets: base, results, bytes, count };
+    }
+    return packEach(m, keys, start, end, bound);
+  }
+  // A Uint8Array (or a bad key) in the chunk: size it key by key.
+  end = start;
+  let bound = 0; // an upper bound of the chunk's bytes
   while (end < last && (end === start || bound < CHUNK_BYTES)) {
     const key = keys[end];
     if (typeof key === 'string') bound += key.length * 3;
-    else if (key instanceof Uint8Array) {
-      bound += key.length;
-      allStrings = false;
-    } else throw keyTypeError(key);
+    else if (key instanceof Uint8Array) bound += key.length;
+    else throw keyTypeError(key);
     end++;
   }
+  return packEach(m, keys, start, end, bound);
+}
+
+/** Packs keys[start, end), whose bytes are at most `bound`, one key at a time. */
+function packEach(m: CuckooModule, keys: readonly Key[], start: number, end: number, bound: number): PackedBatch {
   const count = end - start;
   const offsetsBytes = (count + 1) * 4;
   const base = ensureScratch(m, offsetsBytes + count + bound);
@@ -127,23 +167,6 @@ export function packChunk(m: CuckooModule, keys: readonly Key[], start: number):
   const heap = m.HEAPU8;
   const offsets = new Uint32Array(heap.buffer, base, count + 1);
   offsets[0] = 0;
-
-  if (allStrings) {
-    // One encodeInto for the whole chunk. The byte count equals the UTF-16 length only when every
-    // character is ASCII, and then each key's offset follows from its length.
-    const joined = count === 1 ? (keys[start] as string)
-      : start === 0 && end === keys.length ? (keys as string[]).join('') // the common one-chunk batch: no copy
-        : (keys.slice(start, end) as string[]).join('');
-    const written = encoder.encodeInto(joined, heap.subarray(bytes, bytes + bound)).written;
-    if (written === joined.length) {
-      let offset = 0;
-      for (let i = 0; i < count; i++) {
-        offset += (keys[start + i] as string).length;
-        offsets[i + 1] = offset;
-      }
-      return { offsets: base, results, bytes, count };
-    }
-  }
   let offset = 0;
   for (let i = 0; i < count; i++) {
     const key = keys[start + i];

@@ -165,6 +165,23 @@ describe('batches', () => {
     expect(f.hasMany([utf8('abc'), 'ghi', utf8('déf')])).toEqual([true, true, true]);
   });
 
+  test('string-only batches of several chunks agree with single calls', () => {
+    // Chunks of plain ASCII strings take the one-join path; the chunk holding a non-ASCII key (here only
+    // the second and the last) must fall back without shifting any key's bytes.
+    const options = { capacity: 20000, fingerprintBits: 16 };
+    using single = new CuckooFilter(options);
+    using batched = new CuckooFilter(options);
+    const keys = Array.from({ length: 10000 }, (_, i) =>
+      i === 5000 ? 'zwölf-5000' : i === 9999 ? '🦆-9999' : `k${'x'.repeat(i % 13)}-${i}`);
+    expect(batched.addMany(keys)).toEqual(keys.map((k) => single.add(k)));
+    expect(batched.export()).toEqual(single.export());
+    const probes = [...keys.slice(4000, 6000), 'zwölf-5001', ...keys.slice(0, 10)];
+    expect(batched.hasMany(probes)).toEqual(probes.map((k) => single.has(k)));
+    expect(batched.hasMany(keys).every(Boolean)).toBe(true);
+    expect(batched.deleteMany(keys.slice(0, 4500))).toEqual(keys.slice(0, 4500).map((k) => single.delete(k)));
+    expect(batched.export()).toEqual(single.export());
+  });
+
   test('huge keys split a batch into several chunks', () => {
     using f = new CuckooFilter({ capacity: 100, fingerprintBits: 32 });
     const keys = Array.from({ length: 10 }, (_, i) => `${i}`.repeat(300_000));
