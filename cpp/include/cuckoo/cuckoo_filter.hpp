@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <optional>
 #include <span>
@@ -144,10 +145,8 @@ class CuckooFilter {
   // is touched, so the cache misses of a group overlap.
   void contains_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                      std::uint8_t* results) const noexcept {
-    for_each_located(bytes, offsets, count, [&](std::size_t i, const Location& at) {
-      results[i] = contains_located(at);
-      return true;
-    });
+    for_each_located(bytes, offsets, count, results,
+                     [&](const Location& at) -> std::uint8_t { return contains_located(at); });
   }
   // Returns how many keys were added. results[i]: 1 added, 0 no room (or the duplicate limit). When the
   // chain cannot grow any more (growth_limit, out_of_memory) the batch stops there: that key gets
@@ -158,11 +157,10 @@ class CuckooFilter {
                        std::uint8_t* results) {
     std::size_t added = 0;
     for (std::size_t i = 0; i < count; ++i) results[i] = kNotTried;
-    for_each_located(bytes, offsets, count, [&](std::size_t i, const Location& at) {
+    for_each_located(bytes, offsets, count, results, [&](const Location& at) -> std::uint8_t {
       const bool ok = add_located(at);
       added += ok;
-      results[i] = ok ? 1 : chain_exhausted() ? kStoppedHere : 0;
-      return results[i] != kStoppedHere;
+      return ok ? 1 : chain_exhausted() ? kStoppedHere : 0;
     });
     return added;
   }
@@ -170,11 +168,10 @@ class CuckooFilter {
   std::size_t remove_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                           std::uint8_t* results) noexcept {
     std::size_t removed = 0;
-    for_each_located(bytes, offsets, count, [&](std::size_t i, const Location& at) {
+    for_each_located(bytes, offsets, count, results, [&](const Location& at) -> std::uint8_t {
       const bool ok = remove_located(at);
-      results[i] = ok;
       removed += ok;
-      return true;
+      return ok;
     });
     return removed;
   }
@@ -190,17 +187,13 @@ class CuckooFilter {
     for (std::size_t i = 0; i < count; ++i) results[i] = kNotTried;
     for_each_located_key(
         count, [&](std::size_t i) { return KeyBytes{bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]}; },
-        [&](std::size_t i, const Location& at) {
-          if (contains_located(at)) {
-            results[i] = 0;
-          } else if (add_located(at)) {
-            results[i] = 1;
+        results, [&](const Location& at) -> std::uint8_t {
+          if (contains_located(at)) return 0;
+          if (add_located(at)) {
             ++added;
-          } else {
-            results[i] = chain_exhausted() ? kStoppedHere : 2;
-            return results[i] != kStoppedHere;
+            return 1;
           }
-          return true;
+          return chain_exhausted() ? kStoppedHere : 2;
         });
     return added;
   }
@@ -464,18 +457,22 @@ class CuckooFilter {
   // Keys packed back to back: key i is bytes[offsets[i], offsets[i+1]).
   template <class Op>
   void for_each_located(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
-                        Op&& op) const {
+                        std::uint8_t* results, Op&& op) const {
     for_each_located_key(
         count, [&](std::size_t i) { return KeyBytes{bytes + offsets[i], offsets[i + 1] - offsets[i]}; },
-        std::forward<Op>(op));
+        results, std::forward<Op>(op));
   }
 
-  // Hashes and prefetches a group of keys, then hands each one's place in the first sub-filter to `op`,
-  // in key order. `op` returns false to stop.
+  // Hashes and prefetches a group of keys, then stores op(place in the first sub-filter) for each one,
+  // in key order, into results. A result of kStoppedHere ends the walk after that key; results past it
+  // keep what they held. A group's results are gathered in a local buffer and copied out once: a store
+  // through the caller's byte pointer may alias anything, so storing each one directly would make the
+  // compiler reload the table's fields for every key (a third of a lookup's time in wasm).
   template <class KeyAt, class Op>
-  void for_each_located_key(std::size_t count, KeyAt&& key_at, Op&& op) const {
+  void for_each_located_key(std::size_t count, KeyAt&& key_at, std::uint8_t* results, Op&& op) const {
     constexpr std::size_t kGroup = 16;
     Location group[kGroup];
+    std::uint8_t group_results[kGroup];
     std::uint8_t touched = 0;
     for (std::size_t start = 0; start < count; start += kGroup) {
       const std::size_t n = count - start < kGroup ? count - start : kGroup;
@@ -485,11 +482,15 @@ class CuckooFilter {
         touched = static_cast<std::uint8_t>(touched ^ head_.table.prefetch(group[j].index) ^
                                             head_.table.prefetch(group[j].alternate_index));
       }
-      for (std::size_t j = 0; j < n; ++j)
-        if (!op(start + j, group[j])) {
+      for (std::size_t j = 0; j < n; ++j) {
+        group_results[j] = op(group[j]);
+        if (group_results[j] == kStoppedHere) {
+          std::memcpy(results + start, group_results, j + 1);
           prefetch_sink_ = touched;
           return;
         }
+      }
+      std::memcpy(results + start, group_results, n);
     }
     prefetch_sink_ = touched;
   }
