@@ -115,6 +115,14 @@ class BucketTable {
 
   // The first slot of the bucket holding `fingerprint` (0 finds an empty slot), or -1.
   [[nodiscard]] int find(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    if (fits_word_) {
+      // Branch-free search: a loop that tests slot after slot branches on data that was just loaded,
+      // and its mispredictions serialize the cache misses of consecutive operations.
+      const std::uint64_t matches = zero_field_bits(bucket_word(bucket) ^ (fingerprint * low_bits_));
+      if (matches == 0) return -1;
+      // The lowest set bit is the top bit of the first matching slot: bit s*f + f - 1.
+      return static_cast<int>(((static_cast<unsigned>(std::countr_zero(matches)) + 1) * slot_reciprocal_) >> 16) - 1;
+    }
     for (unsigned s = 0; s < bucket_size_; ++s)
       if (get(bucket, s) == fingerprint) return static_cast<int>(s);
     return -1;
@@ -134,21 +142,11 @@ class BucketTable {
 
   // Stores into the first empty slot; returns that slot or -1 when the bucket is full.
   int insert_if_room(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
-    int slot;
-    if (fits_word_) {
-      // Branch-free search: a loop that tests slot after slot branches on data that was just loaded,
-      // and its mispredictions serialize the cache misses of consecutive inserts.
-      const std::uint64_t zero_fields = zero_field_bits(bucket_word(bucket));
-      if (zero_fields == 0) return -1;
-      // The lowest set bit is the top bit of the first empty slot: bit s*f + f - 1.
-      slot = static_cast<int>(((static_cast<unsigned>(std::countr_zero(zero_fields)) + 1) * slot_reciprocal_) >> 16) - 1;
-    } else {
-      slot = find(bucket, 0);
-      if (slot < 0) return -1;
-    }
-    set(bucket, static_cast<unsigned>(slot), fingerprint);
+    const int slot = find(bucket, 0);
+    if (slot >= 0) set(bucket, static_cast<unsigned>(slot), fingerprint);
     return slot;
   }
+
 
   // Starts loading a bucket that will be used soon. WebAssembly has no prefetch instruction (the builtin
   // compiles to nothing), so there it is a real one-byte load whose value the caller folds into a result

@@ -377,6 +377,10 @@ class CuckooFilter {
 
   [[nodiscard]] bool contains_located(const Location& at) const noexcept {
     if (head_.table.contains_either(at.index, at.alternate_index, at.fingerprint)) return true;
+    return !tail_.empty() && contains_in_tail(at);
+  }
+  // Kept out of line so that contains_located stays small enough to inline into callers' loops.
+  [[gnu::noinline]] [[nodiscard]] bool contains_in_tail(const Location& at) const noexcept {
     for (const Segment& s : tail_) {
       const Location t = locate_in(s, at.hash);
       if (s.table.contains_either(t.index, t.alternate_index, t.fingerprint)) return true;
@@ -385,6 +389,7 @@ class CuckooFilter {
   }
 
   static bool remove_from(Segment& s, const Location& at) noexcept {
+    (void)s.table.prefetch(at.alternate_index);  // see insert()
     for (const std::uint32_t bucket : {at.index, at.alternate_index}) {
       const int slot = s.table.find(bucket, at.fingerprint);
       if (slot >= 0) {
@@ -413,6 +418,23 @@ class CuckooFilter {
 
   // New keys go to the newest sub-filter; when it has no room and growth is on, a larger one is chained.
   bool add_located(const Location& head_at) {
+    // The common case, kept small enough to inline into callers' loops: one sub-filter, no trace, and a
+    // free slot in one of the two buckets. It makes exactly the placement insert() would make first.
+    if (tail_.empty() && trace_ == nullptr) {
+      detail::BucketTable& table = head_.table;
+      (void)table.prefetch(head_at.alternate_index);  // see insert()
+      if (table.insert_if_room(head_at.index, head_at.fingerprint) >= 0 ||
+          table.insert_if_room(head_at.alternate_index, head_at.fingerprint) >= 0) {
+        ++head_.size;
+        last_failure_ = AddFailure::none;
+        return true;
+      }
+    }
+    return add_located_slow(head_at);
+  }
+
+  // Both buckets full (a kick-out walk), a trace to record, or a chain of sub-filters.
+  [[gnu::noinline]] bool add_located_slow(const Location& head_at) {
     Segment& target = tail_.empty() ? head_ : tail_.back();
     const Location at = tail_.empty() ? head_at : locate_in(target, head_at.hash);
     const InsertOutcome outcome = insert_traced(target, at);
@@ -507,6 +529,9 @@ class CuckooFilter {
       trace->alternate_offset = alternate_offset(at.fingerprint, seg.num_buckets);
       trace->alternate_index = at.alternate_index;
     }
+    // Start the second bucket's miss now: waiting for the first bucket to prove full before asking for
+    // the second would serialise two misses whenever it is.
+    (void)table.prefetch(at.alternate_index);
     for (const std::uint32_t bucket : {at.index, at.alternate_index}) {
       const int slot = table.insert_if_room(bucket, at.fingerprint);
       if (slot >= 0) {
