@@ -1,6 +1,7 @@
 // Node benchmark: cuckoo-wasm (single calls and batches) against JavaScript's Set and the npm package
 // bloom-filters (its CuckooFilter and BloomFilter, sized for the same capacity and rate), on the same keys.
-// One JSON line per case: ops/s, bytes per item, measured false-positive rate, false negatives.
+// One JSON line per case: ops/s (best of BENCH_REPEATS runs, default 3), bytes per item, measured
+// false-positive rate, false negatives (worst run).
 //
 //   node --expose-gc --max-old-space-size=16000 bench/node_bench.mjs [items...]   (default: 1000000)
 // Run after `npm run build` (it loads js/dist).
@@ -19,8 +20,36 @@ const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const runs = sizes.length > 0 ? sizes : [1_000_000];
 const gc = globalThis.gc ?? (() => {});
 
+// Every case runs REPEATS times on fresh structures and prints one line with the best rate of each
+// operation: on a shared machine other work only ever slows a run down, so the best of a few is the
+// closest to what the code itself costs. It is applied to every case alike, so ratios stay fair.
+const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
+let collected = null;
+
 function line(fields) {
-  console.log(JSON.stringify({ bench: 'node', ...fields }));
+  if (collected !== null) collected.push(fields);
+  else console.log(JSON.stringify({ bench: 'node', ...fields }));
+}
+
+async function repeated(runCase) {
+  const runsOfCase = [];
+  for (let r = 0; r < REPEATS; r++) {
+    await settle();
+    collected = [];
+    runCase();
+    runsOfCase.push(collected);
+    collected = null;
+  }
+  runsOfCase[0].forEach((first, i) => {
+    const merged = { ...first };
+    for (const key of Object.keys(merged)) {
+      const values = runsOfCase.map((lines) => lines[i][key]);
+      if (key.endsWith('_ops_s')) merged[key] = Math.max(...values);
+      // Correctness counts report the worst run.
+      if (key === 'false_negatives' || key === 'failed_adds') merged[key] = Math.max(...values);
+    }
+    line({ ...merged, repeats: REPEATS });
+  });
 }
 
 function time(fn) {
@@ -181,16 +210,10 @@ for (const n of runs) {
   const byteKeys = keys.map((k) => encoder.encode(k));
   const byteAbsent = absent.map((k) => encoder.encode(k));
 
-  await settle();
-  wasmCoreCase(keys, absent);
-  await settle();
-  setCase('strings', keys, absent);
-  await settle();
-  cuckooCases('strings', keys, absent);
-  await settle();
-  cuckooCases('Uint8Array', byteKeys, byteAbsent);
-  await settle();
-  bloomFiltersCase('CuckooFilter', (c) => bloom.CuckooFilter.create(c, FP_RATE), 'strings', keys, absent);
-  await settle();
-  bloomFiltersCase('BloomFilter', (c) => bloom.BloomFilter.create(c, FP_RATE), 'strings', keys, absent);
+  await repeated(() => wasmCoreCase(keys, absent));
+  await repeated(() => setCase('strings', keys, absent));
+  await repeated(() => cuckooCases('strings', keys, absent));
+  await repeated(() => cuckooCases('Uint8Array', byteKeys, byteAbsent));
+  await repeated(() => bloomFiltersCase('CuckooFilter', (c) => bloom.CuckooFilter.create(c, FP_RATE), 'strings', keys, absent));
+  await repeated(() => bloomFiltersCase('BloomFilter', (c) => bloom.BloomFilter.create(c, FP_RATE), 'strings', keys, absent));
 }
