@@ -147,7 +147,6 @@ class BucketTable {
     return slot;
   }
 
-
   // Starts loading a bucket that will be used soon. WebAssembly has no prefetch instruction (the builtin
   // compiles to nothing), so there it is a real one-byte load whose value the caller folds into a result
   // it keeps: the loads of a group are independent, so their cache misses overlap.

@@ -3,8 +3,10 @@
 // native and the wasm builds compute bit-identical results (pinned by tests/vectors/golden.json).
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
@@ -70,20 +72,32 @@ class KeyHasher {
  private:
   // Both targets (x86-64, wasm32) are little-endian; elsewhere the loads below would need swapping, so
   // every call goes to the library instead.
-  static constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+  static constexpr bool kLittleEndian = std::endian::native == std::endian::little;
 
   static std::uint32_t load32(const std::uint8_t* p) noexcept {
     std::uint32_t v;
-    __builtin_memcpy(&v, p, sizeof v);
+    std::memcpy(&v, p, sizeof v);
     return v;
   }
   static std::uint64_t load64(const std::uint8_t* p) noexcept {
     std::uint64_t v;
-    __builtin_memcpy(&v, p, sizeof v);
+    std::memcpy(&v, p, sizeof v);
     return v;
   }
-  static constexpr std::uint32_t byteswap32(std::uint32_t x) noexcept { return __builtin_bswap32(x); }
-  static constexpr std::uint64_t byteswap64(std::uint64_t x) noexcept { return __builtin_bswap64(x); }
+  static constexpr std::uint32_t byteswap32(std::uint32_t x) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_bswap32(x);
+#else
+    return (x >> 24) | ((x >> 8) & 0xFF00u) | ((x << 8) & 0xFF0000u) | (x << 24);
+#endif
+  }
+  static constexpr std::uint64_t byteswap64(std::uint64_t x) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_bswap64(x);
+#else
+    return (std::uint64_t{byteswap32(static_cast<std::uint32_t>(x))} << 32) | byteswap32(static_cast<std::uint32_t>(x >> 32));
+#endif
+  }
   static constexpr std::uint64_t rotl64(std::uint64_t x, int r) noexcept { return (x << r) | (x >> (64 - r)); }
 
   // The low and high halves of the 128-bit product, XORed. wasm32 has no 64x64->128 multiply and the
