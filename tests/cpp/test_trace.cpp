@@ -86,3 +86,30 @@ TEST_CASE("the duplicate limit is reported as such", "[trace]") {
   CHECK(trace.outcome == InsertOutcome::duplicate_limit);
   CHECK(trace.steps.empty());
 }
+
+TEST_CASE("traced and untraced adds place every key in the same slot", "[trace]") {
+  // Untraced adds take an inlined fast path when a bucket has room and the full insert otherwise;
+  // traced adds always take the full insert. Both must make the same placements and the same failures.
+  struct Shape {
+    std::uint64_t capacity;
+    unsigned bits, bucket_size;
+  };
+  // 4 x 20 bits does not fit one 64-bit word: the slot-by-slot search.
+  const Shape shapes[] = {{200, 8, 2}, {300, 12, 4}, {400, 16, 8}, {300, 20, 4}};
+  for (const Shape& shape : shapes) {
+    auto traced = make_filter(shape.capacity, shape.bits, shape.bucket_size);
+    auto plain = make_filter(shape.capacity, shape.bits, shape.bucket_size);
+    InsertTrace trace;
+    traced.set_trace(&trace);
+    std::size_t failures = 0;
+    for (std::uint64_t i = 0; i < shape.capacity * 13 / 10; ++i) {
+      const std::string k = key("same", i);
+      const bool added = plain.add(k);
+      REQUIRE(traced.add(k) == added);
+      failures += !added;
+      if (i % 25 == 0) REQUIRE(traced.serialize() == plain.serialize());
+    }
+    CHECK(traced.serialize() == plain.serialize());
+    CHECK(failures > 0);  // the walk and its undo were exercised too
+  }
+}
