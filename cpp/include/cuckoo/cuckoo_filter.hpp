@@ -377,12 +377,13 @@ class CuckooFilter {
 
   [[nodiscard]] bool contains_located(const Location& at) const noexcept {
     if (head_.table.contains_either(at.index, at.alternate_index, at.fingerprint)) return true;
-    return !tail_.empty() && contains_in_tail(at);
+    return !tail_.empty() && contains_in_tail(at.hash);
   }
-  // Kept out of line so that contains_located stays small enough to inline into callers' loops.
-  [[gnu::noinline]] [[nodiscard]] bool contains_in_tail(const Location& at) const noexcept {
+  // Kept out of line so that contains_located stays small enough to inline into callers' loops; it takes
+  // the hash alone so that the caller's Location can stay in registers.
+  [[gnu::noinline]] [[nodiscard]] bool contains_in_tail(std::uint64_t hash) const noexcept {
     for (const Segment& s : tail_) {
-      const Location t = locate_in(s, at.hash);
+      const Location t = locate_in(s, hash);
       if (s.table.contains_either(t.index, t.alternate_index, t.fingerprint)) return true;
     }
     return false;
@@ -417,6 +418,7 @@ class CuckooFilter {
   }
 
   // New keys go to the newest sub-filter; when it has no room and growth is on, a larger one is chained.
+  // Precondition: head_at == locate_hash(head_at.hash) (every caller passes exactly that).
   bool add_located(const Location& head_at) {
     // The common case, kept small enough to inline into callers' loops: one sub-filter, no trace, and a
     // free slot in one of the two buckets. It makes exactly the placement insert() would make first.
@@ -430,11 +432,13 @@ class CuckooFilter {
         return true;
       }
     }
-    return add_located_slow(head_at);
+    return add_located_slow(head_at.hash);
   }
 
-  // Both buckets full (a kick-out walk), a trace to record, or a chain of sub-filters.
-  [[gnu::noinline]] bool add_located_slow(const Location& head_at) {
+  // Both buckets full (a kick-out walk), a trace to record, or a chain of sub-filters. It takes the hash
+  // alone (and locates it again) so that the fast path's Location can stay in registers.
+  [[gnu::noinline]] bool add_located_slow(std::uint64_t hash) {
+    const Location head_at = locate_hash(hash);
     Segment& target = tail_.empty() ? head_ : tail_.back();
     const Location at = tail_.empty() ? head_at : locate_in(target, head_at.hash);
     const InsertOutcome outcome = insert_traced(target, at);
