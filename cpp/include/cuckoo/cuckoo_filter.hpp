@@ -390,7 +390,7 @@ class CuckooFilter {
   }
 
   static bool remove_from(Segment& s, const Location& at) noexcept {
-    (void)s.table.prefetch(at.alternate_index);  // see insert()
+    (void)s.table.prefetch(at.alternate_index);  // see place_direct()
     for (const std::uint32_t bucket : {at.index, at.alternate_index}) {
       const int slot = s.table.find(bucket, at.fingerprint);
       if (slot >= 0) {
@@ -421,18 +421,28 @@ class CuckooFilter {
   // Precondition: head_at == locate_hash(head_at.hash) (every caller passes exactly that).
   bool add_located(const Location& head_at) {
     // The common case, kept small enough to inline into callers' loops: one sub-filter, no trace, and a
-    // free slot in one of the two buckets. It makes exactly the placement insert() would make first.
-    if (tail_.empty() && trace_ == nullptr) {
-      detail::BucketTable& table = head_.table;
-      (void)table.prefetch(head_at.alternate_index);  // see insert()
-      if (table.insert_if_room(head_at.index, head_at.fingerprint) >= 0 ||
-          table.insert_if_room(head_at.alternate_index, head_at.fingerprint) >= 0) {
-        ++head_.size;
-        last_failure_ = AddFailure::none;
-        return true;
-      }
+    // free slot in one of the two buckets (insert() starts with the same place_direct).
+    if (tail_.empty() && trace_ == nullptr && place_direct(head_.table, head_at).slot >= 0) {
+      ++head_.size;
+      last_failure_ = AddFailure::none;
+      return true;
     }
     return add_located_slow(head_at.hash);
+  }
+
+  // The first placement every insert tries: the first free slot of the primary bucket, else of the
+  // alternate one. Returns where it stored the fingerprint (slot -1: both buckets are full).
+  struct DirectPlacement {
+    std::uint32_t bucket;
+    int slot;
+  };
+  static DirectPlacement place_direct(detail::BucketTable& table, const Location& at) noexcept {
+    // Start the second bucket's miss now: waiting for the first bucket to prove full before asking for
+    // the second would serialise two misses whenever it is.
+    (void)table.prefetch(at.alternate_index);
+    const int slot = table.insert_if_room(at.index, at.fingerprint);
+    if (slot >= 0) return {at.index, slot};
+    return {at.alternate_index, table.insert_if_room(at.alternate_index, at.fingerprint)};
   }
 
   // Both buckets full (a kick-out walk), a trace to record, or a chain of sub-filters. It takes the hash
@@ -533,17 +543,12 @@ class CuckooFilter {
       trace->alternate_offset = alternate_offset(at.fingerprint, seg.num_buckets);
       trace->alternate_index = at.alternate_index;
     }
-    // Start the second bucket's miss now: waiting for the first bucket to prove full before asking for
-    // the second would serialise two misses whenever it is.
-    (void)table.prefetch(at.alternate_index);
-    for (const std::uint32_t bucket : {at.index, at.alternate_index}) {
-      const int slot = table.insert_if_room(bucket, at.fingerprint);
-      if (slot >= 0) {
-        if constexpr (Traced)
-          trace->steps.push_back({TraceStepKind::place, bucket, static_cast<std::uint32_t>(slot), at.fingerprint, 0});
-        ++seg.size;
-        return InsertOutcome::placed;
-      }
+    if (const DirectPlacement placed = place_direct(table, at); placed.slot >= 0) {
+      if constexpr (Traced)
+        trace->steps.push_back(
+            {TraceStepKind::place, placed.bucket, static_cast<std::uint32_t>(placed.slot), at.fingerprint, 0});
+      ++seg.size;
+      return InsertOutcome::placed;
     }
     // Both buckets are full. If all 2b slots already hold this fingerprint, no walk can make room.
     const unsigned b = layout_.bucket_size;
