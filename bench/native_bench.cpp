@@ -36,6 +36,16 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Seconds taken by call(first, count) over items [0, items) in batches of kBatch keys (what the wasm
+// batches pass).
+constexpr std::size_t kBatch = 4096;
+template <class Call>
+double time_in_batches(std::size_t items, Call&& call) {
+  const auto t0 = Clock::now();
+  for (std::size_t i = 0; i < items; i += kBatch) call(i, std::min(kBatch, items - i));
+  return seconds_since(t0);
+}
+
 double mops(std::size_t n, double seconds) { return static_cast<double>(n) / seconds / 1e6; }
 
 // A sink the optimizer cannot see through, so lookups are not removed.
@@ -96,12 +106,7 @@ void throughput_case(const char* name, std::uint64_t capacity, std::size_t items
   std::vector<std::uint8_t> results(items);
   const auto* key_bytes = reinterpret_cast<const std::uint8_t*>(keys.data());
   const auto* absent_bytes = reinterpret_cast<const std::uint8_t*>(absent.data());
-  constexpr std::size_t kBatch = 4096;
-  const auto run_batches = [&](auto&& call) {
-    const auto t0 = Clock::now();
-    for (std::size_t i = 0; i < items; i += kBatch) call(i, std::min(kBatch, items - i));
-    return seconds_since(t0);
-  };
+  const auto run_batches = [&](auto&& call) { return time_in_batches(items, call); };
   // Each batch gets offsets relative to its own first key, as the JS wrapper builds them.
   const double batch_insert_s = run_batches([&](std::size_t i, std::size_t n) {
     batched.add_many(key_bytes + i * 8, offsets.data(), n, results.data() + i);
@@ -217,12 +222,7 @@ void packed_strings_case(std::size_t items) {
   std::vector<std::uint8_t> results(items);
   const auto* data = reinterpret_cast<const std::uint8_t*>(packed.data());
   const auto* absent = reinterpret_cast<const std::uint8_t*>(absent_packed.data());
-  constexpr std::size_t kBatch = 4096;
-  const auto run = [&](auto&& call) {
-    const auto t0 = Clock::now();
-    for (std::size_t i = 0; i < items; i += kBatch) call(i, std::min(kBatch, items - i));
-    return seconds_since(t0);
-  };
+  const auto run = [&](auto&& call) { return time_in_batches(items, call); };
   // Offsets are absolute here; the core takes them relative to the bytes pointer it is given.
   const double add_s = run([&](std::size_t i, std::size_t n) { filter.add_many(data, offsets.data() + i, n, results.data() + i); });
   const double has_s = run([&](std::size_t i, std::size_t n) { filter.contains_many(data, offsets.data() + i, n, results.data() + i); });
