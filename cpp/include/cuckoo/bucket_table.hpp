@@ -97,7 +97,7 @@ class BucketTable {
   }
 
   [[nodiscard]] bool contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
-    if (fits_word_) return has_field_equal(bucket_word(bucket), fingerprint);
+    if (fits_word_) return has_field_equal(raw_bucket_word(bucket), fingerprint);
     for (unsigned s = 0; s < bucket_size_; ++s)
       if (get(bucket, s) == fingerprint) return true;
     return false;
@@ -106,10 +106,11 @@ class BucketTable {
   // Both candidate buckets at once: no early exit, so there is no branch to mispredict per key.
   [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2,
                                      std::uint32_t fingerprint) const noexcept {
-    if (fits_word_) {
-      const std::uint64_t pattern = fingerprint * low_bits_;
-      return (zero_field_bits(bucket_word(b1) ^ pattern) | zero_field_bits(bucket_word(b2) ^ pattern)) != 0;
-    }
+    // Whole-byte buckets (the common shapes) are tested first, so they cost one predictable branch.
+    if (bucket_bytes_ != 0)
+      return either_has_field_equal(load64(data_.get() + b1 * bucket_bytes_), load64(data_.get() + b2 * bucket_bytes_),
+                                    fingerprint);
+    if (fits_word_) return either_has_field_equal(raw_bucket_word(b1), raw_bucket_word(b2), fingerprint);
     return contains(b1, fingerprint) || contains(b2, fingerprint);
   }
 
@@ -118,7 +119,7 @@ class BucketTable {
     if (fits_word_) {
       // Branch-free search: a loop that tests slot after slot branches on data that was just loaded,
       // and its mispredictions serialize the cache misses of consecutive operations.
-      const std::uint64_t matches = zero_field_bits(bucket_word(bucket) ^ (fingerprint * low_bits_));
+      const std::uint64_t matches = zero_field_bits(raw_bucket_word(bucket) ^ (fingerprint * low_bits_));
       if (matches == 0) return -1;
       // The lowest set bit is the top bit of the first matching slot: bit s*f + f - 1.
       return static_cast<int>(((static_cast<unsigned>(std::countr_zero(matches)) + 1) * slot_reciprocal_) >> 16) - 1;
@@ -178,17 +179,29 @@ class BucketTable {
     void operator()(std::uint8_t* p) const noexcept { std::free(p); }
   };
 
+  // The bucket's slots in the low bucket_bits_ bits, and nothing above them.
   [[nodiscard]] std::uint64_t bucket_word(std::uint64_t bucket) const noexcept {
+    return raw_bucket_word(bucket) & bucket_mask_;
+  }
+  // The bucket's slots in the low bucket_bits_ bits; the bits above may hold the next bucket's slots.
+  // The SWAR tests below may use it unmasked: they only look at this bucket's fields, and a subtraction's
+  // borrows only travel upwards, so bits above the top field cannot change a field's result.
+  [[nodiscard]] std::uint64_t raw_bucket_word(std::uint64_t bucket) const noexcept {
     // Buckets of whole bytes (b = 4 with even f, b = 8) start on a byte: no shift needed.
-    if (bucket_bytes_ != 0) return load64(data_.get() + bucket * bucket_bytes_) & bucket_mask_;
+    if (bucket_bytes_ != 0) return load64(data_.get() + bucket * bucket_bytes_);
     const std::uint64_t bit = bucket * bucket_bits_;
-    return (load64(data_.get() + bit / 8) >> (bit % 8)) & bucket_mask_;
+    return load64(data_.get() + bit / 8) >> (bit % 8);
   }
 
   // SWAR test "is any f-bit field of `word` equal to fp": XOR turns matches into zero fields, then the
   // classic zero-field test. Its result is exact as a yes/no: a borrow only leaves a field that is zero.
   [[nodiscard]] bool has_field_equal(std::uint64_t word, std::uint32_t fingerprint) const noexcept {
     return zero_field_bits(word ^ (fingerprint * low_bits_)) != 0;
+  }
+  [[nodiscard]] bool either_has_field_equal(std::uint64_t word1, std::uint64_t word2,
+                                            std::uint32_t fingerprint) const noexcept {
+    const std::uint64_t pattern = fingerprint * low_bits_;
+    return (zero_field_bits(word1 ^ pattern) | zero_field_bits(word2 ^ pattern)) != 0;
   }
 
   // Non-zero iff some f-bit field of x is zero; its lowest set bit is the top bit of the lowest zero field
