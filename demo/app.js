@@ -210,7 +210,7 @@ function showArithmetic(key, at) {
     `hash         XXH3-64(key, seed ${state.params.seed}) = 0x${at.hash.toString(16).padStart(16, '0')}`,
     `i1           high 32 bits × N / 2^32 = 0x${high.toString(16)} × ${n} / 2^32 → ${at.index}`,
     `fingerprint  low 32 bits × (2^${bits} − 1) / 2^32 + 1 = 0x${low.toString(16)} × ${2 ** bits - 1} / 2^32 + 1 → ${at.fingerprint} (0x${hex(at.fingerprint)})`,
-    `r            an odd offset from the fingerprint alone: (mix32(${at.fingerprint}) × N / 2^32) | 1 → ${at.alternateOffset}`,
+    `r            an odd offset from the fingerprint alone: ((${at.fingerprint} × 2654435761 mod 2^32) × N / 2^32) | 1 → ${at.alternateOffset}`,
     `i2           (N − i1 − r) mod N = (${n} − ${at.index} − ${at.alternateOffset}) mod ${n} → ${at.alternateIndex}`,
     `             (and back: (N − i2 − r) mod N = ${((((n - at.alternateIndex - at.alternateOffset) % n) + n) % n)} = i1, since N is even and r odd)`,
   ].join('\n');

@@ -48,7 +48,7 @@ TEST_CASE("golden exports: the same keys give the same bytes, and the bytes load
   const auto vectors = load_vectors();
   const auto& filters = vectors["filters"].items;
   REQUIRE(filters.size() >= 4);
-  // One of them is a growing chain, written in format version 2.
+  // One of them is a growing chain, written in format version 4.
   CHECK(std::any_of(filters.begin(), filters.end(), [](const mini_json::Value& v) { return v["sub_filters"].as_u64() > 1; }));
   for (const auto& v : filters) {
     Options o;

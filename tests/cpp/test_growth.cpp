@@ -152,12 +152,12 @@ TEST_CASE("growth with deletes: false deletions stay within the false-positive r
   CHECK(static_cast<double>(lost + deletes_missed) <= 0.01 * static_cast<double>(deletes));
 }
 
-TEST_CASE("a chained filter round-trips through format version 2", "[growth]") {
+TEST_CASE("a chained filter round-trips through format version 4", "[growth]") {
   auto f = growing(50, 0.01, 2, 5);
   for (int i = 0; i < 600; ++i) f.add(key("v2", static_cast<std::uint64_t>(i)));
   REQUIRE(f.sub_filter_count() > 1);
   const auto bytes = f.serialize();
-  CHECK(format::get_le(bytes.data() + format::offset::version, 2) == 2);
+  CHECK(format::get_le(bytes.data() + format::offset::version, 2) == 4);
   auto g = CuckooFilter::deserialize(bytes);
   CHECK(g.serialize() == bytes);
   CHECK(g.sub_filter_count() == f.sub_filter_count());
@@ -167,11 +167,11 @@ TEST_CASE("a chained filter round-trips through format version 2", "[growth]") {
   // It goes on growing like the original.
   for (int i = 600; i < 1200; ++i) REQUIRE(g.add(key("v2", static_cast<std::uint64_t>(i))) == f.add(key("v2", static_cast<std::uint64_t>(i))));
   CHECK(g.serialize() == f.serialize());
-  // A filter with growth but one sub-filter is version 2 as well; one without growth stays version 1.
-  CHECK(format::get_le(growing(10, 0.01).serialize().data() + format::offset::version, 2) == 2);
+  // A filter with growth but one sub-filter is version 4 as well; one without growth writes version 3.
+  CHECK(format::get_le(growing(10, 0.01).serialize().data() + format::offset::version, 2) == 4);
 }
 
-TEST_CASE("damaged version 2 exports are refused with the reason", "[growth]") {
+TEST_CASE("damaged version 4 exports are refused with the reason", "[growth]") {
   auto f = growing(20, 0.01, 2, 4);
   for (int i = 0; i < 100; ++i) f.add(key("bad", static_cast<std::uint64_t>(i)));
   REQUIRE(f.sub_filter_count() >= 3);

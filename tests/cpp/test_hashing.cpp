@@ -2,10 +2,11 @@
 // golden vectors (test_golden.cpp); these tests check the properties the filter relies on.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cuckoo/hashing.hpp>
-#include <set>
+#include <vector>
 
 using namespace cuckoo;
 
@@ -93,9 +94,19 @@ TEST_CASE("alternate offsets are odd, in range, and spread over the table", "[ha
       REQUIRE(r < n);
     }
   }
-  std::set<std::uint32_t> distinct;
-  for (std::uint32_t fp = 1; fp < 4096; ++fp) distinct.insert(alternate_offset(fp, 1000000));
-  CHECK(distinct.size() > 4000);
+  // Evenly: the 4095 offsets of 12-bit fingerprints are all distinct, and no two lie closer than a quarter
+  // of the mean gap (random offsets would put some within a bucket or two of each other).
+  const std::uint32_t n = 1000000;
+  std::vector<std::uint32_t> offsets;
+  for (std::uint32_t fp = 1; fp < 4096; ++fp) offsets.push_back(alternate_offset(fp, n));
+  std::sort(offsets.begin(), offsets.end());
+  std::uint32_t min_gap = n;
+  for (std::size_t k = 1; k < offsets.size(); ++k) min_gap = std::min(min_gap, offsets[k] - offsets[k - 1]);
+  CHECK(min_gap > n / 4095 / 4);
+  // The largest gap, including the one that wraps around, is at most four mean gaps.
+  std::uint32_t max_gap = offsets.front() + (n - offsets.back());
+  for (std::size_t k = 1; k < offsets.size(); ++k) max_gap = std::max(max_gap, offsets[k] - offsets[k - 1]);
+  CHECK(max_gap < 4 * (n / 4095));
 }
 
 TEST_CASE("SplitMix64 is reproducible from its seed", "[hashing]") {

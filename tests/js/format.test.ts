@@ -73,6 +73,10 @@ test('the error says what is wrong', () => {
   };
   expect(importError(withByte(0, 0))).toMatch(/magic/);
   expect(importError(withByte(4, 9))).toMatch(/version 9/);
+  expect(good[4]).toBe(3);
+  // Pre-release exports (versions 1 and 2) linked buckets differently: refused by name, never misread.
+  expect(importError(withByte(4, 1))).toMatch(/format version 1 was written by a pre-release build/);
+  expect(importError(withByte(4, 2))).toMatch(/format version 2 was written by a pre-release build/);
   expect(importError(withByte(6, 3))).toMatch(/bucket size 3/);
   expect(importError(withByte(7, 40))).toMatch(/fingerprint bits 40/);
   expect(importError(withByte(good.length - 1, good[good.length - 1] ^ 0xff))).toMatch(/checksum/);

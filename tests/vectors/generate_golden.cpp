@@ -32,7 +32,7 @@ struct FilterCase {
   unsigned max_kicks;
   std::uint64_t seed;
   int key_count;  // keys "golden-0" .. "golden-<n-1>", added in order
-  unsigned growth = 0;  // 0: none (format version 1); else a growing chain (format version 2)
+  unsigned growth = 0;  // 0: none (format version 3); else a growing chain (format version 4)
 };
 
 }  // namespace

@@ -270,7 +270,7 @@ class CuckooFilter {
   void set_trace(InsertTrace* trace) noexcept { trace_ = trace; }
 
   // --- export -----------------------------------------------------------------------------------------
-  // Filters without growth write format version 1, growing ones version 2 (format.hpp).
+  // Filters without growth write format version 3, growing ones version 4 (format.hpp).
   [[nodiscard]] std::size_t serialized_size() const noexcept {
     if (layout_.growth == 0) return format::kHeaderSize + head_.table.byte_length() + format::kChecksumSize;
     std::size_t n = format::kChainHeaderSize + format::kChecksumSize;

@@ -1,13 +1,13 @@
-// The export format, version 1 (docs/FORMAT.md is the specification; keep the two in step).
+// The export format, versions 3 and 4 (docs/FORMAT.md is the specification; keep the two in step).
 // All integers are little-endian. The header is fixed-size, then the packed table, then a checksum.
 //
 //   offset size field
 //        0    4 magic "CKOO"
-//        4    2 format version (1)
+//        4    2 format version (3)
 //        6    1 bucket size (2, 4, 8)
 //        7    1 fingerprint bits (4..32)
 //        8    4 max kicks (<= 100000)
-//       12    4 flags (must be 0 in version 1)
+//       12    4 flags (must be 0 in version 3)
 //       16    8 seed
 //       24    8 capacity (items the filter was sized for, >= 1)
 //       32    8 number of buckets (even, 2..2^32-2)
@@ -16,12 +16,11 @@
 //       56    T table (see bucket_table.hpp for the bit layout); unused bits of the last byte are 0
 //   56 + T    8 XXH3-64 (seed 0) of every byte before it
 //
-// Version 2, written for filters that grow (a chain of sub-filters; version 1 stays what filters without
-// growth write, so their exports are unchanged):
+// Version 4, written for filters that grow (a chain of sub-filters; filters without growth write version 3):
 //
 //   offset size field
 //        0    4 magic "CKOO"
-//        4    2 format version (2)
+//        4    2 format version (4)
 //        6    1 bucket size
 //        7    1 fingerprint bits of the first sub-filter
 //        8    4 max kicks
@@ -36,6 +35,9 @@
 //      end    8 XXH3-64 (seed 0) of every byte before it
 // Growth appends sub-filters of growth x the last one's capacity with one more fingerprint bit; a merge
 // may append copies of the other filter's sub-filters, so the reader checks each sub-filter on its own.
+//
+// Versions 1 and 2 had the same layouts but linked a fingerprint's two buckets through another offset
+// function (hashing.hpp); they were only written by builds before the first release and are refused.
 #pragma once
 
 #include <cstdint>
@@ -59,8 +61,11 @@ class FormatError : public std::runtime_error {
 namespace format {
 
 inline constexpr std::uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
-inline constexpr std::uint16_t kVersion = 1;
-inline constexpr std::uint16_t kVersionChained = 2;
+inline constexpr std::uint16_t kVersion = 3;         // one table
+inline constexpr std::uint16_t kVersionChained = 4;  // a chain of sub-filters (growth)
+// Pre-release versions: the same layouts, other alternate buckets. Reading them would lose keys.
+inline constexpr std::uint16_t kRetiredVersion = 1;
+inline constexpr std::uint16_t kRetiredVersionChained = 2;
 inline constexpr std::size_t kHeaderSize = 56;
 inline constexpr std::size_t kChainHeaderSize = 32;
 inline constexpr std::size_t kSegmentHeaderSize = 40;
@@ -118,7 +123,7 @@ inline void write_common_header(std::uint8_t* out, std::uint16_t version, const 
   put_le(out + offset::seed, layout.seed, 8);
 }
 
-// The version 1 header (bytes 24-55 follow the common part).
+// The version 3 header (bytes 24-55 follow the common part).
 inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t item_count) noexcept {
   write_common_header(out, kVersion, layout);
   put_le(out + offset::capacity, layout.capacity, 8);
@@ -156,9 +161,9 @@ struct CommonFields {
   return {};
 }
 
-[[nodiscard]] inline Status read_v1(std::span<const std::uint8_t> bytes, Layout& layout,
+[[nodiscard]] inline Status read_single(std::span<const std::uint8_t> bytes, Layout& layout,
                                     std::vector<SegmentInfo>& segments);
-[[nodiscard]] inline Status read_v2(std::span<const std::uint8_t> bytes, Layout& layout,
+[[nodiscard]] inline Status read_chained(std::span<const std::uint8_t> bytes, Layout& layout,
                                     std::vector<SegmentInfo>& segments);
 
 // Validates everything that can be checked without looking inside the tables: every header field, every
@@ -175,13 +180,17 @@ struct CommonFields {
     return bad_format("truncated: " + std::to_string(n) + " bytes, but a filter export is at least " +
                       std::to_string(kHeaderSize + kChecksumSize));
   const auto version = get_le(p + offset::version, 2);
-  if (version == kVersion) return read_v1(bytes, layout, segments);
-  if (version == kVersionChained) return read_v2(bytes, layout, segments);
+  if (version == kVersion) return read_single(bytes, layout, segments);
+  if (version == kVersionChained) return read_chained(bytes, layout, segments);
+  if (version == kRetiredVersion || version == kRetiredVersionChained)
+    return bad_format("format version " + std::to_string(version) +
+                      " was written by a pre-release build that placed fingerprints differently; it cannot be "
+                      "read (this library reads versions 3 and 4: rebuild the filter from its keys)");
   return bad_format("unsupported format version " + std::to_string(version) +
-                    " (this library reads versions 1 and 2)");
+                    " (this library reads versions 3 and 4)");
 }
 
-[[nodiscard]] CUCKOO_COLD inline Status read_v1(std::span<const std::uint8_t> bytes, Layout& layout,
+[[nodiscard]] CUCKOO_COLD inline Status read_single(std::span<const std::uint8_t> bytes, Layout& layout,
                                                std::vector<SegmentInfo>& segments) {
   const auto bad = bad_format;
   const std::size_t n = bytes.size();
@@ -223,13 +232,13 @@ struct CommonFields {
   return {};
 }
 
-[[nodiscard]] CUCKOO_COLD inline Status read_v2(std::span<const std::uint8_t> bytes, Layout& layout,
+[[nodiscard]] CUCKOO_COLD inline Status read_chained(std::span<const std::uint8_t> bytes, Layout& layout,
                                                std::vector<SegmentInfo>& segments) {
   const auto bad = bad_format;
   const std::size_t n = bytes.size();
   const std::uint8_t* p = bytes.data();
   if (n < kChainHeaderSize + kSegmentHeaderSize + kChecksumSize)
-    return bad("truncated: " + std::to_string(n) + " bytes, but a version 2 export is at least " +
+    return bad("truncated: " + std::to_string(n) + " bytes, but a version 4 export is at least " +
                std::to_string(kChainHeaderSize + kSegmentHeaderSize + kChecksumSize));
   CommonFields common;
   if (Status s = read_common_header(p, kVersionChained, common); !s.ok()) return s;

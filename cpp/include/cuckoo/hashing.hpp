@@ -167,22 +167,22 @@ class KeyHasher {
   return reduce32(static_cast<std::uint32_t>(hash), nonzero_values) + 1;
 }
 
-// Murmur3's 32-bit finalizer: spreads the fingerprint's few bits over all 32, so that the offset below
-// differs between fingerprints even when the table is small.
-[[nodiscard]] constexpr std::uint32_t mix32(std::uint32_t x) noexcept {
-  x ^= x >> 16;
-  x *= 0x85EBCA6Bu;
-  x ^= x >> 13;
-  x *= 0xC2B2AE35u;
-  x ^= x >> 16;
-  return x;
-}
+// Fibonacci hashing's multiplier: 2654435761, Knuth's prime near 2^32 / golden ratio.
+inline constexpr std::uint32_t kOffsetMultiplier = 0x9E3779B1u;
 
-// The odd offset r in [1, N-1] that links a fingerprint's two buckets. N is even, so N-1 is odd and
-// `| 1` never leaves the range.
+// The odd offset r in [1, N-1] that links a fingerprint's two buckets: the top bits of fp x
+// kOffsetMultiplier (mod 2^32), scaled onto [0, N). N is even, so N-1 is odd and `| 1` never leaves the
+// range.
+// One multiply is enough: a key's fingerprint is uniform and independent of its primary bucket, so what
+// matters is only how evenly the 2^f - 1 possible offsets cover [0, N), not which fingerprint gets which.
+// Fibonacci hashing covers it more evenly than random values would (three-gap theorem: the sorted values
+// fp x multiplier mod 2^32 leave at most three distinct gap sizes); tests/cpp/test_hashing.cpp checks the
+// spacing. Format
+// versions 1 and 2 mixed the fingerprint with Murmur3's finalizer first: two more multiplies on the
+// critical path of every lookup, for no better spread.
 [[nodiscard]] constexpr std::uint32_t alternate_offset(std::uint32_t fingerprint,
                                                        std::uint64_t num_buckets) noexcept {
-  return reduce32(mix32(fingerprint), num_buckets) | 1u;
+  return reduce32(fingerprint * kOffsetMultiplier, num_buckets) | 1u;
 }
 
 // alt(i) = (N - i - r) mod N, for an even bucket count N and an odd r.
