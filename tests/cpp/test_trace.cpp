@@ -67,6 +67,45 @@ TEST_CASE("replaying a trace on a copy of the table reproduces the filter", "[tr
   CHECK(failures > 0);
 }
 
+TEST_CASE("a kick evicts the first resident that can move straight to a free slot, if any", "[trace]") {
+  const unsigned b = GENERATE(2u, 4u, 8u);
+  const std::uint64_t capacity = 2000;
+  auto f = make_filter(capacity, 12, b);
+  const std::uint64_t n = f.num_buckets();
+  InsertTrace trace;
+  f.set_trace(&trace);
+  std::vector<std::uint32_t> slots(n * b, 0);  // the table as the trace says it is
+  const auto has_room = [&](std::uint64_t bucket) {
+    for (unsigned s = 0; s < b; ++s)
+      if (slots[bucket * b + s] == 0) return true;
+    return false;
+  };
+  std::size_t kicks_to_capacity = 0, looked_ahead = 0;
+  for (std::uint64_t i = 0; f.add(key("ahead", i)); ++i) {
+    for (const auto& step : trace.steps) {
+      if (step.kind == TraceStepKind::kick) {
+        if (i < capacity) ++kicks_to_capacity;
+        // The first slot whose resident has room in its other bucket, as the table stood at this step.
+        int expected = -1;
+        for (unsigned s = 0; s < b && expected < 0; ++s)
+          if (has_room(alternate_index(step.bucket, slots[step.bucket * b + s], n))) expected = static_cast<int>(s);
+        if (expected >= 0) {
+          CHECK(step.slot == static_cast<std::uint32_t>(expected));
+          ++looked_ahead;
+        }
+      }
+      slots[step.bucket * b + step.slot] = step.fingerprint_in;
+    }
+  }
+  CHECK(looked_ahead > 0);
+  CHECK(f.size() > capacity);
+  // Filling to the capacity (95% load; 84% for b = 2) took 0.45, 0.26 and 0.07 kicks per insert for b = 2, 4
+  // and 8; a random walk (a random victim every time) took 0.77, 0.95 and 0.23 on the same keys.
+  const double bound = b == 2 ? 0.6 : b == 4 ? 0.5 : 0.15;
+  INFO("kicks per insert up to the capacity: " << static_cast<double>(kicks_to_capacity) / capacity);
+  CHECK(static_cast<double>(kicks_to_capacity) / capacity < bound);
+}
+
 TEST_CASE("a detached trace is no longer written", "[trace]") {
   auto f = make_filter(100, 12, 4);
   InsertTrace trace;

@@ -562,8 +562,10 @@ class CuckooFilter {
     std::uint32_t bucket = (first & 1) != 0 ? at.alternate_index : at.index;
     std::uint32_t homeless = at.fingerprint;
     for (unsigned kick = 0; kick < layout_.max_kicks; ++kick) {
-      // b is a power of two, so the mask picks a uniform slot.
-      const auto slot = static_cast<std::uint32_t>(rng.next() & (b - 1));
+      // A resident that can move straight to a free slot if there is one, else a random one (b is a power
+      // of two, so the mask picks a uniform slot).
+      const int movable = resident_with_room(table, bucket, seg.num_buckets);
+      const auto slot = movable >= 0 ? static_cast<std::uint32_t>(movable) : static_cast<std::uint32_t>(rng.next() & (b - 1));
       const std::uint32_t evicted = table.get(bucket, slot);
       table.set(bucket, slot, homeless);
       path_[kick] = {bucket, slot};
@@ -590,6 +592,24 @@ class CuckooFilter {
     }
     if constexpr (Traced) trace->outcome = InsertOutcome::table_full;
     return InsertOutcome::table_full;
+  }
+
+  // The first slot of `bucket` whose fingerprint has a free slot in its other bucket, or -1. Looking one
+  // step ahead before evicting shortens the kick-out walks of a nearly full table several times over: a
+  // random victim's other bucket is full most of the time at 95% load, and each step of the walk is a
+  // cache miss that waits for the one before, while the b look-ahead loads are independent of each other.
+  [[nodiscard]] int resident_with_room(const detail::BucketTable& table, std::uint32_t bucket,
+                                       std::uint64_t num_buckets) const noexcept {
+    constexpr unsigned kMaxBucketSize = 8;
+    std::uint32_t other[kMaxBucketSize];
+    const unsigned b = layout_.bucket_size;
+    for (unsigned s = 0; s < b; ++s) {
+      other[s] = alternate_index(bucket, table.get(bucket, s), num_buckets);
+      (void)table.prefetch(other[s]);
+    }
+    for (unsigned s = 0; s < b; ++s)
+      if (table.find(other[s], 0) >= 0) return static_cast<int>(s);
+    return -1;
   }
 
   [[nodiscard]] static Status clone_segment(const Segment& from, Segment& to, unsigned bucket_size) noexcept {
