@@ -162,9 +162,9 @@ struct CommonFields {
 }
 
 [[nodiscard]] inline Status read_single(std::span<const std::uint8_t> bytes, Layout& layout,
-                                    std::vector<SegmentInfo>& segments);
+                                        std::vector<SegmentInfo>& segments);
 [[nodiscard]] inline Status read_chained(std::span<const std::uint8_t> bytes, Layout& layout,
-                                    std::vector<SegmentInfo>& segments);
+                                         std::vector<SegmentInfo>& segments);
 
 // Validates everything that can be checked without looking inside the tables: every header field, every
 // length against the bytes actually present, and the checksum. Reads nothing out of bounds.
@@ -191,7 +191,7 @@ struct CommonFields {
 }
 
 [[nodiscard]] CUCKOO_COLD inline Status read_single(std::span<const std::uint8_t> bytes, Layout& layout,
-                                               std::vector<SegmentInfo>& segments) {
+                                                    std::vector<SegmentInfo>& segments) {
   const auto bad = bad_format;
   const std::size_t n = bytes.size();
   const std::uint8_t* p = bytes.data();
@@ -233,7 +233,7 @@ struct CommonFields {
 }
 
 [[nodiscard]] CUCKOO_COLD inline Status read_chained(std::span<const std::uint8_t> bytes, Layout& layout,
-                                               std::vector<SegmentInfo>& segments) {
+                                                     std::vector<SegmentInfo>& segments) {
   const auto bad = bad_format;
   const std::size_t n = bytes.size();
   const std::uint8_t* p = bytes.data();
