@@ -149,8 +149,9 @@ class BucketTable {
   }
 
   // Starts loading a bucket that will be used soon. WebAssembly has no prefetch instruction (the builtin
-  // compiles to nothing), so there it is a real one-byte load whose value the caller folds into a result
-  // it keeps: the loads of a group are independent, so their cache misses overlap.
+  // compiles to nothing), so there it is a real one-byte load, which only happens if the caller folds its
+  // value into a result it keeps (as the batches do: the loads of a group are independent, so their cache
+  // misses overlap). A caller that discards the value gets a hint natively and nothing in wasm.
   [[nodiscard]] std::uint8_t prefetch(std::uint64_t bucket) const noexcept {
 #if defined(__wasm__)
     return data_[bucket * bucket_bits_ / 8];

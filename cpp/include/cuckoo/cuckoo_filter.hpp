@@ -438,7 +438,8 @@ class CuckooFilter {
   };
   static DirectPlacement place_direct(detail::BucketTable& table, const Location& at) noexcept {
     // Start the second bucket's miss now: waiting for the first bucket to prove full before asking for
-    // the second would serialise two misses whenever it is.
+    // the second would serialise two misses whenever it is. (A native prefetch; in wasm the discarded
+    // load is dropped, and the second bucket is loaded when it is needed.)
     (void)table.prefetch(at.alternate_index);
     const int slot = table.insert_if_room(at.index, at.fingerprint);
     if (slot >= 0) return {at.index, slot};
