@@ -516,9 +516,12 @@ class CuckooFilter {
       for (std::size_t j = 0; j < n; ++j) {
         const KeyBytes key = key_at(start + j);
         group[j] = locate_hash(hash_of(key.data, key.length));
+      }
+      // A loop of its own, after the hashing: in wasm these are real loads, which stall retirement until
+      // they arrive; back to back, all of a group's misses fit in the CPU's window at once.
+      for (std::size_t j = 0; j < n; ++j)
         touched = static_cast<std::uint8_t>(touched ^ head_.table.prefetch(group[j].index) ^
                                             head_.table.prefetch(group[j].alternate_index));
-      }
       for (std::size_t j = 0; j < n; ++j) {
         group_results[j] = op(group[j]);
         if (group_results[j] == kStoppedHere) {

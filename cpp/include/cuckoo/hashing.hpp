@@ -49,7 +49,7 @@ class KeyHasher {
 
   [[nodiscard]] std::uint64_t operator()(const void* data, std::size_t length) const noexcept {
     const auto* p = static_cast<const std::uint8_t*>(data);
-    if (length > 16 || !kLittleEndian) return XXH3_64bits_withSeed(data, length, seed_);
+    if (length > 16 || !kLittleEndian) return hash_long(data, length, seed_);
     if (length > 8) {
       const std::uint64_t low = load64(p) ^ flip_9to16_low_;
       const std::uint64_t high = load64(p + length - 8) ^ flip_9to16_high_;
@@ -73,6 +73,12 @@ class KeyHasher {
   // Both targets (x86-64, wasm32) are little-endian; elsewhere the loads below would need swapping, so
   // every call goes to the library instead.
   static constexpr bool kLittleEndian = std::endian::native == std::endian::little;
+
+  // Kept out of line: the short paths above then inline into the batch loops (in wasm the whole call
+  // operator, with XXH3's long-key code, was one function called per key).
+  [[gnu::noinline]] static std::uint64_t hash_long(const void* data, std::size_t length, std::uint64_t seed) noexcept {
+    return XXH3_64bits_withSeed(data, length, seed);
+  }
 
   static std::uint32_t load32(const std::uint8_t* p) noexcept {
     std::uint32_t v;
