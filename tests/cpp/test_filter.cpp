@@ -184,6 +184,56 @@ TEST_CASE("batches give the same results and the same table as single calls", "[
   batched.contains_many(data, offsets.data(), 0, results.data());
 }
 
+// Batches on one-word buckets take their own path (the table's shape held in a probe); these shapes cover
+// whole-byte buckets (f = 12, b = 4), buckets that start inside a byte (f = 13, b = 4; f = 7, b = 2), a
+// bucket that fills the word (f = 16, b = 4), and two that do not fit one (f = 13 and 16, b = 8), filled
+// past capacity so that kicks and failed adds happen inside batches. A growing filter gains a sub-filter
+// in the middle of a batch; the keys after that must go to the new one, as single calls do.
+TEST_CASE("batches match single calls for every bucket shape, and when the chain grows mid-batch", "[filter]") {
+  struct Shape {
+    unsigned bits, b, growth;
+  };
+  const Shape shape = GENERATE(Shape{12, 4, 0}, Shape{13, 4, 0}, Shape{7, 2, 0}, Shape{16, 4, 0}, Shape{13, 8, 0},
+                               Shape{16, 8, 0}, Shape{12, 4, 2}, Shape{13, 2, 2});
+  CAPTURE(shape.bits, shape.b, shape.growth);
+  cuckoo::Options o;
+  o.capacity = 500;
+  o.fingerprint_bits = shape.bits;
+  o.bucket_size = shape.b;
+  o.max_kicks = 50;
+  if (shape.growth != 0) o.growth = shape.growth;
+  cuckoo::CuckooFilter single(o), batched(o);
+  std::string bytes;
+  std::vector<std::uint32_t> offsets{0};
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1500; ++i) {
+    keys.push_back(key("shape", static_cast<std::uint64_t>(i)));
+    bytes += keys.back();
+    offsets.push_back(static_cast<std::uint32_t>(bytes.size()));
+  }
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  std::vector<std::uint8_t> results(keys.size(), 9);
+  // Three batches, so that a later batch starts on a table that an earlier one filled (or grew).
+  std::size_t added = 0;
+  for (std::size_t start = 0; start < keys.size(); start += 500)
+    added += batched.add_many(data, offsets.data() + start, 500, results.data() + start);
+  std::size_t single_added = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const bool ok = single.add(keys[i]);
+    single_added += ok;
+    REQUIRE(results[i] == ok);
+  }
+  CHECK(added == single_added);
+  CHECK(batched.size() == single.size());
+  CHECK(batched.sub_filter_count() == single.sub_filter_count());
+  if (shape.growth == 0) CHECK(added < keys.size());  // the table filled up: kicks and failures happened
+  else CHECK(single.sub_filter_count() > 1);           // the chain grew
+  CHECK(batched.serialize() == single.serialize());
+
+  batched.contains_many(data, offsets.data(), keys.size(), results.data());
+  for (std::size_t i = 0; i < keys.size(); ++i) REQUIRE(results[i] == single.contains(keys[i]));
+}
+
 TEST_CASE("add_if_absent_ranges adds each new key once and reports a full table", "[filter]") {
   auto f = make_filter(20, 16, 4, 50);
   // "a,b,a,,c" with ranges around the separators, then many new keys until the table is full.

@@ -114,6 +114,54 @@ class BucketTable {
     return contains(b1, fingerprint) || contains(b2, fingerprint);
   }
 
+  // The table's word-sized operations with its shape copied into the probe, for tables whose buckets fit
+  // one 64-bit load (fits_word()). A batch keeps the probe in locals (registers in wasm, where every call
+  // through the table reloads its fields from memory). Byte is `const std::uint8_t` for a read-only probe.
+  // The results are those of contains_either, find(bucket, 0) and set().
+  template <class Byte>
+  class WordProbe {
+   public:
+    [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2,
+                                       std::uint32_t fingerprint) const noexcept {
+      const std::uint64_t pattern = fingerprint * low_bits_;
+      return (zero_fields(word(b1) ^ pattern) | zero_fields(word(b2) ^ pattern)) != 0;
+    }
+
+    // Stores into the first empty slot; returns that slot or -1 when the bucket is full.
+    int insert_if_room(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+      const std::uint64_t empty = zero_fields(word(bucket));
+      if (empty == 0) return -1;
+      const unsigned slot = (((static_cast<unsigned>(std::countr_zero(empty)) + 1) * slot_reciprocal_) >> 16) - 1;
+      const std::uint64_t bit = bucket * bucket_bits_ + slot * bits_;
+      Byte* p = data_ + bit / 8;
+      const unsigned shift = static_cast<unsigned>(bit % 8);
+      store64(p, (load64(p) & ~(slot_mask_ << shift)) | (static_cast<std::uint64_t>(fingerprint) << shift));
+      return static_cast<int>(slot);
+    }
+
+   private:
+    friend class BucketTable;
+    [[nodiscard]] std::uint64_t word(std::uint64_t bucket) const noexcept {
+      const std::uint64_t bit = bucket * bucket_bits_;
+      return load64(data_ + bit / 8) >> (bit % 8);
+    }
+    [[nodiscard]] std::uint64_t zero_fields(std::uint64_t x) const noexcept { return (x - low_bits_) & ~x & high_bits_; }
+
+    Byte* data_;
+    std::uint64_t low_bits_;
+    std::uint64_t high_bits_;
+    std::uint64_t slot_mask_;
+    unsigned bucket_bits_;
+    unsigned bits_;
+    unsigned slot_reciprocal_;
+  };
+  [[nodiscard]] bool fits_word() const noexcept { return fits_word_; }
+  // Precondition: fits_word().
+  [[nodiscard]] WordProbe<const std::uint8_t> word_probe() const noexcept {
+    return probe<const std::uint8_t>(data_.get());
+  }
+  [[nodiscard]] WordProbe<std::uint8_t> word_probe() noexcept { return probe<std::uint8_t>(data_.get()); }
+
   // The first slot of the bucket holding `fingerprint` (0 finds an empty slot), or -1.
   [[nodiscard]] int find(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
     if (fits_word_) {
@@ -176,6 +224,19 @@ class BucketTable {
   }
 
  private:
+  template <class Byte>
+  [[nodiscard]] WordProbe<Byte> probe(Byte* data) const noexcept {
+    WordProbe<Byte> p;
+    p.data_ = data;
+    p.low_bits_ = low_bits_;
+    p.high_bits_ = high_bits_;
+    p.slot_mask_ = slot_mask_;
+    p.bucket_bits_ = bucket_bits_;
+    p.bits_ = bits_;
+    p.slot_reciprocal_ = slot_reciprocal_;
+    return p;
+  }
+
   struct FreeDeleter {
     void operator()(std::uint8_t* p) const noexcept { std::free(p); }
   };

@@ -145,6 +145,13 @@ class CuckooFilter {
   // is touched, so the cache misses of a group overlap.
   void contains_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                      std::uint8_t* results) const noexcept {
+    if (tail_.empty() && head_.table.fits_word()) {
+      const auto probe = std::as_const(head_.table).word_probe();
+      for_each_located(bytes, offsets, count, results, [&](const Location& at) -> std::uint8_t {
+        return probe.contains_either(at.index, at.alternate_index, at.fingerprint);
+      });
+      return;
+    }
     for_each_located(bytes, offsets, count, results,
                      [&](const Location& at) -> std::uint8_t { return contains_located(at); });
   }
@@ -155,8 +162,9 @@ class CuckooFilter {
   static constexpr std::uint8_t kStoppedHere = 3;
   std::size_t add_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                        std::uint8_t* results) {
-    std::size_t added = 0;
     for (std::size_t i = 0; i < count; ++i) results[i] = kNotTried;
+    if (tail_.empty() && trace_ == nullptr && head_.table.fits_word()) return add_many_word(bytes, offsets, count, results);
+    std::size_t added = 0;
     for_each_located(bytes, offsets, count, results, [&](const Location& at) -> std::uint8_t {
       const bool ok = add_located(at);
       added += ok;
@@ -415,6 +423,29 @@ class CuckooFilter {
 
   [[nodiscard]] bool chain_exhausted() const noexcept {
     return last_failure_ == AddFailure::growth_limit || last_failure_ == AddFailure::out_of_memory;
+  }
+
+  // add_many for the common shape (one sub-filter, no trace, buckets of one word): add_located's direct
+  // placement through a probe of the table, the rest (kicks, growth) through add_located_slow. Once the
+  // chain has grown, new keys belong to its newest sub-filter, so tail_ is checked for every key. Not
+  // inlined: inside add_many it made g++ compile the general loop worse (b = 8 batch inserts 15% slower).
+  [[gnu::noinline]] std::size_t add_many_word(const std::uint8_t* bytes, const std::uint32_t* offsets,
+                                              std::size_t count, std::uint8_t* results) {
+    std::size_t added = 0;
+    auto probe = head_.table.word_probe();
+    for_each_located(bytes, offsets, count, results, [&](const Location& at) -> std::uint8_t {
+      if (tail_.empty() && (probe.insert_if_room(at.index, at.fingerprint) >= 0 ||
+                            probe.insert_if_room(at.alternate_index, at.fingerprint) >= 0)) {
+        ++head_.size;
+        last_failure_ = AddFailure::none;
+        ++added;
+        return 1;
+      }
+      const bool ok = add_located_slow(at.hash);
+      added += ok;
+      return ok ? 1 : chain_exhausted() ? kStoppedHere : 0;
+    });
+    return added;
   }
 
   // New keys go to the newest sub-filter; when it has no room and growth is on, a larger one is chained.
