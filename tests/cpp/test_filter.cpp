@@ -7,6 +7,40 @@ using namespace cuckoo;
 using cuckoo_test::key;
 using cuckoo_test::make_filter;
 
+namespace {
+
+// Keys packed back to back as the batch calls take them: key i is data()[offsets[i], offsets[i+1]).
+struct PackedKeys {
+  std::vector<std::string> keys;
+  std::string bytes;
+  std::vector<std::uint32_t> offsets{0};
+  [[nodiscard]] const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(bytes.data()); }
+};
+
+// key(prefix, i % distinct) for i in [0, count): repeats when distinct < count.
+PackedKeys packed_keys(const char* prefix, std::size_t count, std::size_t distinct) {
+  PackedKeys p;
+  for (std::size_t i = 0; i < count; ++i) {
+    p.keys.push_back(key(prefix, i % distinct));
+    p.bytes += p.keys.back();
+    p.offsets.push_back(static_cast<std::uint32_t>(p.bytes.size()));
+  }
+  return p;
+}
+
+// Adds the keys one call at a time, requiring each result to equal the batch's; returns how many were added.
+std::size_t add_singly_as_batched(CuckooFilter& single, const PackedKeys& p, const std::vector<std::uint8_t>& results) {
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < p.keys.size(); ++i) {
+    const bool ok = single.add(p.keys[i]);
+    added += ok;
+    REQUIRE(results[i] == ok);
+  }
+  return added;
+}
+
+}  // namespace
+
 TEST_CASE("add, contains, count, remove on a few keys", "[filter]") {
   auto f = make_filter(1000, 16, 4);
   CHECK(f.size() == 0);
@@ -147,24 +181,13 @@ TEST_CASE("batches give the same results and the same table as single calls", "[
   auto single = make_filter(300, 10, b, 100);
   auto batched = make_filter(300, 10, b, 100);
   // 400 keys with repeats, into a filter for 300: some adds fail, in both.
-  std::string bytes;
-  std::vector<std::uint32_t> offsets{0};
-  std::vector<std::string> keys;
-  for (int i = 0; i < 400; ++i) {
-    keys.push_back(key("batch", static_cast<std::uint64_t>(i % 350)));
-    bytes += keys.back();
-    offsets.push_back(static_cast<std::uint32_t>(bytes.size()));
-  }
-  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  const PackedKeys packed = packed_keys("batch", 400, 350);
+  const auto& keys = packed.keys;
+  const auto& offsets = packed.offsets;
+  const auto* data = packed.data();
   std::vector<std::uint8_t> results(keys.size(), 9);
   const auto added = batched.add_many(data, offsets.data(), keys.size(), results.data());
-  std::size_t single_added = 0;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const bool ok = single.add(keys[i]);
-    single_added += ok;
-    REQUIRE(results[i] == ok);
-  }
-  CHECK(added == single_added);
+  CHECK(added == add_singly_as_batched(single, packed, results));
   CHECK(added < keys.size());
   CHECK(batched.serialize() == single.serialize());
 
@@ -203,34 +226,21 @@ TEST_CASE("batches match single calls for every bucket shape, and when the chain
   o.max_kicks = 50;
   if (shape.growth != 0) o.growth = shape.growth;
   cuckoo::CuckooFilter single(o), batched(o);
-  std::string bytes;
-  std::vector<std::uint32_t> offsets{0};
-  std::vector<std::string> keys;
-  for (int i = 0; i < 1500; ++i) {
-    keys.push_back(key("shape", static_cast<std::uint64_t>(i)));
-    bytes += keys.back();
-    offsets.push_back(static_cast<std::uint32_t>(bytes.size()));
-  }
-  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  const PackedKeys packed = packed_keys("shape", 1500, 1500);
+  const auto& keys = packed.keys;
   std::vector<std::uint8_t> results(keys.size(), 9);
   // Three batches, so that a later batch starts on a table that an earlier one filled (or grew).
   std::size_t added = 0;
   for (std::size_t start = 0; start < keys.size(); start += 500)
-    added += batched.add_many(data, offsets.data() + start, 500, results.data() + start);
-  std::size_t single_added = 0;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const bool ok = single.add(keys[i]);
-    single_added += ok;
-    REQUIRE(results[i] == ok);
-  }
-  CHECK(added == single_added);
+    added += batched.add_many(packed.data(), packed.offsets.data() + start, 500, results.data() + start);
+  CHECK(added == add_singly_as_batched(single, packed, results));
   CHECK(batched.size() == single.size());
   CHECK(batched.sub_filter_count() == single.sub_filter_count());
   if (shape.growth == 0) CHECK(added < keys.size());  // the table filled up: kicks and failures happened
   else CHECK(single.sub_filter_count() > 1);           // the chain grew
   CHECK(batched.serialize() == single.serialize());
 
-  batched.contains_many(data, offsets.data(), keys.size(), results.data());
+  batched.contains_many(packed.data(), packed.offsets.data(), keys.size(), results.data());
   for (std::size_t i = 0; i < keys.size(); ++i) REQUIRE(results[i] == single.contains(keys[i]));
 }
 
