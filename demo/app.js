@@ -119,7 +119,8 @@ function render() {
   const height = TOP + geometry.rows * (geometry.bucketH + GAP);
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.setAttribute('width', String(width));
-  $('table-wrap').classList.toggle('pinned', height < window.innerHeight * 0.4);
+  // The controls and narration under the table take about 110 px more.
+  $('stage').classList.toggle('pinned', height + 110 < window.innerHeight * 0.5);
   svg.replaceChildren();
   const defs = document.createElementNS(SVG, 'defs');
   defs.innerHTML = '<marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#b3261e"/></marker>';

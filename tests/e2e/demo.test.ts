@@ -66,6 +66,32 @@ test('the page loads the real filter and draws an empty table', async () => {
   await page.close();
 });
 
+/** Whether the Step button is inside the viewport and is what a click at its centre would hit. */
+function stepButtonUsable(page: Page): Promise<{ inView: boolean; onTop: boolean; hit: string }> {
+  return page.evaluate(() => {
+    const step = document.querySelector('[data-testid=step]') as HTMLElement;
+    const r = step.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    const inView = r.top >= 0 && r.bottom <= window.innerHeight;
+    const hit = inView ? document.elementFromPoint(x, y) : null;
+    return { inView, onTop: hit !== null && step.contains(hit), hit: hit ? hit.tagName + (hit.id ? '#' + hit.id : '') : 'none' };
+  });
+}
+
+// A scenario is chosen far down the page, and then stepped through: the Step button must be in view
+// then, and not under the table (which stays pinned while the page scrolls, when it is short enough).
+test('after choosing any scenario, the Step button is in view and not covered by the table', async () => {
+  const { page, errors } = await openPage(session, '');
+  const count = await page.locator('[data-testid^=preset-]').count();
+  for (let i = 0; i < count; i++) {
+    await page.click(`[data-testid=preset-${i}]`);
+    expect({ scenario: i, ...(await stepButtonUsable(page)) }).toMatchObject({ scenario: i, inView: true, onTop: true });
+  }
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('every scenario runs, and the drawing ends equal to the real table', async () => {
   const { page, errors } = await openPage(session, '');
   const count = await page.locator('[data-testid^=preset-]').count();
