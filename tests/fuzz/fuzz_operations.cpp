@@ -7,6 +7,9 @@
 // key the model holds: removing a never-added key is documented as unsafe), contains, count; the key is
 // one of 64 short strings. With growth, removes are skipped: in a chain even removing an added key may,
 // rarely, remove another key's fingerprint (documented), and add must never fail below the chain limit.
+// An op byte with bit 7 set makes an add or a contains a batch of 1-8 consecutive keys (bits 2-4): the
+// filter takes it in one add_many / contains_many call, a shadow filter as single calls, and the two must
+// give the same results and stay byte for byte the same (the batch paths are separate code).
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -34,6 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.max_kicks = data[3];
   options.seed = data[0] * 131u + data[1];
   cuckoo::CuckooFilter filter(options);
+  cuckoo::CuckooFilter shadow(options);  // receives every operation as single calls
   std::map<unsigned, unsigned> model;
   std::size_t model_size = 0;
   const auto key = [](unsigned k) { return "key-" + std::to_string(k); };
@@ -41,9 +45,47 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 4; i + 1 < size; i += 2) {
     const unsigned op = data[i] % 4;
     const unsigned k = data[i + 1] % 64;
-    if (op == 0) {
+    const bool batch = (data[i] & 0x80) != 0 && (op == 0 || op == 2);
+    if (batch) {
+      const unsigned n = 1 + ((data[i] >> 2) & 7);
+      std::string bytes;
+      std::vector<std::uint32_t> offsets{0};
+      for (unsigned j = 0; j < n; ++j) {
+        bytes += key((k + j) % 64);
+        offsets.push_back(static_cast<std::uint32_t>(bytes.size()));
+      }
+      std::vector<std::uint8_t> results(n, 9);
+      const auto* packed = reinterpret_cast<const std::uint8_t*>(bytes.data());
+      if (op == 0) {
+        filter.add_many(packed, offsets.data(), n, results.data());
+        for (unsigned j = 0; j < n; ++j) {
+          const unsigned kj = (k + j) % 64;
+          const bool ok = shadow.add(key(kj));
+          // A growing chain that cannot grow stops the batch there (kStoppedHere, then kNotTried).
+          if (results[j] == cuckoo::CuckooFilter::kStoppedHere) {
+            check(!ok);
+            break;
+          }
+          check(results[j] == (ok ? 1 : 0));
+          if (ok) {
+            ++model[kj];
+            ++model_size;
+          }
+        }
+      } else {
+        filter.contains_many(packed, offsets.data(), n, results.data());
+        for (unsigned j = 0; j < n; ++j) {
+          const unsigned kj = (k + j) % 64;
+          check(results[j] == (shadow.contains(key(kj)) ? 1 : 0));
+          if (model.count(kj) != 0) check(results[j] == 1);
+        }
+      }
+      check(filter.serialize() == shadow.serialize());
+    } else if (op == 0) {
       const auto before = filter.serialize();
-      if (filter.add(key(k))) {
+      const bool added = filter.add(key(k));
+      check(shadow.add(key(k)) == added);
+      if (added) {
         ++model[k];
         ++model_size;
       } else {
@@ -56,6 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       auto it = model.lower_bound(k);
       if (it == model.end()) it = model.begin();
       check(filter.remove(key(it->first)));
+      check(shadow.remove(key(it->first)));
       if (--it->second == 0) model.erase(it);
       --model_size;
     } else if (op == 2) {

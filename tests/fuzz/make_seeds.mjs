@@ -21,4 +21,10 @@ const churn = Array.from({ length: 200 }, (_, i) => [i % 4, (i * 7) % 64]);
 writeFileSync(join(out, 'operations', 'fill-small'), ops(1, 8, 10, 20, fill));
 writeFileSync(join(out, 'operations', 'churn'), ops(0, 4, 30, 100, churn));
 writeFileSync(join(out, 'operations', 'duplicates'), ops(2, 28, 200, 255, Array.from({ length: 40 }, () => [0, 5])));
+// Op bytes with bit 7 set are batches of 1 + bits 2-4 keys: adds (op 0) and lookups (op 2), mixed with
+// single removes, filling a small table past its capacity, then the same on a growing chain.
+const batch = (op, n) => 0x80 | ((n - 1) << 2) | op;
+const batches = Array.from({ length: 60 }, (_, i) => [i % 5 === 4 ? 1 : batch(i % 3 === 2 ? 2 : 0, 1 + (i % 8)), (i * 5) % 64]);
+writeFileSync(join(out, 'operations', 'batches'), ops(1, 7, 20, 30, batches));
+writeFileSync(join(out, 'operations', 'batches-growth'), ops(0x81, 6, 4, 10, batches.filter(([op]) => op !== 1)));
 writeFileSync(join(out, 'operations', 'growth'), ops(0x81, 8, 4, 20, Array.from({ length: 150 }, (_, i) => [i % 3 === 0 ? 2 : 0, i % 64])));
