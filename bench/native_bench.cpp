@@ -168,9 +168,9 @@ void throughput_case(const char* name, std::uint64_t capacity, std::size_t items
 // add_many. Best rates of g_repeats runs (the counts are the same in every run).
 void fill_case(std::uint64_t capacity, unsigned bits, unsigned bucket_size) {
   const auto keys = random_keys(static_cast<std::size_t>(capacity), 3);
-  std::vector<std::uint32_t> offsets(4097);
+  std::vector<std::uint32_t> offsets(kBatch + 1);
   for (std::size_t i = 0; i < offsets.size(); ++i) offsets[i] = static_cast<std::uint32_t>(i * 8);
-  std::vector<std::uint8_t> results(4096);
+  std::vector<std::uint8_t> results(kBatch);
   double fill_mops = 0, batch_fill_mops = 0, load_at_failure = 0, bits_per_item = 0;
   std::size_t at_capacity = 0, added = 0, batch_added = 0;
   for (int run = 0; run < g_repeats; ++run) {
@@ -193,13 +193,11 @@ void fill_case(std::uint64_t capacity, unsigned bits, unsigned bucket_size) {
     bits_per_item = static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(capacity);
 
     auto batched = make(capacity, bits, bucket_size);
-    start = Clock::now();
     batch_added = 0;
-    for (std::size_t i = 0; i < keys.size(); i += 4096) {
-      const std::size_t n = std::min<std::size_t>(4096, keys.size() - i);
+    const double batch_s = time_in_batches(keys.size(), [&](std::size_t i, std::size_t n) {
       batch_added += batched.add_many(reinterpret_cast<const std::uint8_t*>(keys.data() + i), offsets.data(), n, results.data());
-    }
-    batch_fill_mops = std::max(batch_fill_mops, mops(keys.size(), seconds_since(start)));
+    });
+    batch_fill_mops = std::max(batch_fill_mops, mops(keys.size(), batch_s));
   }
   std::printf(
       "{\"bench\":\"native\",\"case\":\"fill_to_capacity_batch\",\"capacity\":%llu,\"added\":%zu,"

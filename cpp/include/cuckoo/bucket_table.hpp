@@ -29,6 +29,34 @@ static_assert(std::endian::native == std::endian::little,
 
 inline void store64(std::uint8_t* p, std::uint64_t v) noexcept { std::memcpy(p, &v, sizeof v); }
 
+// The arithmetic on the packed bit stream, shared by BucketTable and its WordProbe.
+
+// The 64 bits of the stream from bit `bit` on (bits past a slot or bucket belong to its neighbours).
+[[nodiscard]] inline std::uint64_t bits_at(const std::uint8_t* data, std::uint64_t bit) noexcept {
+  return load64(data + bit / 8) >> (bit % 8);
+}
+
+// Replaces the field of the stream at bit `bit` (width given by `field_mask`); the neighbours sharing the
+// 64-bit word are rewritten with their own bits.
+inline void store_field(std::uint8_t* data, std::uint64_t bit, std::uint64_t field_mask, std::uint32_t value) noexcept {
+  std::uint8_t* p = data + bit / 8;
+  const unsigned shift = static_cast<unsigned>(bit % 8);
+  store64(p, (load64(p) & ~(field_mask << shift)) | (static_cast<std::uint64_t>(value) << shift));
+}
+
+// SWAR over f-bit fields, `low` holding bit 0 of each field and `high` its top bit. Non-zero iff some
+// field of x is zero; its lowest set bit is the top bit of the lowest zero field (bits above that one may
+// be spurious, from the borrow).
+[[nodiscard]] inline std::uint64_t zero_fields(std::uint64_t x, std::uint64_t low, std::uint64_t high) noexcept {
+  return (x - low) & ~x & high;
+}
+
+// The field whose top bit is the lowest set bit of a non-zero zero_fields() result: bit s*f + f - 1 gives
+// s. `reciprocal` is ceil(2^16 / f): floor(n / f) == (n * reciprocal) >> 16 for every n <= 64, f <= 32.
+[[nodiscard]] inline unsigned lowest_field(std::uint64_t zero_field_mask, unsigned reciprocal) noexcept {
+  return (((static_cast<unsigned>(std::countr_zero(zero_field_mask)) + 1) * reciprocal) >> 16) - 1;
+}
+
 class BucketTable {
  public:
   // Bytes after the packed data so that a 64-bit load at any slot's first byte stays in bounds.
@@ -82,18 +110,12 @@ class BucketTable {
 
   [[nodiscard]] std::uint32_t get(std::uint64_t bucket, unsigned slot) const noexcept {
     const std::uint64_t bit = (bucket * bucket_size_ + slot) * bits_;
-    return static_cast<std::uint32_t>((load64(data_.get() + bit / 8) >> (bit % 8)) & slot_mask_);
+    return static_cast<std::uint32_t>(bits_at(data_.get(), bit) & slot_mask_);
   }
 
-  // Only this slot's bits change; neighbours sharing the 64-bit word are rewritten with their own bits.
+  // Only this slot's bits change.
   void set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
-    const std::uint64_t bit = (bucket * bucket_size_ + slot) * bits_;
-    std::uint8_t* p = data_.get() + bit / 8;
-    const unsigned shift = static_cast<unsigned>(bit % 8);
-    std::uint64_t word = load64(p);
-    word &= ~(slot_mask_ << shift);
-    word |= static_cast<std::uint64_t>(fingerprint) << shift;
-    store64(p, word);
+    store_field(data_.get(), (bucket * bucket_size_ + slot) * bits_, slot_mask_, fingerprint);
   }
 
   [[nodiscard]] bool contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
@@ -124,28 +146,22 @@ class BucketTable {
     [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2,
                                        std::uint32_t fingerprint) const noexcept {
       const std::uint64_t pattern = fingerprint * low_bits_;
-      return (zero_fields(word(b1) ^ pattern) | zero_fields(word(b2) ^ pattern)) != 0;
+      return (zero_fields(word(b1) ^ pattern, low_bits_, high_bits_) |
+              zero_fields(word(b2) ^ pattern, low_bits_, high_bits_)) != 0;
     }
 
     // Stores into the first empty slot; returns that slot or -1 when the bucket is full.
     int insert_if_room(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
-      const std::uint64_t empty = zero_fields(word(bucket));
+      const std::uint64_t empty = zero_fields(word(bucket), low_bits_, high_bits_);
       if (empty == 0) return -1;
-      const unsigned slot = (((static_cast<unsigned>(std::countr_zero(empty)) + 1) * slot_reciprocal_) >> 16) - 1;
-      const std::uint64_t bit = bucket * bucket_bits_ + slot * bits_;
-      Byte* p = data_ + bit / 8;
-      const unsigned shift = static_cast<unsigned>(bit % 8);
-      store64(p, (load64(p) & ~(slot_mask_ << shift)) | (static_cast<std::uint64_t>(fingerprint) << shift));
+      const unsigned slot = lowest_field(empty, slot_reciprocal_);
+      store_field(data_, bucket * bucket_bits_ + slot * bits_, slot_mask_, fingerprint);
       return static_cast<int>(slot);
     }
 
    private:
     friend class BucketTable;
-    [[nodiscard]] std::uint64_t word(std::uint64_t bucket) const noexcept {
-      const std::uint64_t bit = bucket * bucket_bits_;
-      return load64(data_ + bit / 8) >> (bit % 8);
-    }
-    [[nodiscard]] std::uint64_t zero_fields(std::uint64_t x) const noexcept { return (x - low_bits_) & ~x & high_bits_; }
+    [[nodiscard]] std::uint64_t word(std::uint64_t bucket) const noexcept { return bits_at(data_, bucket * bucket_bits_); }
 
     Byte* data_;
     std::uint64_t low_bits_;
@@ -169,8 +185,7 @@ class BucketTable {
       // and its mispredictions serialize the cache misses of consecutive operations.
       const std::uint64_t matches = zero_field_bits(raw_bucket_word(bucket) ^ (fingerprint * low_bits_));
       if (matches == 0) return -1;
-      // The lowest set bit is the top bit of the first matching slot: bit s*f + f - 1.
-      return static_cast<int>(((static_cast<unsigned>(std::countr_zero(matches)) + 1) * slot_reciprocal_) >> 16) - 1;
+      return static_cast<int>(lowest_field(matches, slot_reciprocal_));
     }
     for (unsigned s = 0; s < bucket_size_; ++s)
       if (get(bucket, s) == fingerprint) return static_cast<int>(s);
@@ -251,8 +266,7 @@ class BucketTable {
   [[nodiscard]] std::uint64_t raw_bucket_word(std::uint64_t bucket) const noexcept {
     // Buckets of whole bytes (b = 4 with even f, b = 8) start on a byte: no shift needed.
     if (bucket_bytes_ != 0) return load64(data_.get() + bucket * bucket_bytes_);
-    const std::uint64_t bit = bucket * bucket_bits_;
-    return load64(data_.get() + bit / 8) >> (bit % 8);
+    return bits_at(data_.get(), bucket * bucket_bits_);
   }
 
   // SWAR test "is any f-bit field of `word` equal to fp": XOR turns matches into zero fields, then the
@@ -266,11 +280,7 @@ class BucketTable {
     return (zero_field_bits(word1 ^ pattern) | zero_field_bits(word2 ^ pattern)) != 0;
   }
 
-  // Non-zero iff some f-bit field of x is zero; its lowest set bit is the top bit of the lowest zero field
-  // (bits above that one may be spurious, from the borrow).
-  [[nodiscard]] std::uint64_t zero_field_bits(std::uint64_t x) const noexcept {
-    return (x - low_bits_) & ~x & high_bits_;
-  }
+  [[nodiscard]] std::uint64_t zero_field_bits(std::uint64_t x) const noexcept { return zero_fields(x, low_bits_, high_bits_); }
 
   std::unique_ptr<std::uint8_t[], FreeDeleter> data_;
   std::uint64_t num_buckets_ = 0;

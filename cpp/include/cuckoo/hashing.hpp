@@ -183,9 +183,8 @@ inline constexpr std::uint32_t kOffsetMultiplier = 0x9E3779B1u;
 // matters is only how evenly the 2^f - 1 possible offsets cover [0, N), not which fingerprint gets which.
 // Fibonacci hashing covers it more evenly than random values would (three-gap theorem: the sorted values
 // fp x multiplier mod 2^32 leave at most three distinct gap sizes); tests/cpp/test_hashing.cpp checks the
-// spacing. Format
-// versions 1 and 2 mixed the fingerprint with Murmur3's finalizer first: two more multiplies on the
-// critical path of every lookup, for no better spread.
+// spacing. Format versions 1 and 2 mixed the fingerprint with Murmur3's finalizer first: two more
+// multiplies on the critical path of every lookup, for no better spread.
 [[nodiscard]] constexpr std::uint32_t alternate_offset(std::uint32_t fingerprint,
                                                        std::uint64_t num_buckets) noexcept {
   return reduce32(fingerprint * kOffsetMultiplier, num_buckets) | 1u;
