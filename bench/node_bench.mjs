@@ -1,7 +1,7 @@
 // Node benchmark: cuckoo-wasm (single calls and batches) against JavaScript's Set and the npm package
 // bloom-filters (its CuckooFilter and BloomFilter, sized for the same capacity and rate), on the same keys.
 // One JSON line per case: ops/s (best of BENCH_REPEATS runs, default 3), bytes per item, measured
-// false-positive rate, false negatives (worst run).
+// false-positive rate, false negatives (worst run); then one line of the ratios the issue's targets name.
 //
 // Every run of a case gets new string objects with the same contents, as keys read from a file or a socket
 // are: V8 computes a string's hash the first time a Set sees it and keeps it in the string, so re-used
@@ -28,36 +28,47 @@ const gc = globalThis.gc ?? (() => {});
 
 // Every case runs REPEATS times on fresh structures and prints one line with the best rate of each
 // operation: on a shared machine other work only ever slows a run down, so the best of a few is the
-// closest to what the code itself costs. It is applied to every case alike, so ratios stay fair.
+// closest to what the code itself costs. It is applied to every case alike, so ratios stay fair. The runs
+// go round robin (every case once, then every case again), not one case's runs back to back: this host's
+// speed drifts by up to 2x within a minute, and with back-to-back runs the Set and the filter were timed
+// minutes apart, so a ratio between them said as much about the minutes as about the code.
 const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
 let collected = null;
+const printed = new Map();
 
 function line(fields) {
   if (collected !== null) collected.push(fields);
-  else console.log(JSON.stringify({ bench: 'node', ...fields }));
+  else {
+    printed.set(fields.case, fields);
+    console.log(JSON.stringify({ bench: 'node', ...fields }));
+  }
 }
 
-// Runs runCase(makeInput()) REPEATS times; the input is made before each run, outside the timings.
-async function repeated(makeInput, runCase) {
-  const runsOfCase = [];
+// cases: [makeInput, runCase] pairs; each input is made before its run, outside the timings.
+async function roundRobin(cases) {
+  const runsByCase = cases.map(() => []);
   for (let r = 0; r < REPEATS; r++) {
-    const input = makeInput();
-    await settle();
-    collected = [];
-    runCase(input);
-    runsOfCase.push(collected);
-    collected = null;
-  }
-  runsOfCase[0].forEach((first, i) => {
-    const merged = { ...first };
-    for (const key of Object.keys(merged)) {
-      const values = runsOfCase.map((lines) => lines[i][key]);
-      if (key.endsWith('_ops_s')) merged[key] = Math.max(...values);
-      // Correctness counts report the worst run.
-      if (key === 'false_negatives' || key === 'failed_adds') merged[key] = Math.max(...values);
+    for (const [i, [makeInput, runCase]] of cases.entries()) {
+      const input = makeInput();
+      await settle();
+      collected = [];
+      runCase(input);
+      runsByCase[i].push(collected);
+      collected = null;
     }
-    line({ ...merged, repeats: REPEATS });
-  });
+  }
+  for (const runsOfCase of runsByCase) {
+    runsOfCase[0].forEach((first, i) => {
+      const merged = { ...first };
+      for (const key of Object.keys(merged)) {
+        const values = runsOfCase.map((lines) => lines[i][key]);
+        if (key.endsWith('_ops_s')) merged[key] = Math.max(...values);
+        // Correctness counts report the worst run.
+        if (key === 'false_negatives' || key === 'failed_adds') merged[key] = Math.max(...values);
+      }
+      line({ ...merged, repeats: REPEATS });
+    });
+  }
 }
 
 function time(fn) {
@@ -88,7 +99,7 @@ function batchesOf(keys) {
   return batches;
 }
 
-// Times fn over every batch, counting the true results as a caller would use them (keeping the result
+// Times fn over every batch, counting the true results as a caller of hasMany uses them (keeping the result
 // arrays until after the clock stops would time the collector moving them instead).
 function timeBatches(batches, fn) {
   return time(() => {
@@ -101,24 +112,34 @@ function timeBatches(batches, fn) {
   });
 }
 
+// Times fn over every batch, ignoring its results, as the Set case ignores what add returns: a caller
+// adding keys needs no answer per key, and the filter's size afterwards says how many were stored.
+function timeBatchesIgnoringResults(batches, fn) {
+  return time(() => {
+    for (let i = 0; i < batches.length; i++) fn(batches[i]);
+  });
+}
+
 function cuckooCases(label, { keys, probes, absent, keyBatches, probeBatches, absentBatches }) {
   const n = keys.length;
   const filter = new CuckooFilter({ capacity: n, fpRate: FP_RATE });
-  const add = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.add(keys[i]) ? 1 : 0; return c; });
+  const add = time(() => { for (let i = 0; i < n; i++) filter.add(keys[i]); });
+  const stored = filter.size; // every key is distinct: each add that succeeded stored one item
   const has = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.has(probes[i]) ? 1 : 0; return c; });
   const miss = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.has(absent[i]) ? 1 : 0; return c; });
   line({ case: `cuckoo-wasm single ${label}`, items: n, add_ops_s: n / add.seconds, has_ops_s: n / has.seconds,
     miss_ops_s: n / miss.seconds, bytes_per_item: filter.byteLength / n, fpr: miss.result / n,
-    false_negatives: n - has.result, failed_adds: n - add.result });
+    false_negatives: n - has.result, failed_adds: n - stored });
   filter.dispose();
 
   const batched = new CuckooFilter({ capacity: n, fpRate: FP_RATE });
-  const addMany = timeBatches(keyBatches, (k) => batched.addMany(k));
+  const addMany = timeBatchesIgnoringResults(keyBatches, (k) => batched.addMany(k));
+  const storedMany = batched.size;
   const hasMany = timeBatches(probeBatches, (k) => batched.hasMany(k));
   const missMany = timeBatches(absentBatches, (k) => batched.hasMany(k));
   line({ case: `cuckoo-wasm batch ${label}`, items: n, batch: BATCH, add_ops_s: n / addMany.seconds,
     has_ops_s: n / hasMany.seconds, miss_ops_s: n / missMany.seconds, bytes_per_item: batched.byteLength / n,
-    fpr: missMany.result / n, false_negatives: n - hasMany.result, failed_adds: n - addMany.result });
+    fpr: missMany.result / n, false_negatives: n - hasMany.result, failed_adds: n - storedMany });
   batched.dispose();
 }
 
@@ -239,10 +260,28 @@ for (const n of runs) {
   const bytes = withBatches({ keys: byteKeys, probes: byteKeys, absent: packed.absent.map((k) => encoder.encode(k)) });
   const strings = () => stringKeys(n);
 
-  await repeated(() => packed, wasmCoreCase);
-  await repeated(strings, (input) => setCase('strings', input));
-  await repeated(() => withBatches(strings()), (input) => cuckooCases('strings', input));
-  await repeated(() => bytes, (input) => cuckooCases('Uint8Array', input));
-  await repeated(strings, (input) => bloomFiltersCase('CuckooFilter', (c) => bloom.CuckooFilter.create(c, FP_RATE), 'strings', input));
-  await repeated(strings, (input) => bloomFiltersCase('BloomFilter', (c) => bloom.BloomFilter.create(c, FP_RATE), 'strings', input));
+  await roundRobin([
+    [() => packed, wasmCoreCase],
+    [strings, (input) => setCase('strings', input)],
+    [() => withBatches(strings()), (input) => cuckooCases('strings', input)],
+    [() => bytes, (input) => cuckooCases('Uint8Array', input)],
+    [strings, (input) => bloomFiltersCase('CuckooFilter', (c) => bloom.CuckooFilter.create(c, FP_RATE), 'strings', input)],
+    [strings, (input) => bloomFiltersCase('BloomFilter', (c) => bloom.BloomFilter.create(c, FP_RATE), 'strings', input)],
+  ]);
+  ratios(n);
+}
+
+// The issue's targets are ratios between the lines above; one more line states them.
+function ratios(n) {
+  const set = printed.get('Set strings');
+  const single = printed.get('cuckoo-wasm single strings');
+  const batch = printed.get('cuckoo-wasm batch strings');
+  const theirs = printed.get('bloom-filters CuckooFilter strings');
+  const x = (a, b) => Math.round((a / b) * 100) / 100;
+  line({ case: 'ratios, strings', items: n, add_vs_set_add: x(single.add_ops_s, set.add_ops_s),
+    has_vs_set_has: x(single.has_ops_s, set.has_ops_s), addMany_vs_set_add: x(batch.add_ops_s, set.add_ops_s),
+    hasMany_vs_set_has: x(batch.has_ops_s, set.has_ops_s),
+    add_vs_bloom_filters_cuckoo_add: x(single.add_ops_s, theirs.add_ops_s),
+    addMany_vs_bloom_filters_cuckoo_add: x(batch.add_ops_s, theirs.add_ops_s),
+    bytes_per_item_vs_set: x(single.bytes_per_item, set.bytes_per_item) });
 }

@@ -74,6 +74,21 @@ describe('keys of the wrong type are TypeErrors and change nothing', () => {
     expect(f.export()).toEqual(before);
   });
 
+  test('a bad key in a later chunk of a batch is refused before the first chunk changes anything', () => {
+    using f = new CuckooFilter({ capacity: 10_000 });
+    f.add('existing');
+    const before = f.export();
+    // Past the chunk's key limit (4096 keys), and past its byte limit (three keys of 400,000 characters).
+    const manyKeys: unknown[] = [...Array.from({ length: 5000 }, (_, i) => `k${i}`), 42];
+    const longKeys: unknown[] = ['x'.repeat(400_000), 'y'.repeat(400_000), 'z'.repeat(400_000), null];
+    for (const op of ['addMany', 'hasMany', 'deleteMany'] as const) {
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(manyKeys))).toBe('TypeError: keys[5000] must be a string or a Uint8Array, got a number');
+      expect(f.export()).toEqual(before); // after each call: a deleteMany could undo an addMany's damage
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(longKeys))).toBe('TypeError: keys[3] must be a string or a Uint8Array, got null');
+      expect(f.export()).toEqual(before);
+    }
+  });
+
   test('a batch must be an array', () => {
     using f = new CuckooFilter({ capacity: 100 });
     expect(codeOf(() => f.addMany('abc' as never))).toMatch(/^TypeError: keys must be an array/);
