@@ -51,6 +51,14 @@ inline void store_field(std::uint8_t* data, std::uint64_t bit, std::uint64_t fie
   return (x - low) & ~x & high;
 }
 
+// True when some f-bit field of word1 or of word2 equals `fingerprint`: XOR turns matches into zero
+// fields, then the zero-field test. Exact as a yes/no: a borrow only leaves a field that is zero.
+[[nodiscard]] inline bool either_has_field_equal(std::uint64_t word1, std::uint64_t word2, std::uint32_t fingerprint,
+                                                 std::uint64_t low, std::uint64_t high) noexcept {
+  const std::uint64_t pattern = fingerprint * low;
+  return (zero_fields(word1 ^ pattern, low, high) | zero_fields(word2 ^ pattern, low, high)) != 0;
+}
+
 // The field whose top bit is the lowest set bit of a non-zero zero_fields() result: bit s*f + f - 1 gives
 // s. `reciprocal` is ceil(2^16 / f): floor(n / f) == (n * reciprocal) >> 16 for every n <= 64, f <= 32.
 [[nodiscard]] inline unsigned lowest_field(std::uint64_t zero_field_mask, unsigned reciprocal) noexcept {
@@ -131,8 +139,9 @@ class BucketTable {
     // Whole-byte buckets (the common shapes) are tested first, so they cost one predictable branch.
     if (bucket_bytes_ != 0)
       return either_has_field_equal(load64(data_.get() + b1 * bucket_bytes_), load64(data_.get() + b2 * bucket_bytes_),
-                                    fingerprint);
-    if (fits_word_) return either_has_field_equal(raw_bucket_word(b1), raw_bucket_word(b2), fingerprint);
+                                    fingerprint, low_bits_, high_bits_);
+    if (fits_word_)
+      return either_has_field_equal(raw_bucket_word(b1), raw_bucket_word(b2), fingerprint, low_bits_, high_bits_);
     return contains(b1, fingerprint) || contains(b2, fingerprint);
   }
 
@@ -145,9 +154,7 @@ class BucketTable {
    public:
     [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2,
                                        std::uint32_t fingerprint) const noexcept {
-      const std::uint64_t pattern = fingerprint * low_bits_;
-      return (zero_fields(word(b1) ^ pattern, low_bits_, high_bits_) |
-              zero_fields(word(b2) ^ pattern, low_bits_, high_bits_)) != 0;
+      return either_has_field_equal(word(b1), word(b2), fingerprint, low_bits_, high_bits_);
     }
 
     // Stores into the first empty slot; returns that slot or -1 when the bucket is full.
@@ -269,15 +276,9 @@ class BucketTable {
     return bits_at(data_.get(), bucket * bucket_bits_);
   }
 
-  // SWAR test "is any f-bit field of `word` equal to fp": XOR turns matches into zero fields, then the
-  // classic zero-field test. Its result is exact as a yes/no: a borrow only leaves a field that is zero.
+  // The one-word form of either_has_field_equal.
   [[nodiscard]] bool has_field_equal(std::uint64_t word, std::uint32_t fingerprint) const noexcept {
     return zero_field_bits(word ^ (fingerprint * low_bits_)) != 0;
-  }
-  [[nodiscard]] bool either_has_field_equal(std::uint64_t word1, std::uint64_t word2,
-                                            std::uint32_t fingerprint) const noexcept {
-    const std::uint64_t pattern = fingerprint * low_bits_;
-    return (zero_field_bits(word1 ^ pattern) | zero_field_bits(word2 ^ pattern)) != 0;
   }
 
   [[nodiscard]] std::uint64_t zero_field_bits(std::uint64_t x) const noexcept { return zero_fields(x, low_bits_, high_bits_); }
