@@ -122,6 +122,18 @@ TEST_CASE("each header field is checked and named", "[format]") {
   put(bytes, format::offset::capacity, 0, 8);
   CHECK_THAT(error_of(bytes), Catch::Contains("capacity"));
 
+  // At most one item per slot: a larger capacity is not one this library writes.
+  const std::uint64_t slots = format::get_le(good.data() + format::offset::num_buckets, 8) * 4;
+  bytes = good;
+  put(bytes, format::offset::capacity, slots + 1, 8);
+  reseal(bytes);
+  CHECK_THAT(error_of(bytes), Catch::Contains("capacity " + std::to_string(slots + 1) + " exceeds the " +
+                                              std::to_string(slots) + " slots"));
+  bytes = good;
+  put(bytes, format::offset::capacity, slots, 8);
+  reseal(bytes);
+  CHECK(error_of(bytes) == "(accepted)");
+
   bytes = good;
   put(bytes, format::offset::num_buckets, 13, 8);
   CHECK_THAT(error_of(bytes), Catch::Contains("number of buckets 13"));

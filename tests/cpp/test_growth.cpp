@@ -206,4 +206,11 @@ TEST_CASE("damaged version 4 exports are refused with the reason", "[growth]") {
   CHECK_THAT(error_after(second + 33, 1, 1), Catch::Contains("sub-filter 1: reserved"));
   CHECK_THAT(error_after(second + 8, 7, 8), Catch::Contains("sub-filter 1: number of buckets 7"));
   CHECK_THAT(error_after(second + 16, 0, 8), Catch::Contains("sub-filter 1: item count 0 does not match"));
+  // A capacity beyond the sub-filter's slots: the next growth would be sized from it (a fuzzed export of a
+  // few hundred bytes asked for 7.6 GB that way).
+  const std::uint64_t second_slots = format::get_le(good.data() + second + 8, 8) * 4;
+  CHECK_THAT(error_after(second, second_slots + 1, 8),
+             Catch::Contains("sub-filter 1: capacity " + std::to_string(second_slots + 1) + " exceeds the"));
+  CHECK_THAT(error_after(second, 1'000'000'000, 8), Catch::Contains("sub-filter 1: capacity 1000000000 exceeds"));
+  CHECK(error_after(second, second_slots, 8) == "(accepted)");
 }

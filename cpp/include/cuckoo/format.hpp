@@ -206,6 +206,9 @@ struct CommonFields {
   if (buckets < 2 || buckets > kMaxBuckets || buckets % 2 != 0)
     return bad("number of buckets " + std::to_string(buckets) + " is not an even number from 2 to " +
                std::to_string(kMaxBuckets));
+  if (capacity > buckets * bucket_size)
+    return bad("capacity " + std::to_string(capacity) + " exceeds the " + std::to_string(buckets * bucket_size) +
+               " slots");
   const auto expected_table = table_bytes(buckets, static_cast<unsigned>(bucket_size), static_cast<unsigned>(bits));
   const auto table_length = get_le(p + offset::table_length, 8);
   if (table_length != expected_table)
@@ -272,6 +275,11 @@ struct CommonFields {
     if (buckets < 2 || buckets > kMaxBuckets || buckets % 2 != 0)
       return bad(which + "number of buckets " + std::to_string(buckets) + " is not an even number from 2 to " +
                  std::to_string(kMaxBuckets));
+    // Every filter this library writes is sized below its slot count. A larger capacity would only matter
+    // when the chain grows: the next sub-filter is sized from it (a fuzzed 349-byte export asked for 7.6 GB).
+    if (seg_capacity > buckets * bucket_size)
+      return bad(which + "capacity " + std::to_string(seg_capacity) + " exceeds the " +
+                 std::to_string(buckets * bucket_size) + " slots");
     if (seg_bits < kMinFingerprintBits || seg_bits > kMaxFingerprintBits || (k == 0 && seg_bits != bits))
       return bad(which + "fingerprint bits " + std::to_string(seg_bits) + " is not from 4 to 32" +
                  (k == 0 ? std::string(" or differs from the header's ") + std::to_string(bits) : std::string()));
