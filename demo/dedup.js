@@ -1,40 +1,73 @@
-// The dedup page's main thread: it only hands the file to the worker and shows what it reports, so the
-// page stays responsive whatever the file's size.
+// The dedup page's main thread: it hands the file to the worker and shows what it reports, so the page
+// stays responsive whatever the file's size.
 const $ = (id) => document.getElementById(id);
 const number = (n) => n.toLocaleString('en');
 let worker;
 let downloadUrl;
 
+function duration(seconds) {
+  if (!Number.isFinite(seconds)) return '–';
+  if (seconds < 60) return `${Math.max(0, Math.round(seconds))} s`;
+  return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+}
+
+// "names.txt" -> "names.unique.txt"; no extension: "data" -> "data.unique.txt".
+function outputName(name) {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)}.unique${name.slice(dot)}` : `${name}.unique.txt`;
+}
+
+function resetCounters() {
+  for (const id of ['lines', 'unique', 'duplicates']) $(id).textContent = '0';
+  for (const id of ['rate', 'percent', 'time-left', 'false-drops']) $(id).textContent = '–';
+  $('dedup-progress').value = 0;
+  $('binary-warning').hidden = true;
+  $('dedup-download').hidden = true;
+}
+
+function stop(message, state) {
+  worker?.terminate();
+  worker = undefined;
+  $('cancel').hidden = true;
+  $('status').textContent = message;
+  document.body.dataset.state = state;
+}
+
 function start(file) {
   worker?.terminate();
   if (downloadUrl) URL.revokeObjectURL(downloadUrl);
-  $('dedup-download').hidden = true;
-  $('dedup-progress').value = 0;
-  $('status').textContent = `Reading ${file.name ?? 'the pasted text'} (${number(file.size)} bytes)…`;
+  resetCounters();
+  const name = file.name || 'pasted text';
+  $('status').textContent = `Reading ${name} (${number(file.size)} bytes)…`;
+  $('cancel').hidden = false;
   document.body.dataset.state = 'running';
   worker = new Worker(new URL('dedup-worker.js', import.meta.url), { type: 'module' });
   worker.onmessage = ({ data }) => {
     if (data.type === 'progress' || data.type === 'done') {
-      $('dedup-progress').value = data.total > 0 ? data.done / data.total : 1;
+      const fraction = data.total > 0 ? data.done / data.total : 1;
+      $('dedup-progress').value = fraction;
+      $('percent').textContent = `${(fraction * 100).toFixed(1)}%`;
       $('lines').textContent = number(data.lines);
       $('unique').textContent = number(data.unique);
       $('duplicates').textContent = number(data.lines - data.unique);
-      $('rate').textContent = number(Math.round(data.linesPerSecond));
+      $('rate').textContent = number(Math.round(data.lines / Math.max(data.seconds, 1e-3)));
+      $('time-left').textContent = data.type === 'done' ? '0 s' : fraction > 0 ? duration(data.seconds / fraction - data.seconds) : '–';
+      $('binary-warning').hidden = !data.binary;
     }
     if (data.type === 'done') {
-      $('false-drops').textContent = data.expectedFalseDrops.toPrecision(2);
+      $('false-drops').textContent = data.wrongDropBound.toPrecision(2);
       downloadUrl = URL.createObjectURL(data.output);
       const link = $('dedup-download');
       link.href = downloadUrl;
+      link.download = outputName(name);
+      link.textContent = `Download ${outputName(name)}`;
       link.hidden = false;
-      $('status').textContent = `Done: ${number(data.unique)} unique lines of ${number(data.lines)}, in ${data.seconds.toFixed(2)} s ` +
-        `(filter: ${data.fingerprintBits}-bit fingerprints, ${number(data.filterBytes)} bytes).`;
-      document.body.dataset.state = 'done';
+      stop(`Done: ${number(data.unique)} unique lines of ${number(data.lines)}, in ${data.seconds.toFixed(2)} s ` +
+        `(filter: ${data.fingerprintBits}-bit fingerprints, ${data.subFilters} sub-filter${data.subFilters === 1 ? '' : 's'}, ` +
+        `${number(data.filterBytes)} bytes).`, 'done');
+      $('result').scrollIntoView({ block: 'nearest' });
     }
-    if (data.type === 'error') {
-      $('status').textContent = `Stopped: ${data.message}`;
-      document.body.dataset.state = 'error';
-    }
+    if (data.type === 'error') stop(`Stopped: ${data.message}`, 'error');
   };
   worker.postMessage({ file, fpRate: Number($('fp-rate').value) });
 }
@@ -44,8 +77,9 @@ $('dedup-file').addEventListener('change', (event) => {
   if (file) start(file);
 });
 $('run-paste').addEventListener('click', () => {
-  start(new File([$('paste').value], 'pasted text', { type: 'text/plain' }));
+  start(new File([$('paste').value], 'pasted.txt', { type: 'text/plain' }));
 });
+$('cancel').addEventListener('click', () => stop('Cancelled: nothing was written.', 'cancelled'));
 const drop = $('drop');
 drop.addEventListener('dragover', (event) => {
   event.preventDefault();

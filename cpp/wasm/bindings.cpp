@@ -8,6 +8,7 @@
 #include <emscripten/bind.h>
 
 #include <cuckoo/cuckoo_filter.hpp>
+#include <cuckoo/line_dedup.hpp>
 #include <new>
 #include <optional>
 #include <string>
@@ -175,6 +176,57 @@ void trace_steps(Handle h, std::uint32_t out) {
   }
 }
 
+// --- line dedup (cuckoo::LineDeduper over a filter made by create) ------------------------------------
+
+// The engine and what the wrapper reads after each call, at an address that stays put.
+struct Dedup {
+  explicit Dedup(CuckooFilter& f) : engine(f) {}
+  cuckoo::LineDeduper engine;
+  // [output address, output length, lines, unique lines, bytes carried]; doubles are exact below 2^53.
+  double report[5] = {};
+};
+
+Dedup& dedup_at(Handle h) { return *reinterpret_cast<Dedup*>(static_cast<std::uintptr_t>(h)); }
+
+Handle dedup_create(Handle filter_handle) {
+  auto* d = new (std::nothrow) Dedup(filter(filter_handle));
+  if (d == nullptr) {
+    g_last_error = cuckoo::Status::error(cuckoo::ErrorCode::out_of_memory, "cannot allocate the line deduplicator");
+    return 0;
+  }
+  return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(d));
+}
+void dedup_destroy(Handle h) { delete &dedup_at(h); }
+std::uint32_t dedup_report(Handle h) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(dedup_at(h).report)); }
+
+int dedup_reported(Dedup& d, const cuckoo::Status& s) {
+  d.report[0] = static_cast<double>(reinterpret_cast<std::uintptr_t>(d.engine.output()));
+  d.report[1] = static_cast<double>(d.engine.output_size());
+  d.report[2] = static_cast<double>(d.engine.lines());
+  d.report[3] = static_cast<double>(d.engine.unique());
+  d.report[4] = static_cast<double>(d.engine.carried());
+  if (!s.ok()) g_last_error = s;
+  return static_cast<int>(s.code);
+}
+// Both return a cuckoo::ErrorCode; the new lines and the counters are in the report.
+int dedup_push(Handle h, std::uint32_t address, std::uint32_t length) {
+  Dedup& d = dedup_at(h);
+  return dedup_reported(d, d.engine.push(ptr(address), length));
+}
+int dedup_finish(Handle h) {
+  Dedup& d = dedup_at(h);
+  return dedup_reported(d, d.engine.finish());
+}
+
+// The length an export declares from its first `length` bytes (cuckoo::format::declared_length): the total
+// when these bytes tell it, else minus the length to read before asking again, or 0 for bytes that are
+// not an export.
+double declared_length(std::uint32_t address, std::uint32_t length) {
+  std::uint64_t need = 0;
+  const std::uint64_t total = cuckoo::format::declared_length(ptr(address), length, need);
+  return total != 0 ? static_cast<double>(total) : -static_cast<double>(need);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
@@ -218,4 +270,10 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("traceOutcome", &trace_outcome);
   function("traceStepCount", &trace_step_count);
   function("traceSteps", &trace_steps);
+  function("dedupCreate", &dedup_create);
+  function("dedupDestroy", &dedup_destroy);
+  function("dedupReport", &dedup_report);
+  function("dedupPush", &dedup_push);
+  function("dedupFinish", &dedup_finish);
+  function("declaredLength", &declared_length);
 }

@@ -21,11 +21,9 @@ rm -rf js/dist
 npx tsc -p js/tsconfig.esm.json
 npx tsc -p js/tsconfig.cjs.json
 npx tsc -p js/tsconfig.types.json
-# The command-line tool ships from js/dist/bin, next to the library it imports; js/bin holds its source.
-mkdir -p js/dist/bin
-sed "s|from '../dist/esm/index.js'|from '../esm/index.js'|" js/bin/cuckoo.mjs > js/dist/bin/cuckoo.mjs
-node js/scripts/minify.mjs js/generated/cuckoo_wasm.mjs js/dist/esm/*.js js/dist/cjs/*.js js/dist/bin/cuckoo.mjs
-chmod +x js/dist/bin/cuckoo.mjs
+node js/scripts/minify.mjs js/generated/cuckoo_wasm.mjs js/dist/esm/*.js js/dist/esm/cli/*.js js/dist/cjs/*.js
+# The command-line tool (js/src/cli) is compiled with the ES module build and imports it as it is.
+chmod +x js/dist/esm/cli/cuckoo.js
 mkdir -p js/dist/generated
 cp js/generated/cuckoo_wasm.mjs js/generated/cuckoo_wasm.d.mts js/dist/generated/
 echo '{ "type": "module" }' > js/dist/esm/package.json

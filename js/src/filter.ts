@@ -146,7 +146,7 @@ function validateOptions(options: unknown): CreateArguments {
 }
 
 // Status codes of cuckoo::ErrorCode.
-function errorFromModule(m: CuckooModule): CuckooFilterError {
+export function errorFromModule(m: CuckooModule): CuckooFilterError {
   const code = m.lastErrorCode();
   const message = m.lastErrorMessage();
   if (code === 2) return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
@@ -161,7 +161,7 @@ const GROWTH_OUT_OF_MEMORY = 4;
 // add_many's result for the key at which a batch stopped (the chain could not grow).
 const STOPPED_HERE = 3;
 
-function requireModule(): CuckooModule {
+export function requireModule(): CuckooModule {
   const m = loadedModule();
   if (!m) {
     throw new CuckooFilterError(
@@ -194,7 +194,7 @@ const leakWarnings =
       })
     : undefined;
 
-const disposeSymbol: typeof Symbol.dispose =
+export const disposeSymbol: typeof Symbol.dispose =
   (Symbol as { dispose?: typeof Symbol.dispose }).dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
 
 /**
@@ -555,4 +555,24 @@ export class CuckooFilter {
     });
     return { added, outcome: OUTCOMES[this.m.traceOutcome(h)], location, steps };
   }
+}
+
+/**
+ * The live wasm handle of a filter, for the package's own modules that call the core with it (the line
+ * deduplicator); users never see handles. Throws DISPOSED for a disposed filter.
+ */
+export function liveHandle(filter: CuckooFilter): number {
+  return (filter as unknown as { live(): number }).live();
+}
+
+/**
+ * The length a filter export declares in its first bytes (the core's format::declared_length): the total
+ * once these bytes tell it, else minus the length to read before asking again, or 0 for bytes that are not
+ * an export (import() then names the problem). Lets a reader of a stream stop where the export ends.
+ */
+export function declaredExportLength(prefix: Uint8Array): number {
+  const m = requireModule();
+  const address = ensureScratch(m, Math.max(prefix.length, 1));
+  m.HEAPU8.set(prefix, address);
+  return m.declaredLength(address, prefix.length);
 }

@@ -50,6 +50,13 @@ export interface CuckooModule {
   traceOutcome(handle: number): number;
   traceStepCount(handle: number): number;
   traceSteps(handle: number, out: number): void;
+  dedupCreate(filter: number): number;
+  dedupDestroy(handle: number): void;
+  /** The address of five doubles: output address, output length, lines, unique lines, bytes carried. */
+  dedupReport(handle: number): number;
+  dedupPush(handle: number, address: number, length: number): number;
+  dedupFinish(handle: number): number;
+  declaredLength(address: number, length: number): number;
 }
 
 type ModuleFactory = () => Promise<CuckooModule>;

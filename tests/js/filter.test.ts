@@ -1,4 +1,4 @@
-import { CuckooFilter, CuckooFilterError, lineRanges, ready } from '../../js/src/index';
+import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/index';
 
 beforeAll(() => ready());
 
@@ -254,20 +254,5 @@ describe('addIfAbsentRanges', () => {
     expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([0]))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     expect(() => f.addIfAbsentRanges('abc' as never, new Uint32Array([0, 1]))).toThrow(TypeError);
     expect(f.size).toBe(0);
-  });
-});
-
-describe('lineRanges', () => {
-  const ranges = (text: string) => [...lineRanges(utf8(text))];
-  test('splits on \\n, leaves out \\r\\n endings, keeps a final unterminated line', () => {
-    expect(ranges('a\nbc\r\n\nlast')).toEqual([0, 1, 2, 4, 6, 6, 7, 11]);
-    expect(ranges('')).toEqual([]);
-    expect(ranges('\n')).toEqual([0, 0]);
-    expect(ranges('x\r')).toEqual([0, 1]);
-    expect(ranges('\r\n')).toEqual([0, 0]);
-  });
-  test('grows past its first buffer', () => {
-    const many = Array.from({ length: 1000 }, (_, i) => `${i}`).join('\n');
-    expect(lineRanges(utf8(many)).length).toBe(2000);
   });
 });

@@ -74,6 +74,11 @@ inline constexpr std::size_t kChecksumSize = 8;
 namespace chain_offset {
 inline constexpr std::size_t growth = 24, max_sub_filters = 25, sub_filters = 26, reserved = 28;
 }  // namespace chain_offset
+// Within a version 4 sub-filter's header.
+namespace segment_offset {
+inline constexpr std::size_t capacity = 0, num_buckets = 8, item_count = 16, table_length = 24, fingerprint_bits = 32,
+                             reserved = 33;
+}  // namespace segment_offset
 
 // What the reader found about one sub-filter: its shape and where its table is in the input.
 struct SegmentInfo {
@@ -188,6 +193,41 @@ struct CommonFields {
                       "read (this library reads versions 3 and 4: rebuild the filter from its keys)");
   return bad_format("unsupported format version " + std::to_string(version) +
                     " (this library reads versions 3 and 4)");
+}
+
+// How long the export that begins with p[0, n) says it is, from its headers alone: a reader of a stream
+// (a pipe, a device) learns where the export ends without reading on, and can refuse what follows it.
+// Returns that length once these bytes tell it. Otherwise returns 0 and sets `need`: the length to read
+// before asking again, or 0 when these bytes are not an export (wrong magic, an unknown version, a table
+// length no filter can have): the caller then hands them to read_export, which names the problem.
+[[nodiscard]] CUCKOO_COLD inline std::uint64_t declared_length(const std::uint8_t* p, std::size_t n,
+                                                               std::uint64_t& need) noexcept {
+  constexpr std::uint64_t kNoFilterHasMore = std::uint64_t{1} << 40;  // 4 bytes per slot of 2^32 buckets x 8
+  const auto wait_for = [&](std::uint64_t length) {
+    need = length;
+    return std::uint64_t{0};
+  };
+  const auto not_an_export = [&] { return wait_for(0); };
+  if (n < offset::version + 2) return wait_for(offset::version + 2);
+  for (unsigned i = 0; i < 4; ++i)
+    if (p[offset::magic + i] != kMagic[i]) return not_an_export();
+  const auto version = get_le(p + offset::version, 2);
+  if (version == kVersion) {
+    if (n < kHeaderSize) return wait_for(kHeaderSize);
+    const std::uint64_t table = get_le(p + offset::table_length, 8);
+    return table > kNoFilterHasMore ? not_an_export() : kHeaderSize + table + kChecksumSize;
+  }
+  if (version != kVersionChained) return not_an_export();
+  if (n < kChainHeaderSize) return wait_for(kChainHeaderSize);
+  const auto count = get_le(p + chain_offset::sub_filters, 2);
+  std::uint64_t at = kChainHeaderSize;
+  for (std::uint64_t k = 0; k < count; ++k) {
+    if (n < at + kSegmentHeaderSize) return wait_for(at + kSegmentHeaderSize);
+    const std::uint64_t table = get_le(p + at + segment_offset::table_length, 8);
+    if (table > kNoFilterHasMore) return not_an_export();
+    at += kSegmentHeaderSize + table;
+  }
+  return at + kChecksumSize;
 }
 
 [[nodiscard]] CUCKOO_COLD inline Status read_single(std::span<const std::uint8_t> bytes, Layout& layout,

@@ -1,0 +1,249 @@
+// Line deduplication over a stream of byte blocks: the engine behind the `cuckoo dedup` command, the
+// package's LineDeduper and the dedup page. The lines of each block are split, hashed, added if absent
+// and the new ones gathered into one output buffer, all here, so a caller crosses into wasm once a block.
+//
+// The line rules (docs/DEDUP.md is their one description for users):
+// - A line is the bytes up to and including a "\n". Its key is those bytes without the "\n", and without a
+//   "\r" just before it: "a\r\n" and "a\n" are the same line. A lone "\r" elsewhere is an ordinary byte.
+// - The input's last piece without a "\n" is a line too (its key also drops one trailing "\r").
+// - A new line is written with its own ending; the last piece, when new, gets "\n" (as awk writes it).
+// - Nothing is decoded: lines are bytes, whatever their encoding.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <algorithm>
+#include <bit>
+#include <cstdlib>
+#include <utility>
+
+#include "cuckoo_filter.hpp"
+
+namespace cuckoo {
+inline namespace v1 {
+
+namespace detail {
+
+// A growable array of trivially copyable T that reports a failed allocation instead of throwing or
+// aborting (the wasm module is built without exceptions, where std::vector would abort the instance).
+template <class T>
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(Buffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        capacity_(std::exchange(other.capacity_, 0)) {}
+  Buffer& operator=(Buffer&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { std::free(data_); }
+
+  [[nodiscard]] bool reserve(std::size_t n) noexcept {
+    if (n <= capacity_) return true;
+    void* grown = std::realloc(data_, n * sizeof(T));
+    if (grown == nullptr) return false;
+    data_ = static_cast<T*>(grown);
+    capacity_ = n;
+    return true;
+  }
+  // Amortized doubling: appending n items in pieces costs O(n) in all.
+  [[nodiscard]] bool append(const T* items, std::size_t n) noexcept {
+    if (n == 0) return true;
+    if (size_ + n > capacity_ && !reserve(std::max(capacity_ * 2, size_ + n))) return false;
+    std::memcpy(data_ + size_, items, n * sizeof(T));
+    size_ += n;
+    return true;
+  }
+  // Only within the reserved capacity.
+  void append_unchecked(const T* items, std::size_t n) noexcept {
+    std::memcpy(data_ + size_, items, n * sizeof(T));
+    size_ += n;
+  }
+  void clear() noexcept { size_ = 0; }
+  void release() noexcept {
+    std::free(std::exchange(data_, nullptr));
+    size_ = capacity_ = 0;
+  }
+  [[nodiscard]] T* data() noexcept { return data_; }
+  [[nodiscard]] const T* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+
+// The offset of the first "\n" in data[from, n), or n. Eight bytes a step (the classic zero-byte test on
+// the word XOR "\n"s: its lowest flagged byte is always a real match): wasm's memchr goes by 32-bit words.
+[[nodiscard]] inline std::uint32_t find_newline(const std::uint8_t* data, std::uint32_t from, std::uint32_t n) noexcept {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  std::uint32_t i = from;
+  for (; n - i >= 8; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, data + i, 8);
+    const std::uint64_t x = word ^ (kOnes * '\n');
+    const std::uint64_t found = (x - kOnes) & ~x & (kOnes * 0x80);
+    if (found != 0) return i + static_cast<std::uint32_t>(std::countr_zero(found) >> 3);
+  }
+  for (; i < n; ++i)
+    if (data[i] == '\n') return i;
+  return n;
+}
+
+}  // namespace detail
+
+class LineDeduper {
+ public:
+  // The filter must outlive the deduper; it may already hold keys (lines seen before count as seen).
+  // Give it growth so that no input makes it stop early (only the chain's limit does).
+  explicit LineDeduper(CuckooFilter& filter) noexcept : filter_(filter) {}
+
+  // Deduplicates the complete lines of data[0, length) (with a line carried over from earlier blocks in
+  // front); a last line without "\n" is kept until the next block or finish(). The new lines are in
+  // output() afterwards, replacing the previous block's. On an error (the filter's chain cannot grow, or
+  // memory runs out) the lines before the one that failed are in output(), and every later call returns
+  // the same error: a stream that lost a line must not go on as if it had not. Blocks are shorter than
+  // 4 GiB (line offsets within a block are 32-bit).
+  [[nodiscard]] Status push(const std::uint8_t* data, std::size_t length) {
+    output_.clear();
+    if (!failed_.ok()) return failed_;
+    std::size_t at = 0;
+    if (!carry_.empty()) {
+      const auto* newline = static_cast<const std::uint8_t*>(std::memchr(data, '\n', length));
+      const std::size_t take = newline == nullptr ? length : static_cast<std::size_t>(newline - data) + 1;
+      if (!carry_.append(data, take)) return fail_out_of_memory();
+      if (newline == nullptr) return {};
+      // The carried line is complete. Its bytes were copied once and are hashed once, here: a line longer
+      // than a block costs time in proportion to its length, not to its length squared.
+      if (!dedup_one(carry_.data(), carry_.size(), false)) return failed_;
+      carry_.clear();
+      at = take;
+    }
+    const std::size_t end = last_newline_end(data + at, length - at);
+    if (end > 0 && !dedup_block(data + at, end)) return failed_;
+    if (at + end < length && !carry_.append(data + at + end, length - at - end)) return fail_out_of_memory();
+    return {};
+  }
+
+  // The end of the input: the carried piece without "\n", if any, is the last line.
+  [[nodiscard]] Status finish() {
+    output_.clear();
+    if (!failed_.ok()) return failed_;
+    if (!carry_.empty()) {
+      if (!dedup_one(carry_.data(), carry_.size(), true)) return failed_;
+      carry_.release();
+    }
+    return {};
+  }
+
+  [[nodiscard]] const std::uint8_t* output() const noexcept { return output_.data(); }
+  [[nodiscard]] std::size_t output_size() const noexcept { return output_.size(); }
+  [[nodiscard]] std::uint64_t lines() const noexcept { return lines_; }
+  [[nodiscard]] std::uint64_t unique() const noexcept { return unique_; }
+  // Bytes of a line not yet complete (waiting for its "\n").
+  [[nodiscard]] std::size_t carried() const noexcept { return carry_.size(); }
+  [[nodiscard]] const CuckooFilter& filter() const noexcept { return filter_; }
+  // Why the engine stopped (ok while it has not): capacity_exceeded at the chain's limit, out_of_memory.
+  [[nodiscard]] const Status& failure() const noexcept { return failed_; }
+
+ private:
+  // The end of the last "\n" in data[0, length), plus one; 0 when there is none.
+  static std::size_t last_newline_end(const std::uint8_t* data, std::size_t length) noexcept {
+    for (std::size_t i = length; i > 0; --i)
+      if (data[i - 1] == '\n') return i;
+    return 0;
+  }
+
+  // Returns the failure (whose ok() is false, for `return fail_out_of_memory().ok();`).
+  Status fail_out_of_memory() {
+    failed_ = Status::error(ErrorCode::out_of_memory, "a line or the output does not fit in memory");
+    return failed_;
+  }
+
+  // Records why an add failed: the chain is at its limit, or its next sub-filter could not be allocated
+  // (or, for a filter made without growth, it is full).
+  bool fail_add() {
+    failed_ = filter_.last_add_failure() == AddFailure::out_of_memory
+                  ? Status::error(ErrorCode::out_of_memory, "the next sub-filter does not fit in memory")
+                  : Status::error(ErrorCode::capacity_exceeded, "the filter is full and cannot grow further");
+    return false;
+  }
+
+  // One line (with its "\n", if it has one), on its own.
+  bool dedup_one(const std::uint8_t* line, std::size_t length, bool last) {
+    std::size_t stop = length > 0 && line[length - 1] == '\n' ? length - 1 : length;
+    if (stop > 0 && line[stop - 1] == '\r') --stop;
+    const std::uint64_t hash = filter_.hash_of(line, stop);
+    if (filter_.contains_hash(hash)) {
+      ++lines_;
+      return true;
+    }
+    if (!filter_.add_hash(hash)) return fail_add();
+    ++lines_;
+    ++unique_;
+    const std::uint8_t newline = '\n';
+    const bool needs_newline = last && (length == 0 || line[length - 1] != '\n');
+    if (!output_.append(line, length) || (needs_newline && !output_.append(&newline, 1)))
+      return fail_out_of_memory().ok();
+    return true;
+  }
+
+  // Whole lines: data[0, length) ends with "\n". The keys go through the filter's batch path (the hashes
+  // and bucket loads of a group of keys overlap), and runs of consecutive new lines are copied at once.
+  bool dedup_block(const std::uint8_t* data, std::size_t length) {
+    ranges_.clear();
+    const auto n = static_cast<std::uint32_t>(length);
+    for (std::uint32_t start = 0; start < n;) {
+      const std::uint32_t stop = detail::find_newline(data, start, n);
+      const std::uint32_t range[2] = {start, stop > start && data[stop - 1] == '\r' ? stop - 1 : stop};
+      if (!ranges_.append(range, 2)) return fail_out_of_memory().ok();
+      start = stop + 1;
+    }
+    const std::size_t count = ranges_.size() / 2;
+    // The output gains at most the block: with that room reserved, the copies below cannot fail.
+    if (!results_.reserve(count) || !output_.reserve(output_.size() + length)) return fail_out_of_memory().ok();
+    const std::uint32_t* ranges = ranges_.data();
+    std::uint8_t* results = results_.data();
+    (void)filter_.add_if_absent_ranges(data, ranges, count, results);
+    std::size_t run = SIZE_MAX;  // where the current run of new lines starts
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint8_t r = results[i];
+      if (r == 1) {
+        ++unique_;
+        if (run == SIZE_MAX) run = ranges[2 * i];
+        continue;
+      }
+      if (run != SIZE_MAX) output_.append_unchecked(data + run, ranges[2 * i] - run);
+      run = SIZE_MAX;
+      if (r != 0) {  // absent, and no room could be made: this line and the ones after it are not done
+        lines_ += i;
+        return fail_add();
+      }
+    }
+    if (run != SIZE_MAX) output_.append_unchecked(data + run, length - run);
+    lines_ += count;
+    return true;
+  }
+
+  CuckooFilter& filter_;
+  detail::Buffer<std::uint8_t> carry_;
+  detail::Buffer<std::uint8_t> output_;
+  detail::Buffer<std::uint32_t> ranges_;
+  detail::Buffer<std::uint8_t> results_;
+  std::uint64_t lines_ = 0;
+  std::uint64_t unique_ = 0;
+  Status failed_;
+};
+
+}  // namespace v1
+}  // namespace cuckoo

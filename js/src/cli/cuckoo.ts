@@ -1,0 +1,386 @@
+#!/usr/bin/env node
+// cuckoo: deduplicate lines and query keys with a cuckoo filter (the cuckoo-wasm package's command).
+// A thin shell over the package: dedup and build run the LineDeduper engine (dedup.ts), whose line rules
+// are the ones docs/DEDUP.md states.
+import { readFileSync } from 'node:fs';
+import { parseArgs, ParseArgsConfig } from 'node:util';
+import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_FP_RATE, MIN_GROWING_FP_RATE } from '../node.js';
+import { abortPending, BrokenPipe, checkInputs, InputError, openOutput, Output, readBlocks, readFilterFile, UsageError } from './io.js';
+import { makeProgress } from './progress.js';
+
+const NAME = 'cuckoo';
+const BUILD_FP_RATE = 0.001;
+// Exit statuses: 0 done, 1 an error, 2 a usage error (query: 0 every key present, 1 one absent, 2 an
+// error, as grep), 128 + N when stopped by signal N (141: standard output's reader went away).
+const EXIT_ERROR = 1;
+const EXIT_USAGE = 2;
+const EXIT_BROKEN_PIPE = 141;
+
+const HELP = {
+  main: `usage: ${NAME} <command> [options] [FILE...]
+
+Commands:
+  dedup [FILE...]            write each line the first time it is seen, in input order
+  build [FILE...] -o FILTER  build a filter from keys, one per line
+  query FILTER [KEY...]      tell whether keys are (probably) in a filter
+  info FILTER                describe a filter
+
+Run '${NAME} <command> --help' for a command's options; '${NAME} --version' for the version.
+FILE '-' (or no FILE) is standard input. Exit status: 0 done, 1 error, 2 usage error.`,
+  dedup: `usage: ${NAME} dedup [options] [FILE...]
+
+Writes each line of the files (or standard input) the first time it is seen, in input order. A line's
+key is its bytes without "\\n" or "\\r\\n" (a CRLF line equals its LF twin); each line keeps its own
+ending, and a last line without one gets "\\n". A cuckoo filter remembers the lines seen, in about
+3 bytes per unique line at the default rate; a line never seen before is dropped only by a false
+positive, at most about one unique line in a million at the default rate.
+
+Options:
+  -o, --output FILE  write to FILE, replaced only when complete (it may be one of the inputs)
+  --fp-rate R        false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1 (default ${DEDUP_FP_RATE})
+  --capacity N       unique lines to start with room for (default: estimated from the input's size,
+                     or 2,000,000 for pipes); the filter grows past it
+  --stats            print counts and the expected number of wrongly dropped lines on standard error
+  --progress         show progress on standard error even when it is not a terminal
+  --no-progress      never show progress
+  -h, --help         this help
+
+The filter grows, so no input size needs to be known: for files, their size guarantees room for every
+line. From a pipe it holds at least a billion unique lines (more than memory holds) at rates down to
+1e-7; below that, 17 times its start: 34 million lines unless --capacity starts it larger.`,
+  build: `usage: ${NAME} build [options] [FILE...] -o FILTER
+
+Builds a filter from keys, one per line (the same line rules as dedup; a repeated key is stored once),
+and writes it to FILTER, replaced only when complete. '-o -' writes it to standard output.
+
+Options:
+  -o, --output FILTER  the filter file to write (required)
+  --fp-rate R          false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1 (default ${BUILD_FP_RATE})
+  --capacity N         keys to start with room for (default: estimated); the filter grows past it
+  --progress, --no-progress, -h/--help as for dedup`,
+  query: `usage: ${NAME} query [options] FILTER [KEY...]
+
+Prints "present" or "absent", a tab and the key for each KEY, or for each line of standard input as it
+arrives. "present" means probably present (false positives at the filter's rate); "absent" is certain.
+Exit status as grep's: 0 every key present, 1 at least one absent, 2 an error. A KEY argument must be
+valid UTF-8: pass other bytes on standard input.
+
+Options:
+  -h, --help       this help`,
+  info: `usage: ${NAME} info FILTER
+
+Prints the filter's options, items, load, bits per item and expected false-positive rate.
+
+Options:
+  -h, --help       this help`,
+};
+
+type Values = Record<string, string | boolean | undefined>;
+
+const PROGRESS_OPTIONS = {
+  progress: { type: 'boolean' },
+  'no-progress': { type: 'boolean' },
+} as const;
+const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
+
+function parse(command: string, args: string[], options: ParseArgsConfig['options']): { values: Values; files: string[] } {
+  try {
+    const { values, positionals } = parseArgs({ args, options: { ...options, ...HELP_OPTION }, allowPositionals: true, strict: true });
+    return { values: values as Values, files: positionals };
+  } catch (error) {
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    throw new UsageError(`${command}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`);
+  }
+}
+
+function wholeNumber(flag: string, text: string | boolean | undefined): number | undefined {
+  if (text === undefined || typeof text === 'boolean') return undefined;
+  const digits = text.replace(/_/g, '');
+  if (!/^\d+$/.test(digits) || !Number.isSafeInteger(Number(digits)) || Number(digits) < 1) {
+    throw new UsageError(`${flag} must be a whole number >= 1, got "${text}"`);
+  }
+  return Number(digits);
+}
+
+function rate(flag: string, text: string | boolean | undefined, fallback: number): number {
+  if (text === undefined || typeof text === 'boolean') return fallback;
+  const value = Number(text);
+  if (text.trim() === '' || !(value > 0 && value < 1)) {
+    throw new UsageError(`${flag} must be a number greater than 0 and less than 1, got "${text}"`);
+  }
+  if (value < MIN_GROWING_FP_RATE) {
+    throw new UsageError(`${flag} ${text} is too small for a filter that grows: its first sub-filter gets half the ` +
+      `rate and each later one a fingerprint bit more, up to 32 bits; use ${MIN_GROWING_FP_RATE} or more`);
+  }
+  return value;
+}
+
+function help(command: keyof typeof HELP): number {
+  process.stdout.write(`${HELP[command]}\n`);
+  return 0;
+}
+
+// dedup and build: the engine over the inputs. `keep` receives the new lines (dedup writes them; build
+// has no use for them); returns the deduplicator, ended.
+async function runEngine(values: Values, files: string[], fpRate: number, what: string,
+  keep: ((bytes: Uint8Array) => Promise<void>) | undefined): Promise<LineDeduper> {
+  const inputBytes = checkInputs(files);
+  await ready();
+  const deduper = new LineDeduper({ fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes });
+  const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
+  for await (const block of readBlocks(files)) {
+    const out = deduper.pushView(block); // written before the next call, so a view of the heap will do
+    progress?.update(block.length, deduper.stats.lines);
+    if (keep && out.length > 0) await keep(out);
+  }
+  const last = deduper.end();
+  if (keep && last.length > 0) await keep(last);
+  progress?.done(deduper.stats.lines);
+  return deduper;
+}
+
+async function dedup(args: string[]): Promise<number> {
+  const { values, files } = parse('dedup', args, {
+    output: { type: 'string', short: 'o' }, capacity: { type: 'string' }, 'fp-rate': { type: 'string' },
+    stats: { type: 'boolean' }, ...PROGRESS_OPTIONS,
+  });
+  if (values.help) return help('dedup');
+  const inputs = files.length > 0 ? files : ['-'];
+  const fpRate = rate('--fp-rate', values['fp-rate'], DEDUP_FP_RATE);
+  checkInputs(inputs); // before the output is created
+  const out = openOutput(values.output as string | undefined);
+  const deduper = await runEngine(values, inputs, fpRate, 'lines', (bytes) => out.write(bytes));
+  await out.commit();
+  if (values.stats) {
+    const s = deduper.stats;
+    const plan = s.plan!;
+    process.stderr.write(
+      `${NAME} dedup: ${s.lines} lines read, ${s.unique} unique lines written, ${s.duplicates} duplicates removed\n` +
+      `${NAME} dedup: filter started with room for ${plan.capacity} lines, grows ${plan.growth}x a step up to ` +
+      `${plan.maxSubFilters} sub-filters; ${s.subFilters} sub-filter(s) used, ${s.fingerprintBits}-bit fingerprints at ` +
+      `first, ${s.filterBytes} bytes\n` +
+      `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${s.wrongDropBound.toPrecision(3)}\n`,
+    );
+  }
+  deduper.dispose();
+  return 0;
+}
+
+async function build(args: string[]): Promise<number> {
+  const { values, files } = parse('build', args, {
+    output: { type: 'string', short: 'o' }, capacity: { type: 'string' }, 'fp-rate': { type: 'string' }, ...PROGRESS_OPTIONS,
+  });
+  if (values.help) return help('build');
+  if (values.output === undefined) throw new UsageError('build: -o FILTER is required (where to write the filter; - for standard output)');
+  const inputs = files.length > 0 ? files : ['-'];
+  const fpRate = rate('--fp-rate', values['fp-rate'], BUILD_FP_RATE);
+  checkInputs(inputs);
+  const out = openOutput(values.output as string);
+  const deduper = await runEngine(values, inputs, fpRate, 'keys', undefined);
+  await out.write(deduper.exportFilter());
+  await out.commit();
+  deduper.dispose();
+  return 0;
+}
+
+async function loadFilter(path: string | undefined): Promise<CuckooFilter> {
+  if (path === undefined) throw new UsageError('a FILTER file is required');
+  await ready();
+  const bytes = await readFilterFile(path);
+  try {
+    return CuckooFilter.import(bytes);
+  } catch (error) {
+    if (error instanceof CuckooFilterError && error.code === 'BAD_FORMAT') {
+      throw new InputError(`${path === '-' ? 'standard input' : path}: ${error.message.replace(/^not a valid cuckoo filter export: /, 'not a valid filter file: ')}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The raw bytes of the command's arguments, where the system shows them (/proc/self/cmdline on Linux):
+ * Node decodes argv as UTF-8 and replaces invalid bytes, so a key given that way cannot be trusted.
+ */
+function rawArguments(count: number): Buffer[] | undefined {
+  try {
+    const all = readFileSync('/proc/self/cmdline');
+    const parts: Buffer[] = [];
+    for (let start = 0; start < all.length;) {
+      const end = all.indexOf(0, start);
+      parts.push(all.subarray(start, end === -1 ? all.length : end));
+      start = end === -1 ? all.length : end + 1;
+    }
+    return parts.slice(parts.length - count);
+  } catch {
+    return undefined;
+  }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function checkKeyArguments(keys: string[], userArgs: string[]): void {
+  const raw = rawArguments(userArgs.length);
+  for (const key of keys) {
+    const index = userArgs.lastIndexOf(key);
+    let valid = !key.includes('\uFFFD');
+    if (raw && index >= 0 && raw.length === userArgs.length) {
+      try {
+        strictUtf8.decode(raw[index]);
+        valid = true;
+      } catch {
+        valid = false;
+      }
+    }
+    if (!valid) {
+      throw new UsageError(`query: a KEY argument is not valid UTF-8 (${JSON.stringify(key)}); pass keys of other bytes ` +
+        'on standard input, one per line');
+    }
+  }
+}
+
+async function query(args: string[]): Promise<number> {
+  const { values, files } = parse('query', args, {});
+  if (values.help) return help('query');
+  const [path, ...keys] = files;
+  checkKeyArguments(keys, args);
+  if (path === '-' && keys.length === 0) throw new UsageError('query: with FILTER - (standard input), give the keys as arguments');
+  const filter = await loadFilter(path);
+  const out = openOutput(undefined);
+  const present = Buffer.from('present\t');
+  const absent = Buffer.from('absent\t');
+  const newline = Buffer.from('\n');
+  let anyAbsent = false;
+  try {
+    if (keys.length > 0) {
+      for (const key of keys) {
+        const found = filter.has(key);
+        anyAbsent ||= !found;
+        await out.write(Buffer.concat([found ? present : absent, Buffer.from(key), newline]));
+      }
+    } else {
+      // One block of answers per block of input, so memory stays constant whatever the input's length.
+      for await (const answers of queryLines(filter, readBlocks(['-']))) {
+        anyAbsent ||= answers.anyAbsent;
+        await out.write(answers.bytes);
+      }
+    }
+    await out.commit();
+  } finally {
+    filter.dispose();
+  }
+  return anyAbsent ? 1 : 0;
+}
+
+/** Answers for the lines of the blocks, by the line rules of docs/DEDUP.md, one output block per input block. */
+async function* queryLines(filter: CuckooFilter, blocks: AsyncIterable<Uint8Array>): AsyncGenerator<{ bytes: Buffer; anyAbsent: boolean }> {
+  let carry: Buffer[] = []; // the pieces of a line not yet complete (joined once, when it is)
+  const answer = (line: Buffer, parts: Buffer[]): boolean => {
+    const key = line.length > 0 && line[line.length - 1] === 13 ? line.subarray(0, line.length - 1) : line;
+    const found = filter.has(key);
+    parts.push(Buffer.from(found ? 'present\t' : 'absent\t'), key, Buffer.from('\n'));
+    return !found;
+  };
+  for await (const chunk of blocks) {
+    const block = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    const parts: Buffer[] = [];
+    let anyAbsent = false;
+    let start = 0;
+    for (let newline = block.indexOf(10); newline !== -1; newline = block.indexOf(10, start)) {
+      let line = block.subarray(start, newline);
+      if (carry.length > 0) {
+        line = Buffer.concat([...carry, line]);
+        carry = [];
+      }
+      anyAbsent = answer(line, parts) || anyAbsent;
+      start = newline + 1;
+    }
+    if (start < block.length) carry.push(Buffer.from(block.subarray(start)));
+    if (parts.length > 0) yield { bytes: Buffer.concat(parts), anyAbsent };
+  }
+  if (carry.length > 0) {
+    const parts: Buffer[] = [];
+    const anyAbsent = answer(Buffer.concat(carry), parts);
+    yield { bytes: Buffer.concat(parts), anyAbsent };
+  }
+}
+
+async function info(args: string[]): Promise<number> {
+  const { values, files } = parse('info', args, {});
+  if (values.help) return help('info');
+  if (files.length > 1) throw new UsageError('info: one FILTER at a time');
+  const filter = await loadFilter(files[0]);
+  const lines: Array<[string, string | number]> = [
+    ['file', files[0] === '-' ? '(standard input)' : files[0]],
+    ['items', filter.size],
+    ['capacity', filter.capacity],
+    ['load', `${(filter.loadFactor * 100).toFixed(2)}%`],
+    ['bucket size', filter.bucketSize],
+    ['buckets', filter.bucketCount],
+    ['fingerprint bits', filter.fingerprintBits],
+    ['max kicks', filter.maxKicks],
+    ['sub-filters', filter.growth ? `${filter.subFilterCount} (growth ${filter.growth}, at most ${filter.maxSubFilters})` : '1 (no growth)'],
+    ['seed', `0x${filter.seed.toString(16)}`],
+    ['bytes', filter.byteLength],
+    ['bits per item', filter.size > 0 ? ((filter.byteLength * 8) / filter.size).toFixed(2) : 'n/a (empty)'],
+    ['expected fp rate', filter.expectedFpRate.toExponential(3)],
+  ];
+  filter.dispose();
+  const out = openOutput(undefined);
+  await out.write(Buffer.from(lines.map(([k, v]) => `${k}: ${v}\n`).join('')));
+  await out.commit();
+  return 0;
+}
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined) {
+    process.stderr.write(`${HELP.main}\n`);
+    return EXIT_USAGE;
+  }
+  if (command === '-h' || command === '--help' || command === 'help') {
+    const topic = rest[0];
+    return help(topic !== undefined && Object.hasOwn(HELP, topic) ? (topic as keyof typeof HELP) : 'main');
+  }
+  if (command === '-V' || command === '--version') {
+    process.stdout.write(`${NAME} ${version()}\n`);
+    return 0;
+  }
+  const commands: Record<string, (args: string[]) => Promise<number>> = { dedup, build, query, info };
+  if (!Object.hasOwn(commands, command)) throw new UsageError(`unknown command "${command}" (dedup, build, query, info; see ${NAME} --help)`);
+  return commands[command](rest);
+}
+
+// Stopped by a signal: remove the temporary files, leave every old file as it was, and end as the signal
+// would have ended the process.
+for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
+  process.on(signal, () => {
+    abortPending();
+    process.exit(128 + number);
+  });
+}
+
+function exitCodeOf(error: unknown, command: string | undefined): number {
+  if (error instanceof UsageError) return EXIT_USAGE;
+  return command === 'query' ? EXIT_USAGE : EXIT_ERROR;
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  abortPending();
+  if (error instanceof BrokenPipe) {
+    // The reader went away (`| head`): stop at once and quietly, with the status of a process that
+    // SIGPIPE ended, as cat or sort would have (Node itself ignores SIGPIPE).
+    process.exit(EXIT_BROKEN_PIPE);
+  }
+  const known = error instanceof UsageError || error instanceof InputError || error instanceof CuckooFilterError;
+  const message = known ? (error as Error).message : `unexpected error: ${(error as Error)?.message ?? String(error)}`;
+  process.stderr.write(`${NAME}: ${message}\n`);
+  if (process.env.CUCKOO_DEBUG === '1' && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  process.exitCode = exitCodeOf(error, process.argv[2]);
+}

@@ -1,0 +1,295 @@
+// The command's files: inputs read as streams (files, pipes, FIFOs, /dev/stdin, <(cmd), /proc files,
+// character devices), outputs written to a temporary file and renamed into place when complete, and
+// filter files read exactly as far as their header declares.
+import { closeSync, constants, createReadStream, fstatSync, fsyncSync, openSync, read, realpathSync, renameSync, statSync,
+  unlinkSync, writeSync, fchmodSync } from 'node:fs';
+import { FileHandle, open } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { declaredExportLength } from '../filter.js';
+
+/** An error the command reports as one line (exit 1), without a stack trace. */
+export class InputError extends Error {}
+/** A mistake in the command line (exit 2). */
+export class UsageError extends Error {}
+
+const STDIN = '-';
+const BLOCK = 1 << 20;
+
+function describeError(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT': return 'no such file or directory';
+    case 'EISDIR': return 'is a directory';
+    case 'EACCES': case 'EPERM': return 'permission denied';
+    case 'ENOSPC': return 'no space left on device';
+    case 'ENOTDIR': return 'not a directory';
+    case 'EROFS': return 'read-only file system';
+    case 'EDQUOT': return 'disk quota exceeded';
+    default: return error.code ?? error.message;
+  }
+}
+
+export function fileError(path: string, error: unknown): InputError {
+  return new InputError(`${path === STDIN ? 'standard input' : path}: ${describeError(error as NodeJS.ErrnoException)}`);
+}
+
+/**
+ * Checks the inputs before anything is written (missing files, directories) and returns their total size
+ * when every one is a regular file with a size (not a pipe, a device or a /proc file, whose st_size is 0
+ * whatever they hold): the size is then a fair hint, otherwise there is none.
+ */
+export function checkInputs(files: readonly string[]): number | undefined {
+  let total: number | undefined = 0;
+  for (const file of files) {
+    if (file === STDIN) {
+      total = undefined;
+      continue;
+    }
+    let stat;
+    try {
+      stat = statSync(file);
+    } catch (error) {
+      throw fileError(file, error);
+    }
+    if (stat.isDirectory()) throw new InputError(`${file}: is a directory`);
+    if (stat.isFile() && stat.size > 0 && total !== undefined) total += stat.size;
+    else total = undefined;
+  }
+  return total;
+}
+
+function readInto(fd: number, buffer: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? reject(error) : resolve(n))));
+}
+
+/**
+ * The blocks of the inputs in order, each file opened when its turn comes (as cat does), read without
+ * positions (so pipes, FIFOs and devices work) into one reused buffer: a block is valid until the next.
+ */
+export async function* readBlocks(files: readonly string[]): AsyncGenerator<Uint8Array> {
+  const buffer = Buffer.allocUnsafe(BLOCK);
+  for (const file of files) {
+    let handle: FileHandle | undefined;
+    try {
+      handle = file === STDIN ? undefined : await open(file, 'r');
+      const fd = handle ? handle.fd : 0;
+      for (;;) {
+        let n: number;
+        try {
+          n = await readInto(fd, buffer);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+          await new Promise((resolve) => setTimeout(resolve, 5)); // a non-blocking descriptor with nothing yet
+          continue;
+        }
+        if (n === 0) break;
+        yield buffer.subarray(0, n);
+      }
+    } catch (error) {
+      throw fileError(file, error);
+    } finally {
+      await handle?.close();
+    }
+  }
+}
+
+/** Where a command writes: standard output, or a file that appears only when complete. */
+export interface Output {
+  write(bytes: Uint8Array): Promise<void>;
+  /** Makes the output final: flushed, and for a file renamed into place. */
+  commit(): Promise<void>;
+  /** Removes what was written (the temporary file); the old file, if any, stays as it was. */
+  abort(): void;
+}
+
+// Outputs not yet committed, removed if the command is stopped by a signal or fails.
+const pending = new Set<Output>();
+
+export function abortPending(): void {
+  for (const output of pending) output.abort();
+  pending.clear();
+}
+
+/** Raised when standard output's reader has gone away (`| head`): the command ends quietly. */
+export class BrokenPipe extends Error {}
+
+// Standard output is written with blocking writes to descriptor 1 (through process.stdout, every write
+// would be a copy kept until it drains): the output can be a view of the wasm heap, gone at the next call.
+function stdoutOutput(): Output {
+  return {
+    async write(bytes) {
+      try {
+        writeAll(1, bytes);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new BrokenPipe('EPIPE');
+        throw fileError('standard output', error);
+      }
+    },
+    async commit() {},
+    abort() {},
+  };
+}
+
+/**
+ * An output. '-' or undefined: standard output. A path to a device, a FIFO or a socket is written in place
+ * (there is nothing to rename). Any other path is written to a temporary file in the same folder,
+ * flushed, and renamed over the path only by commit(): an output that names an input is read in full
+ * first (as with `sort -o`), and a command that fails or is killed leaves the old file as it was.
+ */
+export function openOutput(path: string | undefined): Output {
+  if (path === undefined || path === STDIN) return stdoutOutput();
+  let target = path;
+  let mode = 0o666 & ~process.umask();
+  try {
+    const stat = statSync(path);
+    if (stat.isDirectory()) throw new InputError(`${path}: is a directory`);
+    if (!stat.isFile()) return inPlaceOutput(path);
+    target = realpathSync(path); // through a symbolic link, to the file it names (as sort -o writes)
+    mode = stat.mode & 0o7777;
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(path, error);
+  }
+  const folder = dirname(target);
+  const temporary = join(folder, `.${basename(target)}.${randomBytes(4).toString('hex')}.cuckoo-tmp`);
+  let fd: number;
+  try {
+    fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new InputError(`${path}: cannot create: the folder ${folder} does not exist`);
+    if (code === 'ENOTDIR') throw new InputError(`${path}: cannot create: ${folder} is not a folder`);
+    throw new InputError(`${path}: cannot create (${describeError(error as NodeJS.ErrnoException)})`);
+  }
+  let open = true;
+  const output: Output = {
+    async write(bytes) {
+      try {
+        writeAll(fd, bytes);
+      } catch (error) {
+        throw fileError(path, error);
+      }
+    },
+    async commit() {
+      try {
+        fchmodSync(fd, mode);
+        fsyncSync(fd);
+        closeSync(fd);
+        open = false;
+        renameSync(temporary, target);
+      } catch (error) {
+        output.abort();
+        throw fileError(path, error);
+      }
+      pending.delete(output);
+    },
+    abort() {
+      if (open) {
+        try { closeSync(fd); } catch { /* already closed */ }
+        open = false;
+      }
+      try { unlinkSync(temporary); } catch { /* gone already */ }
+      pending.delete(output);
+    },
+  };
+  pending.add(output);
+  return output;
+}
+
+function inPlaceOutput(path: string): Output {
+  let fd: number;
+  try {
+    fd = openSync(path, 'w');
+  } catch (error) {
+    throw fileError(path, error);
+  }
+  return {
+    async write(bytes) {
+      try {
+        writeAll(fd, bytes);
+      } catch (error) {
+        throw fileError(path, error);
+      }
+    },
+    async commit() {
+      try {
+        closeSync(fd);
+      } catch (error) {
+        throw fileError(path, error);
+      }
+    },
+    abort() {
+      try { closeSync(fd); } catch { /* already closed */ }
+    },
+  };
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length;) {
+    try {
+      at += writeSync(fd, bytes, at, bytes.length - at);
+    } catch (error) {
+      // A descriptor another process made non-blocking, whose reader is behind: wait a moment.
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(pause, 0, 0, 2);
+    }
+  }
+}
+
+/** The most bytes a filter file may declare: what the WebAssembly heap can hold. */
+const MAX_FILTER_BYTES = 2 ** 32;
+
+/**
+ * Reads a filter file (or standard input for '-') as far as its header declares, and refuses one with
+ * more bytes after that: reading stops there, so `info /dev/zero` or a filter followed by other data
+ * ends at once instead of reading on.
+ */
+export async function readFilterFile(path: string): Promise<Uint8Array> {
+  if (path !== STDIN) {
+    try {
+      const fd = openSync(path, 'r');
+      const isDirectory = fstatSync(fd).isDirectory();
+      closeSync(fd);
+      if (isDirectory) throw new InputError(`${path}: is a directory`);
+    } catch (error) {
+      if (error instanceof InputError) throw error;
+      throw fileError(path, error);
+    }
+  }
+  const stream = path === STDIN ? process.stdin : createReadStream(path, { highWaterMark: 1 << 16 });
+  const parts: Buffer[] = [];
+  let have = 0;
+  let declared = 0; // 0 until the header tells
+  let need = 6;
+  let notAnExport = false;
+  try {
+    for await (const chunk of stream) {
+      const block = chunk as Buffer;
+      parts.push(block);
+      have += block.length;
+      while (declared === 0 && !notAnExport && have >= need) {
+        const answer = declaredExportLength(Buffer.concat(parts, need));
+        if (answer > 0) declared = answer;
+        else if (answer === 0) notAnExport = true;
+        else need = -answer;
+      }
+      if (notAnExport) break; // import() names what is wrong
+      if (declared > MAX_FILTER_BYTES) {
+        throw new InputError(`${path}: not a valid filter file: its header declares ${declared} bytes, more than a filter can have`);
+      }
+      if (declared !== 0 && have > declared) break;
+    }
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw fileError(path, error);
+  } finally {
+    if (stream !== process.stdin) stream.destroy();
+    else process.stdin.pause();
+  }
+  if (declared !== 0 && have > declared) {
+    throw new InputError(`${path}: not a valid filter file: more data follows the ${declared} bytes its header declares`);
+  }
+  return Buffer.concat(parts, have);
+}

@@ -1,0 +1,394 @@
+// Line deduplication: the one engine behind LineDeduper, the stream adapters, the `cuckoo` command and the
+// dedup page. The work per block (splitting, hashing, add-if-absent, gathering the new lines) happens in
+// the wasm core (cpp/include/cuckoo/line_dedup.hpp), one call per block; this file sizes the filter and
+// moves bytes across.
+//
+// The line rules, in one place (docs/DEDUP.md says the same for users):
+// - a line ends at "\n"; its key is its bytes without the "\n" and without a "\r" just before it, so
+//   "a\r\n" and "a\n" are the same line (a lone "\r" elsewhere is an ordinary byte);
+// - the last piece of the input without "\n" is a line too (its key also drops one trailing "\r");
+// - each new line is written with its own ending; the last piece, when new, gets "\n" (as awk does);
+// - lines are bytes: nothing is decoded or re-encoded.
+import { CuckooFilterError } from './errors.js';
+import { CuckooFilter, disposeSymbol, errorFromModule, liveHandle, requireModule } from './filter.js';
+import { describe, ensureScratch } from './key_codec.js';
+import { CuckooModule, ready } from './wasm_module.js';
+
+/** The default false-positive rate: at most about one unique line in a million wrongly dropped. */
+export const DEDUP_FP_RATE = 1e-6;
+/**
+ * The smallest rate a growing filter accepts: its first sub-filter gets half the rate, and each later one
+ * takes one more fingerprint bit, so that sub-filter needs fingerprints of at most 31 bits (4-slot
+ * buckets: 2 x 8 / (2^31 - 1), rounded up). A test checks it against the core.
+ */
+export const MIN_GROWING_FP_RATE = 7.5e-9;
+/** Where the filter starts when the input's size is unknown (a pipe): about 7 MB at the default rate. */
+export const UNKNOWN_SIZE_START = 2_000_000;
+/** How far a filter for an input of unknown size must be able to grow: more than a wasm heap holds. */
+export const UNKNOWN_SIZE_REACH = 1e9;
+const MAX_SUB_FILTERS = 32;
+const MAX_GROWTH = 16;
+// Blocks larger than this are fed to the core in pieces, so the heap holds one piece (and its output).
+const PIECE = 16 << 20;
+
+export interface LineDeduperOptions {
+  /**
+   * The false-positive rate the filter keeps however far it grows, in [7.5e-9, 1): a new line is wrongly
+   * taken for an earlier one, and dropped, with at most this probability. Default 1e-6.
+   */
+  fpRate?: number;
+  /** Unique lines the filter starts with room for (default: estimated, see inputBytes). It grows past it. */
+  capacity?: number;
+  /**
+   * The input's size in bytes, when it is known (a regular file, a File). The start is then estimated from
+   * it and the first block's mean line length, and the filter can always grow to hold every line of an
+   * input that size: a wrong estimate costs memory, never a refusal.
+   */
+  inputBytes?: number;
+}
+
+/** How a deduplicator's filter starts and grows. */
+export interface DedupPlan {
+  fpRate: number;
+  /** Unique lines the first sub-filter is sized for. */
+  capacity: number;
+  /** Each new sub-filter's capacity over the last one's. */
+  growth: number;
+  /** The most sub-filters the chain may have at this rate (fingerprints grow one bit each, up to 32). */
+  maxSubFilters: number;
+  /** The unique lines the whole chain holds: capacity x (growth^maxSubFilters - 1) / (growth - 1). */
+  reach: number;
+}
+
+export interface LineDedupStats {
+  /** Lines read (a last line without "\n" included). */
+  lines: number;
+  /** Lines written: the first time each was seen. */
+  unique: number;
+  /** Lines dropped as seen before. */
+  duplicates: number;
+  /**
+   * The expected number of new lines wrongly dropped as false positives, at most: each new line is a false
+   * positive with the filter's rate at that moment, which only grows as lines are added, so the final rate
+   * times the unique lines bounds the sum.
+   */
+  wrongDropBound: number;
+  /** Bytes of the filter's tables. */
+  filterBytes: number;
+  subFilters: number;
+  /** The first sub-filter's fingerprint bits (each later one has one more). */
+  fingerprintBits: number;
+  /** The plan the filter was made with (undefined until the first block arrives). */
+  plan?: DedupPlan;
+}
+
+function invalid(message: string): CuckooFilterError {
+  return new CuckooFilterError('INVALID_ARGUMENT', message);
+}
+
+function checkOptions(options: unknown): LineDeduperOptions {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null) throw invalid(`options must be an object, got ${describe(options)}`);
+  const o = options as Record<string, unknown>;
+  for (const name of Object.keys(o)) {
+    if (!['fpRate', 'capacity', 'inputBytes'].includes(name)) throw invalid(`unknown option "${name}" (known: fpRate, capacity, inputBytes)`);
+  }
+  if (o.fpRate !== undefined && !(typeof o.fpRate === 'number' && o.fpRate > 0 && o.fpRate < 1)) {
+    throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${String(o.fpRate)}`);
+  }
+  for (const name of ['capacity', 'inputBytes'] as const) {
+    const v = o[name];
+    if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= (name === 'capacity' ? 1 : 0))) {
+      throw invalid(`${name} must be an integer >= ${name === 'capacity' ? 1 : 0}, got ${String(v)}`);
+    }
+  }
+  return o as LineDeduperOptions;
+}
+
+/** The most sub-filters a growing filter has at this rate, as the core sizes it. */
+function chainLimit(fpRate: number): number {
+  let limit = 0;
+  try {
+    const probe = new CuckooFilter({ capacity: 1, fpRate, growth: 2, maxSubFilters: MAX_SUB_FILTERS });
+    limit = probe.maxSubFilters;
+    probe.dispose();
+  } catch (error) {
+    if (!(error instanceof CuckooFilterError && error.code === 'INVALID_ARGUMENT')) throw error;
+  }
+  if (limit < 2) {
+    throw invalid(`fpRate ${fpRate} is too small for a filter that grows: its first sub-filter gets half the rate ` +
+      `and each later one a fingerprint bit more, up to 32 bits, so rates below ${MIN_GROWING_FP_RATE} leave no room to grow`);
+  }
+  return limit;
+}
+
+function reachOf(capacity: number, growth: number, subFilters: number): number {
+  return (capacity * (growth ** subFilters - 1)) / (growth - 1);
+}
+
+/**
+ * How a deduplicator sizes its filter. `firstBlock`, when given, is the start of the input: its mean line
+ * length turns inputBytes into an estimate of the lines. The chain must reach every line an input of
+ * inputBytes can hold (each unique line but the empty one takes at least 2 bytes), or UNKNOWN_SIZE_REACH
+ * lines when the size is unknown: the smallest growth factor that gets there is used (2 where it can,
+ * for memory), and where none does with a known size the start is raised instead. With an unknown size
+ * and a small rate the reach can fall short of UNKNOWN_SIZE_REACH; it is in the plan, and the error at
+ * the limit says so.
+ */
+export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Array): DedupPlan {
+  const o = checkOptions(options);
+  requireModule();
+  const fpRate = o.fpRate ?? DEDUP_FP_RATE;
+  const maxSubFilters = chainLimit(fpRate);
+  const known = o.inputBytes !== undefined && o.inputBytes > 0;
+  let capacity = o.capacity ?? UNKNOWN_SIZE_START;
+  if (o.capacity === undefined && known) {
+    let lines = 0;
+    const sample = firstBlock ?? new Uint8Array(0);
+    for (let at = sample.indexOf(10); at !== -1; at = sample.indexOf(10, at + 1)) lines++;
+    // No "\n" in the sample: its lines are at least as long as the sample.
+    const meanLine = lines > 0 ? sample.length / lines : Math.max(sample.length, 1);
+    // 10% headroom for inputs whose lines get shorter further in; growth covers the rest.
+    capacity = Math.max(1, Math.ceil((o.inputBytes! / meanLine) * 1.1));
+  }
+  const needed = known ? Math.floor(o.inputBytes! / 2) + 1 : UNKNOWN_SIZE_REACH;
+  let growth = 2;
+  while (growth < MAX_GROWTH && reachOf(capacity, growth, maxSubFilters) < needed) growth++;
+  if (known && reachOf(capacity, growth, maxSubFilters) < needed) {
+    capacity = Math.ceil(needed / reachOf(1, growth, maxSubFilters));
+  }
+  return { fpRate, capacity, growth, maxSubFilters, reach: Math.floor(reachOf(capacity, growth, maxSubFilters)) };
+}
+
+/** Frees what a deduplicator holds in the wasm heap if it is dropped without end() or dispose(). */
+const orphans =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<{ m: CuckooModule; engine: number; filter: CuckooFilter }>(({ m, engine, filter }) => {
+        m.dedupDestroy(engine);
+        filter.dispose();
+      })
+    : undefined;
+
+/**
+ * Deduplicates lines over a stream of byte blocks: push(block) returns the block's lines that were not
+ * seen before (a line cut by the block's end is completed by the next block), end() returns the last
+ * one. Memory: the filter (about 3 bytes per unique line at the default rate) and one block.
+ *
+ *   await ready();
+ *   const d = new LineDeduper({ fpRate: 1e-6 });
+ *   for await (const block of input) out.write(d.push(block));
+ *   out.write(d.end());
+ *   console.log(d.stats);
+ */
+export class LineDeduper {
+  private readonly m: CuckooModule;
+  private readonly options: LineDeduperOptions;
+  private filter: CuckooFilter | undefined;
+  private engine = 0;
+  private plan: DedupPlan | undefined;
+  private state: 'open' | 'ended' | 'failed' | 'disposed' = 'open';
+  private final: LineDedupStats | undefined;
+  private failure: CuckooFilterError | undefined;
+
+  /** Needs the module loaded: `await ready()` first, or use `await LineDeduper.create(options)`. */
+  constructor(options: LineDeduperOptions = {}) {
+    this.m = requireModule();
+    this.options = checkOptions(options);
+    // Fail now, not at the first block, for a rate that cannot grow.
+    chainLimit(this.options.fpRate ?? DEDUP_FP_RATE);
+  }
+
+  /** ready() and new LineDeduper(options) in one call. */
+  static async create(options?: LineDeduperOptions): Promise<LineDeduper> {
+    await ready();
+    return new LineDeduper(options);
+  }
+
+  /**
+   * The new lines among the block's complete lines (with the line carried from earlier blocks in front),
+   * each with its own ending. Throws CAPACITY_EXCEEDED at the chain's limit and OUT_OF_MEMORY when the
+   * wasm heap is full; the deduplicator is then done (its memory freed) and every later call throws the
+   * same error.
+   */
+  push(block: Uint8Array): Uint8Array {
+    return this.pushView(block).slice();
+  }
+
+  /**
+   * push() without the copy: the new lines as a view of the WebAssembly heap, valid only until the next
+   * call into this package (write it out or copy it before then). For writers that consume it at once.
+   */
+  pushView(block: Uint8Array): Uint8Array {
+    this.checkOpen('push');
+    if (!(block instanceof Uint8Array)) throw new TypeError(`block must be a Uint8Array, got ${describe(block)}`);
+    if (block.length === 0) return new Uint8Array(0);
+    this.start(block);
+    if (block.length <= PIECE) return this.call(block);
+    const parts: Uint8Array[] = [];
+    for (let at = 0; at < block.length; at += PIECE) parts.push(this.call(block.subarray(at, at + PIECE)).slice());
+    return concat(parts);
+  }
+
+  /**
+   * The last line, if the input did not end with "\n" and the line is new (with "\n" added). The filter
+   * stays for exportFilter() until dispose().
+   */
+  end(): Uint8Array {
+    this.checkOpen('end');
+    this.start(new Uint8Array(0));
+    const out = this.call(undefined).slice();
+    this.final = this.stats;
+    this.state = 'ended';
+    return out;
+  }
+
+  /** The filter of the lines seen so far, in the export format (CuckooFilter.import reads it). */
+  exportFilter(): Uint8Array {
+    if (this.state !== 'ended') this.checkOpen('exportFilter');
+    this.start(new Uint8Array(0));
+    return this.filter!.export();
+  }
+
+  /** Counts so far (final after end()). */
+  get stats(): LineDedupStats {
+    if (this.final) return { ...this.final };
+    const report = this.engine !== 0 ? this.report() : undefined;
+    const lines = report ? report[2] : 0;
+    const unique = report ? report[3] : 0;
+    const f = this.filter;
+    return {
+      lines,
+      unique,
+      duplicates: lines - unique,
+      wrongDropBound: f ? unique * f.expectedFpRate : 0,
+      filterBytes: f ? f.byteLength : 0,
+      subFilters: f ? f.subFilterCount : 0,
+      fingerprintBits: f ? f.fingerprintBits : 0,
+      plan: this.plan,
+    };
+  }
+
+  /** Frees the filter; later calls throw DISPOSED (stats stay readable). Disposing again does nothing. */
+  dispose(): void {
+    if (this.state === 'disposed') return;
+    if (!this.final) this.final = this.stats;
+    this.state = 'disposed';
+    this.free();
+  }
+
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+
+  private checkOpen(what: string): void {
+    if (this.state === 'open') return;
+    if (this.state === 'failed') throw this.failure!;
+    if (this.state === 'disposed') throw new CuckooFilterError('DISPOSED', 'this LineDeduper was disposed');
+    throw invalid(`${what}() after end(): a LineDeduper deduplicates one input`);
+  }
+
+  // The filter is made at the first block, whose lines tell the mean line length.
+  private start(firstBlock: Uint8Array): void {
+    if (this.engine !== 0) return;
+    const plan = planDedup(this.options, firstBlock);
+    const filter = new CuckooFilter({ capacity: plan.capacity, fpRate: plan.fpRate, growth: plan.growth, maxSubFilters: plan.maxSubFilters });
+    const engine = this.m.dedupCreate(liveHandle(filter));
+    if (engine === 0) {
+      filter.dispose();
+      throw errorFromModule(this.m);
+    }
+    this.plan = plan;
+    this.filter = filter;
+    this.engine = engine;
+    orphans?.register(this, { m: this.m, engine, filter }, this);
+  }
+
+  private report(): Float64Array {
+    return new Float64Array(this.m.HEAPU8.buffer, this.m.dedupReport(this.engine), 5);
+  }
+
+  // One call into the core: a piece of input (copied into the heap first), or undefined for the end.
+  private call(piece: Uint8Array | undefined): Uint8Array {
+    let code: number;
+    if (piece) {
+      const address = ensureScratch(this.m, piece.length);
+      this.m.HEAPU8.set(piece, address);
+      code = this.m.dedupPush(this.engine, address, piece.length);
+    } else {
+      code = this.m.dedupFinish(this.engine);
+    }
+    if (code !== 0) this.fail();
+    const [address, length] = this.report(); // after the call: it may have grown the heap
+    return this.m.HEAPU8.subarray(address, address + length);
+  }
+
+  private fail(): never {
+    const error = errorFromModule(this.m);
+    const stats = this.stats;
+    const plan = this.plan!;
+    this.failure = error.code === 'CAPACITY_EXCEEDED'
+      ? new CuckooFilterError('CAPACITY_EXCEEDED', `the filter is full after ${stats.unique} unique lines: it started ` +
+        `with room for ${plan.capacity} and grew ${plan.growth}x a step to ${plan.maxSubFilters} sub-filters, the most ` +
+        `fpRate ${plan.fpRate} allows (each sub-filter takes one more fingerprint bit, up to 32); start with a larger ` +
+        `capacity, or allow a larger fpRate`)
+      : new CuckooFilterError('OUT_OF_MEMORY', `${error.message} (after ${stats.unique} unique lines: the WebAssembly ` +
+        'heap holds at most 4 GiB; allow a larger fpRate for shorter fingerprints)');
+    this.final = stats;
+    this.state = 'failed';
+    this.free();
+    throw this.failure;
+  }
+
+  private free(): void {
+    if (this.engine !== 0) {
+      orphans?.unregister(this);
+      this.m.dedupDestroy(this.engine);
+      this.engine = 0;
+    }
+    this.filter?.dispose();
+    this.filter = undefined;
+  }
+}
+
+/** A deduplicator's stats, or zeros before it exists (an adapter makes it at the first block). */
+export function statsOf(deduper: LineDeduper | undefined): LineDedupStats {
+  return deduper?.stats ?? { lines: 0, unique: 0, duplicates: 0, wrongDropBound: 0, filterBytes: 0, subFilters: 0, fingerprintBits: 0 };
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** A web TransformStream that deduplicates lines, with the deduplicator's stats (final once it has flushed). */
+export type LineDedupStream = TransformStream<Uint8Array, Uint8Array> & { readonly stats: LineDedupStats };
+
+/**
+ * A web TransformStream of bytes to the bytes of the new lines (browsers, workers, Node 18+):
+ * `file.stream().pipeThrough(dedupLineStream())`. Loads the module itself (no ready() needed first).
+ */
+export function dedupLineStream(options?: LineDeduperOptions): LineDedupStream {
+  const checked = checkOptions(options);
+  let deduper: LineDeduper | undefined;
+  const stream = new TransformStream<Uint8Array, Uint8Array>({
+    async transform(chunk, controller) {
+      deduper ??= await LineDeduper.create(checked);
+      const out = deduper.push(chunk);
+      if (out.length > 0) controller.enqueue(out);
+    },
+    async flush(controller) {
+      deduper ??= await LineDeduper.create(checked);
+      const out = deduper.end();
+      deduper.dispose(); // the stats stay
+      if (out.length > 0) controller.enqueue(out);
+    },
+  });
+  return Object.defineProperty(stream, 'stats', { get: () => statsOf(deduper) }) as LineDedupStream;
+}

@@ -1,0 +1,5 @@
+// The package's Node entry (package.json's "node" condition): everything the browser entry has, but
+// dedupLines is a Node Transform, `createReadStream(a).pipe(dedupLines()).pipe(out)`. For web streams in
+// Node, dedupLineStream() is there as everywhere.
+export * from './index.js';
+export { dedupLines, LineDedupTransform } from './dedup_node.js';

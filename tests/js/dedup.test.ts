@@ -1,0 +1,182 @@
+// LineDeduper, the one line-dedup engine, against the reference of the documented rules; its stream
+// adapters; how it sizes and grows its filter.
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CuckooFilter, CuckooFilterError, LineDeduper, MIN_GROWING_FP_RATE, planDedup, ready } from '../../js/src/index';
+import { dedupLines } from '../../js/src/node';
+import { dedupLineStream } from '../../js/src/dedup';
+import { dedupCases, randomInput, referenceDedup } from './dedup_cases';
+import { rng } from './helpers';
+
+beforeAll(() => ready());
+
+// Fingerprints of 31 bits and more: a false drop among these few thousand lines is about 1e-5 likely.
+const EXACT = { fpRate: 1e-8 };
+
+/** Pushes the input in blocks cut at random places (some empty, some one byte). */
+function runInBlocks(input: Buffer, seed: number, options = EXACT): { out: Buffer; d: LineDeduper } {
+  const random = rng(seed);
+  const d = new LineDeduper({ ...options, inputBytes: input.length });
+  const out: Uint8Array[] = [];
+  for (let at = 0; at < input.length;) {
+    const r = random();
+    const size = r < 0.1 ? 0 : r < 0.3 ? 1 : r < 0.8 ? Math.floor(random() * 100) : Math.floor(random() * (1 << 21));
+    out.push(d.push(input.subarray(at, at + size)));
+    at += size;
+  }
+  out.push(d.end());
+  return { out: Buffer.concat(out), d };
+}
+
+describe('the documented line rules', () => {
+  test.each(dedupCases().map((c) => [c.name, c.input] as const))('%s, in random blocks', (_name, input) => {
+    const expected = referenceDedup(input);
+    for (const seed of [1, 2, 3]) {
+      const { out, d } = runInBlocks(input, seed);
+      expect(out.equals(expected)).toBe(true);
+      const lines = input.length === 0 ? 0 : input.toString('latin1').split('\n').length - (input[input.length - 1] === 10 ? 1 : 0);
+      expect(d.stats).toMatchObject({ lines, unique: expected.toString('latin1').split('\n').length - 1 });
+      d.dispose();
+    }
+  });
+
+  test('property: random inputs with lines of 0 to 1 MB, random block boundaries, against the reference', () => {
+    for (let seed = 100; seed < 108; seed++) {
+      const input = randomInput(seed, 200 + seed * 20, seed % 3 === 0 ? 1 << 20 : 1 << 12);
+      const { out, d } = runInBlocks(input, seed);
+      expect(out.equals(referenceDedup(input))).toBe(true);
+      d.dispose();
+    }
+  });
+
+  test('a block larger than the engine\'s piece size (16 MiB) is fed in pieces, with the same result', () => {
+    const line = Buffer.alloc(20 << 20, 0x61);
+    const input = Buffer.concat([line, Buffer.from('\nb\n'), line, Buffer.from('\nb')]);
+    using d = new LineDeduper(EXACT);
+    const out = Buffer.concat([d.push(input), d.end()]);
+    expect(out.equals(referenceDedup(input))).toBe(true);
+    expect(d.stats).toMatchObject({ lines: 4, unique: 2, duplicates: 2 });
+  });
+});
+
+describe('growth and sizing', () => {
+  test('a start far too small costs memory, not a refusal: 50,000 unique lines from a start of 10', () => {
+    const input = Buffer.from(Array.from({ length: 60_000 }, (_, i) => `line ${i % 50_000}\n`).join(''));
+    using d = new LineDeduper({ capacity: 10 });
+    const out = Buffer.concat([d.push(input), d.end()]);
+    expect(d.stats.unique).toBeGreaterThan(49_990); // false drops at 1e-6: expected far below 1
+    expect(out.equals(referenceDedup(input))).toBe(d.stats.unique === 50_000);
+    expect(d.stats.subFilters).toBeGreaterThan(1);
+  });
+
+  test('a known size guarantees room for every line, even when the first block has long lines and the rest short ones', () => {
+    // The page used to stop with "the filter is full" on such a file: the first 64 KiB set the size.
+    const input = Buffer.concat([Buffer.alloc(1 << 16, 0x78), Buffer.from('\n'),
+      Buffer.from(Array.from({ length: 200_000 }, (_, i) => `${i}\n`).join(''))]);
+    for (const fpRate of [1e-6, 1e-8, MIN_GROWING_FP_RATE]) {
+      const d = new LineDeduper({ fpRate, inputBytes: input.length });
+      expect(d.push(input.subarray(0, 70_000)).length).toBeGreaterThan(0);
+      d.push(input.subarray(70_000));
+      d.end();
+      expect(d.stats.lines).toBe(200_001);
+      expect(d.stats.plan!.reach).toBeGreaterThanOrEqual(input.length / 2);
+      d.dispose();
+    }
+  });
+
+  test('MIN_GROWING_FP_RATE is where the core stops being able to grow', () => {
+    expect(planDedup({ fpRate: MIN_GROWING_FP_RATE }).maxSubFilters).toBe(2);
+    // Just below it, the first sub-filter would need 32-bit fingerprints, with no bit left to grow by.
+    expect(() => planDedup({ fpRate: 7.4e-9 })).toThrow(/too small for a filter that grows.*7.5e-9/);
+    expect(() => new LineDeduper({ fpRate: 5e-9 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+
+  test('from a pipe, the plan reaches a billion lines at the default rate and says how far it reaches at small rates', () => {
+    expect(planDedup({}).reach).toBeGreaterThanOrEqual(1e9);
+    expect(planDedup({ fpRate: 1e-7 }).reach).toBeGreaterThanOrEqual(1e9);
+    expect(planDedup({ fpRate: 1e-8 })).toMatchObject({ growth: 16, maxSubFilters: 2, reach: 34_000_000 });
+  });
+
+  test('at the chain\'s limit: CAPACITY_EXCEEDED naming the real cause, and the deduplicator is done', () => {
+    using d = new LineDeduper({ fpRate: 1e-8, capacity: 1 }); // two sub-filters, 1 + 16 lines
+    const input = Buffer.from(Array.from({ length: 100 }, (_, i) => `k${i}\n`).join(''));
+    let error: unknown;
+    try {
+      d.push(input);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CuckooFilterError);
+    expect((error as CuckooFilterError).code).toBe('CAPACITY_EXCEEDED');
+    expect((error as Error).message).toMatch(/full after \d+ unique lines.*2 sub-filters, the most fpRate 1e-8 allows.*larger capacity, or allow a larger fpRate/);
+    expect(() => d.push(Buffer.from('x\n'))).toThrow(error as Error);
+  });
+});
+
+describe('the API', () => {
+  test('stats: lines, unique, duplicates, the bound on wrong drops, the filter', () => {
+    using d = new LineDeduper();
+    d.push(Buffer.from('a\nb\na\nc'));
+    d.end();
+    const s = d.stats;
+    expect(s).toMatchObject({ lines: 4, unique: 3, duplicates: 1, subFilters: 1 });
+    expect(s.wrongDropBound).toBeGreaterThan(0);
+    expect(s.wrongDropBound).toBeLessThan(3e-6);
+    expect(s.filterBytes).toBeGreaterThan(0);
+  });
+
+  test('exportFilter() gives a filter of the lines seen (keys without their endings)', () => {
+    using d = new LineDeduper({ fpRate: 0.001 });
+    d.push(Buffer.from('x\r\ny\n'));
+    d.end();
+    using f = CuckooFilter.import(d.exportFilter());
+    expect(f.hasMany(['x', 'y', 'x\r'])).toEqual([true, true, false]);
+  });
+
+  test('bad arguments are typed errors; use after end() or dispose() is refused', () => {
+    expect(() => new LineDeduper({ fpRate: 2 })).toThrow(/fpRate must be a number greater than 0 and less than 1/);
+    expect(() => new LineDeduper({ capacity: 0 })).toThrow(/capacity must be an integer >= 1/);
+    expect(() => new LineDeduper({ size: 3 } as never)).toThrow(/unknown option "size"/);
+    const d = new LineDeduper();
+    expect(() => d.push('text' as never)).toThrow(TypeError);
+    d.end();
+    expect(() => d.push(Buffer.from('x\n'))).toThrow(/after end\(\)/);
+    d.dispose();
+    expect(() => d.push(Buffer.from('x\n'))).toThrow(expect.objectContaining({ code: 'DISPOSED' }));
+    expect(d.stats.lines).toBe(0);
+  });
+});
+
+describe('stream adapters', () => {
+  const input = dedupCases().find((c) => c.name === 'random lines up to 64 KiB')!.input;
+  const expected = referenceDedup(input);
+
+  test('Node: readable.pipe(dedupLines()).pipe(out)', async () => {
+    const chunks: Buffer[] = [];
+    const transform = dedupLines(EXACT);
+    await pipeline(Readable.from([input.subarray(0, 1000), input.subarray(1000, 50_000), input.subarray(50_000)]), transform,
+      new Writable({ write(chunk, _encoding, done) { chunks.push(chunk); done(); } }));
+    expect(Buffer.concat(chunks).equals(expected)).toBe(true);
+    expect(transform.stats.unique).toBe(expected.toString('latin1').split('\n').length - 1);
+  });
+
+  test('web: stream.pipeThrough(dedupLineStream())', async () => {
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < input.length; at += 7777) controller.enqueue(input.subarray(at, at + 7777));
+        controller.close();
+      },
+    });
+    const stream = dedupLineStream(EXACT);
+    const parts: Uint8Array[] = [];
+    const reader = source.pipeThrough(stream).getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
+    expect(Buffer.concat(parts).equals(expected)).toBe(true);
+    expect(stream.stats.lines).toBeGreaterThan(0);
+  });
+
+  test('Node: an error (a rate that cannot grow) reaches the pipeline', async () => {
+    await expect(pipeline(Readable.from([Buffer.from('a\n')]), dedupLines({ fpRate: 1e-9 }),
+      new Writable({ write(_c, _e, done) { done(); } }))).rejects.toThrow(/too small for a filter that grows/);
+  });
+});

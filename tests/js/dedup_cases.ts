@@ -1,0 +1,74 @@
+// Inputs for the line deduplicator, shared by its property test, the command's tests and the dedup page's
+// browser test, with the reference: the documented line rules (docs/DEDUP.md) applied with an exact set.
+import { rng } from './helpers';
+
+export interface DedupCase {
+  name: string;
+  input: Buffer;
+}
+
+/**
+ * The reference deduplication: a line ends at "\n"; its key drops the "\n" and a "\r" before it; the last
+ * piece without "\n" is a line (its key drops one trailing "\r") and is written with "\n" added.
+ */
+export function referenceDedup(input: Buffer): Buffer {
+  const seen = new Set<string>();
+  const out: Buffer[] = [];
+  for (let start = 0; start < input.length;) {
+    const newline = input.indexOf(10, start);
+    const end = newline === -1 ? input.length : newline + 1;
+    const line = input.subarray(start, end);
+    let stop = newline === -1 ? line.length : line.length - 1;
+    if (stop > 0 && line[stop - 1] === 13) stop--;
+    const key = line.subarray(0, stop).toString('latin1');
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(line);
+      if (newline === -1) out.push(Buffer.from('\n'));
+    }
+    start = end;
+  }
+  return Buffer.concat(out);
+}
+
+/** Random lines: lengths from 0 to `maxLine` bytes, LF/CRLF endings, lone CRs, repeats, and a last line with or without "\n". */
+export function randomInput(seed: number, lines: number, maxLine: number): Buffer {
+  const random = rng(seed);
+  const pool: Buffer[] = [];
+  const parts: Buffer[] = [];
+  for (let i = 0; i < lines; i++) {
+    let line: Buffer;
+    if (pool.length > 0 && random() < 0.4) {
+      line = pool[Math.floor(random() * pool.length)];
+    } else {
+      // Mostly short lines, some long ones, a few up to maxLine.
+      const r = random();
+      const length = r < 0.8 ? Math.floor(random() * 40) : r < 0.97 ? Math.floor(random() * 4000) : Math.floor(random() * maxLine);
+      // Random bytes (lone CRs and non-ASCII among them); a long line repeats a random 4 KiB pattern and
+      // ends with random bytes of its own, so that it is distinct.
+      const pattern = Buffer.alloc(Math.min(length, 4096));
+      for (let j = 0; j < pattern.length; j++) pattern[j] = random() < 0.02 ? 13 : 32 + Math.floor(random() * 200);
+      line = Buffer.alloc(length);
+      for (let j = 0; j < length; j += pattern.length) pattern.copy(line, j);
+      for (let j = Math.max(0, length - 16); j < length; j++) line[j] = 32 + Math.floor(random() * 200);
+      pool.push(line);
+    }
+    const ending = random() < 0.3 ? '\r\n' : '\n';
+    parts.push(line, Buffer.from(i === lines - 1 && random() < 0.5 ? '' : ending));
+  }
+  return Buffer.concat(parts);
+}
+
+export function dedupCases(): DedupCase[] {
+  return [
+    { name: 'empty', input: Buffer.alloc(0) },
+    { name: 'only newlines', input: Buffer.from('\n\n\n') },
+    { name: 'CRLF twins, a last line without newline', input: Buffer.from('a\r\nb\na\nc\r\nb\r\nlast') },
+    { name: 'a last line ending in CR', input: Buffer.from('x\nx\r') },
+    { name: 'lone CRs are bytes', input: Buffer.from('a\rb\na\rb\r\nab\n\r\n\n') },
+    { name: 'non-UTF-8 bytes', input: Buffer.from([0x6c, 0xff, 0xfe, 10, 0x6c, 0xff, 0xfe, 13, 10, 0xc3, 0x28, 10]) },
+    { name: 'NUL bytes', input: Buffer.from('a\0b\na\0b\n\0\n') },
+    { name: 'random lines up to 64 KiB', input: randomInput(7, 3000, 1 << 16) },
+    { name: 'random lines up to 1 MiB', input: randomInput(8, 300, 1 << 20) },
+  ];
+}
