@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Deduplicating a generated file of LINES lines (default 10 million), about half of them duplicates:
 # `cuckoo dedup` against awk '!seen[$0]++', sort -u, and the Node script a JavaScript user would write
-# with a Set. One JSON line per tool: seconds, lines/s, peak resident memory (GNU time), output lines.
+# with a Set. One JSON line per tool: seconds, lines/s, peak resident memory (GNU time), output lines;
+# then a line of ratios (cuckoo over each), and bench/dedup_bench.mjs on the same file (the engine
+# against the wasm core's addMany on the same keys, and a 64 MiB against a 256 MiB line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lines="${LINES:-10000000}"
@@ -39,11 +41,17 @@ measure() {
   node -e 'const [name, s, kb, lines, out] = process.argv.slice(1);
     console.log(JSON.stringify({ bench: "cli", case: name, lines: +lines, seconds: +s,
       lines_per_s: Math.round(lines / s), peak_rss_mb: Math.round(kb / 1024), output_lines: +out }));' \
-    "$name" "$seconds" "$kilobytes" "$lines" "$written"
+    "$name" "$seconds" "$kilobytes" "$lines" "$written" | tee -a "$work/results"
 }
 
 export LC_ALL=C
-measure "cuckoo dedup" node js/bin/cuckoo.mjs dedup "$input"
+measure "cuckoo dedup" node js/dist/esm/cli/cuckoo.js dedup "$input"
 measure "awk '!seen[\$0]++'" awk '!seen[$0]++' "$input"
 measure "sort -u" sort -u "$input"
 measure "node Set script" node "$work/set.js" "$input"
+node -e 'const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
+  const [cuckoo, ...others] = rows;
+  const ratios = Object.fromEntries(others.map((r) => [r.case, { speed: +(cuckoo.lines_per_s / r.lines_per_s).toFixed(2),
+    memory: +(cuckoo.peak_rss_mb / r.peak_rss_mb).toFixed(3) }]));
+  console.log(JSON.stringify({ bench: "cli", case: "ratios: cuckoo dedup over each (speed, peak memory)", ...ratios }));' "$work/results"
+node bench/dedup_bench.mjs "$input"

@@ -55,3 +55,67 @@ test('pasted text works too', async () => {
   expect(errors).toEqual([]);
   await page.close();
 });
+
+test('the same cases as the engine and the command give the reference output', async () => {
+  const { dedupCases, referenceDedup } = await import('../js/dedup_cases');
+  const { page, errors } = await openPage(session, 'dedup.html');
+  await page.selectOption('#fp-rate', '1e-8');
+  for (const c of dedupCases().filter((x) => x.input.length > 0)) {
+    const path = join(tmpdir(), `case-${Date.now()}.txt`);
+    writeFileSync(path, c.input);
+    await page.setInputFiles('[data-testid=dedup-file]', path);
+    await page.waitForSelector('body[data-state="done"]', { timeout: 60000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=dedup-download]')]);
+    const out = join(tmpdir(), `case-out-${Date.now()}.txt`);
+    await download.saveAs(out);
+    expect([c.name, readFileSync(out).equals(referenceDedup(c.input))]).toEqual([c.name, true]);
+    expect(download.suggestedFilename()).toMatch(/^case-\d+\.unique\.txt$/);
+  }
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('a file whose first 64 KiB has longer lines than the rest is deduplicated in full (the filter grows)', async () => {
+  const text = 'x'.repeat(70_000) + '\n' + Array.from({ length: 400_000 }, (_, i) => `${i}`).join('\n') + '\n';
+  const path = join(tmpdir(), `long-first-${Date.now()}.txt`);
+  writeFileSync(path, text);
+  const { page, errors } = await openPage(session, 'dedup.html', { width: 390, height: 844 });
+  await page.selectOption('#fp-rate', '1e-8');
+  await page.setInputFiles('[data-testid=dedup-file]', path);
+  await page.waitForSelector('body[data-state="done"]', { timeout: 60000 });
+  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe((400_001).toLocaleString('en'));
+  expect(await page.textContent('#percent')).toBe('100.0%');
+  expect(await page.textContent('#time-left')).toBe('0 s');
+  // On a phone the result is brought into view.
+  expect(await page.evaluate(() => {
+    const r = document.getElementById('status')!.getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= window.innerHeight;
+  })).toBe(true);
+  await screenshot(page, 'dedup-phone-done');
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('a binary file gets a warning; counters reset between runs; cancel stops a run', async () => {
+  const { page, errors } = await openPage(session, 'dedup.html');
+  const binary = join(tmpdir(), `binary-${Date.now()}.bin`);
+  writeFileSync(binary, Buffer.from([1, 0, 2, 10, 1, 0, 2, 10]));
+  await page.setInputFiles('[data-testid=dedup-file]', binary);
+  await page.waitForSelector('body[data-state="done"]');
+  expect(await page.isVisible('#binary-warning')).toBe(true);
+  await page.fill('#paste', 'one\ntwo\none');
+  await page.click('#run-paste');
+  await page.waitForSelector('body[data-state="done"]');
+  expect(await page.isVisible('#binary-warning')).toBe(false);
+  expect(await page.textContent('#lines')).toBe('3');
+  // A large file, cancelled at once: the page says so, and offers no download.
+  const big = join(tmpdir(), `big-${Date.now()}.txt`);
+  writeFileSync(big, Array.from({ length: 3_000_000 }, (_, i) => `row ${i}`).join('\n'));
+  await page.setInputFiles('[data-testid=dedup-file]', big);
+  await page.click('#cancel');
+  await page.waitForSelector('body[data-state="cancelled"]');
+  expect(await page.textContent('#status')).toContain('Cancelled');
+  expect(await page.isVisible('[data-testid=dedup-download]')).toBe(false);
+  expect(errors).toEqual([]);
+  await page.close();
+});

@@ -1,11 +1,11 @@
 // The `cuckoo` command, run for real in a child process.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, rng } from './helpers';
 
-const bin = join(repoRoot, 'js', 'bin', 'cuckoo.mjs');
+const bin = join(repoRoot, 'js', 'dist', 'esm', 'cli', 'cuckoo.js');
 let dir: string;
 
 beforeAll(() => {
@@ -100,7 +100,7 @@ describe('dedup', () => {
     const file = generate('progress.txt', 50_000, 10_000, 6);
     const { code, stderr, stdout } = run(['dedup', '--progress', file]);
     expect(code).toBe(0);
-    expect(stderr).toMatch(/cuckoo: [\d,]+ lines, [\d,]+ lines\/s, 100\.0%, ETA 0s\n$/);
+    expect(stderr).toMatch(/cuckoo: [\d,]+ lines, [\d,]+ lines\/s, 100\.0%, 0s left\n$/);
     expect(stdout.equals(awkDedup(file))).toBe(true);
     expect(run(['dedup', '--no-progress', file]).stderr).toBe('');
   });
@@ -116,7 +116,7 @@ describe('dedup', () => {
     const { code, stdout, stderr } = run(['dedup', '--capacity', '100', '--stats'], lines);
     expect(code).toBe(0);
     expect(stdout.toString().split('\n').length - 1).toBe(15_000);
-    expect(stderr).toMatch(/filter sized for 100 lines \(given\), \d+ sub-filter\(s\)/);
+    expect(stderr).toMatch(/filter started with room for 100 lines, grows \d+x a step up to \d+ sub-filters; \d+ sub-filter\(s\) used/);
   });
 });
 
@@ -134,7 +134,8 @@ describe('build, query, info', () => {
     expect(absent.code).toBe(1);
     expect(absent.stdout.toString()).toBe('absent\tnot-a-key\n');
     const several = run(['query', filter, 'key-1', 'nope']);
-    expect(several.code).toBe(0);
+    expect(several.code).toBe(1); // as grep: 1 when any key is absent
+    expect(run(['query', filter, 'key-1', 'key-2']).code).toBe(0);
     expect(several.stdout.toString()).toBe('present\tkey-1\nabsent\tnope\n');
     const fromStdin = run(['query', filter], 'key-0\r\nkey-4999\nmissing');
     expect(fromStdin.stdout.toString()).toBe('present\tkey-0\npresent\tkey-4999\nabsent\tmissing\n');
@@ -154,16 +155,17 @@ describe('errors: one line on standard error, non-zero exit', () => {
   const cases: Array<[string, string[], number, RegExp]> = [
     ['no command', [], 2, /usage: cuckoo <command>/],
     ['unknown command', ['frobnicate'], 2, /^cuckoo: unknown command "frobnicate"/],
-    ['unknown option', ['dedup', '--bogus'], 2, /^cuckoo: dedup: unknown option --bogus\n$/],
-    ['missing value', ['dedup', '--capacity'], 2, /^cuckoo: dedup: --capacity needs a value\n$/],
+    ['unknown option', ['dedup', '--bogus'], 2, /^cuckoo: dedup: unknown option '--bogus'\n$/],
+    ['missing value', ['dedup', '--capacity'], 2, /^cuckoo: dedup: option '--capacity <value>' argument missing\n$/],
     ['bad capacity', ['dedup', '--capacity', 'lots'], 2, /^cuckoo: --capacity must be a whole number >= 1, got "lots"\n$/],
     ['zero capacity', ['dedup', '--capacity', '0'], 2, /--capacity must be a whole number >= 1/],
     ['bad rate', ['dedup', '--fp-rate', '0'], 2, /^cuckoo: --fp-rate must be a number greater than 0 and less than 1, got "0"\n$/],
-    ['missing file', ['dedup', 'no-such-file.txt'], 1, /^cuckoo: no-such-file.txt: no such file\n$/],
+    ['missing file', ['dedup', 'no-such-file.txt'], 1, /^cuckoo: no-such-file.txt: no such file or directory\n$/],
     ['a directory', ['dedup', '.'], 1, /^cuckoo: \.: is a directory\n$/],
     ['build without -o', ['build', 'x'], 2, /^cuckoo: build: -o FILTER is required/],
     ['query without filter', ['query'], 2, /^cuckoo: a FILTER file is required\n$/],
-    ['missing filter file', ['info', 'none.cuckoo'], 1, /^cuckoo: none.cuckoo: no such file\n$/],
+    ['missing filter file', ['info', 'none.cuckoo'], 1, /^cuckoo: none.cuckoo: no such file or directory\n$/],
+    ['rate too small to grow', ['dedup', '--fp-rate', '1e-9'], 2, /^cuckoo: --fp-rate 1e-9 is too small for a filter that grows: .*use 7.5e-9 or more\n$/],
   ];
   test.each(cases)('%s', (_name, args, code, message) => {
     const result = run(args);
@@ -182,10 +184,10 @@ describe('errors: one line on standard error, non-zero exit', () => {
     damaged[damaged.length - 20] ^= 4; // inside the table
     writeFileSync(flipped, damaged);
     expect(run(['info', truncated])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^cuckoo: .*truncated.cuckoo: not a valid filter file: truncated/) });
-    expect(run(['query', flipped, 'a'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/not a valid filter file: checksum mismatch/) });
+    expect(run(['query', flipped, 'a'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/not a valid filter file: checksum mismatch/) });
     const folder = join(dir, 'folder.cuckoo');
     mkdirSync(folder);
-    expect(run(['info', folder])).toMatchObject({ code: 1, stderr: expect.stringMatching(/folder.cuckoo: cannot read \(EISDIR\)/) });
+    expect(run(['info', folder])).toMatchObject({ code: 1, stderr: expect.stringMatching(/folder.cuckoo: is a directory\n$/) });
   });
 });
 
@@ -193,4 +195,177 @@ test.each(['dedup', 'build', 'query', 'info'])('%s --help', (command) => {
   const { code, stdout } = run([command, '--help']);
   expect(code).toBe(0);
   expect(stdout.toString()).toMatch(new RegExp(`^usage: cuckoo ${command}`));
+});
+
+// --- Unix behaviour ---------------------------------------------------------------------------------
+
+const sh = (script: string, input?: string) => spawnSync('bash', ['-c', script], {
+  cwd: dir, input, maxBuffer: 1 << 28, env: { ...process.env, CUCKOO: `node ${bin}` },
+});
+
+describe('outputs are replaced only when complete', () => {
+  test('dedup -o F F reads F in full and then replaces it (as sort -o)', () => {
+    const file = join(dir, 'self.txt');
+    writeFileSync(file, 'x\ny\nx\nz\n');
+    expect(run(['dedup', '-o', file, file])).toMatchObject({ code: 0, stderr: '' });
+    expect(readFileSync(file, 'utf8')).toBe('x\ny\nz\n');
+    expect(readdirSync(dir).filter((n) => n.includes('cuckoo-tmp'))).toEqual([]);
+  });
+
+  test.each([['SIGTERM', 143], ['SIGKILL', null]] as const)('a build stopped by %s leaves the old filter untouched', (signal, status) => {
+    const filter = join(dir, `kept-${signal}.cuckoo`);
+    expect(run(['build', '-o', filter], 'a\nb\n').code).toBe(0);
+    const before = readFileSync(filter);
+    // The input is a pipe that stays open: the command is stopped in the middle of its run.
+    const result = sh(`(seq 1 100000; sleep 4) 2>/dev/null | $CUCKOO build -o ${filter} & pid=$!; sleep 1.5; kill -${signal.slice(3)} $pid 2>/dev/null;` +
+      ` wait $pid; echo "status=$?"`);
+    expect(result.stdout.toString()).toContain(`status=${status ?? 137}`);
+    expect(readFileSync(filter).equals(before)).toBe(true);
+    if (signal === 'SIGTERM') expect(readdirSync(dir).filter((n) => n.includes(`kept-${signal}`) && n.includes('cuckoo-tmp'))).toEqual([]);
+    
+  });
+
+  test('a run that fails midway (the filter at its limit) leaves the old output untouched', () => {
+    const out = join(dir, 'old-output.txt');
+    writeFileSync(out, 'old\n');
+    const keys = Array.from({ length: 200_000 }, (_, i) => `k${i}`).join('\n');
+    const result = run(['dedup', '--fp-rate', '1e-8', '--capacity', '1000', '-o', out], keys);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^cuckoo: the filter is full after \d+ unique lines/);
+    expect(readFileSync(out, 'utf8')).toBe('old\n');
+    expect(readdirSync(dir).filter((n) => n.includes('old-output') && n.includes('cuckoo-tmp'))).toEqual([]);
+  });
+
+  test('-o naming a folder, or a file in a missing folder: one line, exit 1', () => {
+    expect(run(['dedup', '-o', dir], 'a\n')).toMatchObject({ code: 1, stderr: `cuckoo: ${dir}: is a directory\n` });
+    expect(run(['dedup', '-o', join(dir, 'missing', 'x.txt')], 'a\n'))
+      .toMatchObject({ code: 1, stderr: expect.stringMatching(/^cuckoo: .*x.txt: cannot create: the folder .*missing does not exist\n$/) });
+  });
+
+  test('-oFILE, --output=FILE, -- and - (standard input) work as in other Unix tools', () => {
+    const out = join(dir, 'forms.txt');
+    expect(run(['dedup', `-o${out}`, '--', '-'], 'p\np\n').code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe('p\n');
+    expect(run(['dedup', `--output=${out}`, '-'], 'q\n').code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe('q\n');
+  });
+
+  test('build -o - writes the filter to standard output; info - and query - read one', () => {
+    const built = run(['build', '-o', '-'], 'k1\nk2\n');
+    expect(built.code).toBe(0);
+    expect(run(['info', '-'], built.stdout).stdout.toString()).toMatch(/^file: \(standard input\)\nitems: 2\n/);
+    expect(run(['query', '-', 'k1', 'k3'], built.stdout)).toMatchObject({ code: 1 });
+  });
+});
+
+describe('errors and pipes', () => {
+  test('EPIPE (| head -1) ends it quietly and at once, with the status SIGPIPE gives', () => {
+    const big = generate('epipe.txt', 400_000, 400_000, 9);
+    const started = Date.now();
+    const result = sh(`$CUCKOO dedup ${big} | head -1; echo "status=\${PIPESTATUS[0]}"`);
+    expect(result.stderr.toString()).toBe('');
+    expect(result.stdout.toString()).toMatch(/^line-\d+\nstatus=141\n$/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  test('a full disk (/dev/full) is one line on standard error and exit 1', () => {
+    const result = sh(`$CUCKOO dedup > /dev/full`, 'a\nb\n');
+    expect(result.status).toBe(1);
+    expect(result.stderr.toString()).toBe('cuckoo: standard output: no space left on device\n');
+  });
+
+  test('CUCKOO_DEBUG=1 adds the stack trace', () => {
+    const result = spawnSync('node', [bin, 'dedup', '-o', dir], { input: 'a\n', env: { ...process.env, CUCKOO_DEBUG: '1' } });
+    expect(result.stderr.toString()).toMatch(/is a directory\n.*\n\s+at /s);
+  });
+
+  test('--version and -V', () => {
+    const version = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version;
+    expect(run(['--version']).stdout.toString()).toBe(`cuckoo ${version}\n`);
+    expect(run(['-V']).stdout.toString()).toBe(`cuckoo ${version}\n`);
+  });
+
+  test('at the chain limit the error names the cause (the rate) and nothing claims success', () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `k${i}`).join('\n');
+    const result = run(['dedup', '--fp-rate', '1e-8', '--capacity', '1'], keys);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^cuckoo: the filter is full after \d+ unique lines: .*the most fpRate 1e-8 allows/);
+  });
+});
+
+describe('inputs are streams', () => {
+  test('a FIFO, /dev/stdin, <(cmd) and a /proc file', () => {
+    const fifo = join(dir, 'in.fifo');
+    spawnSync('mkfifo', [fifo]);
+    expect(sh(`(printf 'a\\nb\\na\\n') > ${fifo} & $CUCKOO dedup ${fifo}`).stdout.toString()).toBe('a\nb\n');
+    expect(sh(`printf 'x\\nx\\ny\\n' | $CUCKOO dedup /dev/stdin`).stdout.toString()).toBe('x\ny\n');
+    expect(sh(`$CUCKOO dedup /dev/stdin`, 'x\nx\ny\n').stdout.toString()).toBe('x\ny\n'); // a socket, as node spawns
+    expect(sh(`$CUCKOO dedup <(printf '1\\n2\\n1\\n') <(printf '2\\n3\\n')`).stdout.toString()).toBe('1\n2\n3\n');
+    // /proc files say size 0 whatever they hold: every line comes through.
+    const proc = sh(`$CUCKOO dedup /proc/self/status`);
+    expect(proc.status).toBe(0);
+    expect(proc.stdout.toString()).toMatch(/^Name:/);
+  });
+
+  test('a size guess from a long first line never makes the filter full', () => {
+    const file = join(dir, 'long-first.txt');
+    writeFileSync(file, 'x'.repeat(1 << 20) + '\n' + Array.from({ length: 300_000 }, (_, i) => `${i}`).join('\n') + '\n');
+    const result = run(['dedup', '--stats', file]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('300001 lines read, 300001 unique lines written');
+  });
+
+  test('info and query stop where the filter file ends: /dev/zero, and a filter with data after it', () => {
+    const started = Date.now();
+    expect(run(['info', '/dev/zero'])).toMatchObject({ code: 1, stderr: 'cuckoo: /dev/zero: not a valid filter file: bad magic: this is not a cuckoo filter export\n' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const good = join(dir, 'twice.cuckoo');
+    expect(run(['build', '-o', good], 'a\n').code).toBe(0);
+    const twice = join(dir, 'twice2.cuckoo');
+    writeFileSync(twice, Buffer.concat([readFileSync(good), readFileSync(good)]));
+    expect(run(['info', twice])).toMatchObject({ code: 1, stderr: expect.stringMatching(/not a valid filter file: more data follows the \d+ bytes its header declares\n$/) });
+    expect(sh(`cat ${good} /dev/zero | $CUCKOO info -`).stderr.toString()).toMatch(/more data follows/);
+  });
+});
+
+describe('query', () => {
+  let filter: string;
+  beforeAll(() => {
+    filter = join(dir, 'q.cuckoo');
+    writeFileSync(join(dir, 'q.txt'), Buffer.concat([Buffer.from('ok\n'), Buffer.from([0x6c, 0xff, 10])]));
+    expect(run(['build', join(dir, 'q.txt'), '-o', filter]).code).toBe(0);
+  });
+
+  test('exit status as grep: 0 all present, 1 any absent, 2 an error', () => {
+    expect(run(['query', filter, 'ok']).code).toBe(0);
+    expect(run(['query', filter, 'ok', 'no']).code).toBe(1);
+    expect(run(['query', filter], 'ok\nno\n').code).toBe(1);
+    expect(run(['query', filter], 'ok\n').code).toBe(0);
+    expect(run(['query', join(dir, 'none.cuckoo'), 'ok']).code).toBe(2);
+  });
+
+  test('a KEY argument that is not UTF-8 is refused, pointing to standard input; on standard input it is found', () => {
+    const result = sh(`$CUCKOO query ${filter} $'l\\xff'; echo "status=$?"`);
+    expect(result.stderr.toString()).toMatch(/^cuckoo: query: a KEY argument is not valid UTF-8 .*pass keys of other bytes on standard input/);
+    expect(result.stdout.toString()).toBe('status=2\n');
+    const piped = run(['query', filter], Buffer.from([0x6c, 0xff, 10]));
+    expect(piped.code).toBe(0);
+    expect(piped.stdout.equals(Buffer.concat([Buffer.from('present\t'), Buffer.from([0x6c, 0xff, 10])]))).toBe(true);
+  });
+
+  test('answers each line of standard input as it arrives', () => {
+    // A key is written, its answer awaited, and only then the next key: a command that waited for the end
+    // of its input would never answer.
+    const script = `exec 3> >($CUCKOO query ${filter} > answers.txt); for k in ok no ok; do echo $k >&3;` +
+      ` n=$((n+1)); for i in $(seq 100); do [ $(wc -l < answers.txt) -ge $n ] && break; sleep 0.1; done;` +
+      ' [ $i -lt 100 ] || echo "no answer to $k"; done; exec 3>&-; sleep 0.5; cat answers.txt';
+    const result = sh(script);
+    expect(result.stdout.toString()).toBe('present\tok\nabsent\tno\npresent\tok\n');
+  });
+});
+
+test('the README shows `cuckoo dedup --help` as the command prints it', () => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const help = run(['dedup', '--help']).stdout.toString();
+  expect(readme).toContain('```text\n$ cuckoo dedup --help\n' + help + '```');
 });

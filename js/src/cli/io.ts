@@ -58,6 +58,14 @@ export function checkInputs(files: readonly string[]): number | undefined {
   return total;
 }
 
+// /dev/stdin and /dev/fd/N name descriptors this process already has; they are read as they are (opening
+// them again fails when the descriptor is a socket, as Node's child processes get).
+function inheritedDescriptor(path: string): number | undefined {
+  const match = /^\/(?:dev|proc\/self)\/(?:stdin|fd\/(\d+))$/.exec(path);
+  if (!match) return undefined;
+  return match[1] === undefined ? 0 : Number(match[1]);
+}
+
 function readInto(fd: number, buffer: Buffer): Promise<number> {
   return new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? reject(error) : resolve(n))));
 }
@@ -71,8 +79,9 @@ export async function* readBlocks(files: readonly string[]): AsyncGenerator<Uint
   for (const file of files) {
     let handle: FileHandle | undefined;
     try {
-      handle = file === STDIN ? undefined : await open(file, 'r');
-      const fd = handle ? handle.fd : 0;
+      const inherited = inheritedDescriptor(file);
+      handle = file === STDIN || inherited !== undefined ? undefined : await open(file, 'r');
+      const fd = handle ? handle.fd : inherited ?? 0;
       for (;;) {
         let n: number;
         try {
