@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPage, screenshot, Session, startSession, stopSession } from './browser';
+import { dedupCases, referenceDedup } from '../js/dedup_cases';
 
 let session: Session;
 beforeAll(async () => {
@@ -57,7 +58,6 @@ test('pasted text works too', async () => {
 });
 
 test('the same cases as the engine and the command give the reference output', async () => {
-  const { dedupCases, referenceDedup } = await import('../js/dedup_cases');
   const { page, errors } = await openPage(session, 'dedup.html');
   await page.selectOption('#fp-rate', '1e-8');
   for (const c of dedupCases().filter((x) => x.input.length > 0)) {

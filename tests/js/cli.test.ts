@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, rng } from './helpers';
+import { dedupCases, referenceDedup } from './dedup_cases';
 
 const bin = join(repoRoot, 'js', 'dist', 'esm', 'cli', 'cuckoo.js');
 let dir: string;
@@ -368,4 +369,13 @@ test('the README shows `cuckoo dedup --help` as the command prints it', () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
   const help = run(['dedup', '--help']).stdout.toString();
   expect(readme).toContain('```text\n$ cuckoo dedup --help\n' + help + '```');
+});
+
+test.each(dedupCases().map((c) => [c.name, c.input] as const))('dedup: %s, as the reference of the line rules', (_name, input) => {
+  const file = join(dir, 'case.txt');
+  writeFileSync(file, input);
+  const fromFile = run(['dedup', '--fp-rate', '1e-8', file]);
+  expect(fromFile.code).toBe(0);
+  expect(fromFile.stdout.equals(referenceDedup(input))).toBe(true);
+  expect(run(['dedup', '--fp-rate', '1e-8'], input).stdout.equals(referenceDedup(input))).toBe(true);
 });

@@ -114,7 +114,7 @@ class LineDeduper {
   // memory runs out) the lines before the one that failed are in output(), and every later call returns
   // the same error: a stream that lost a line must not go on as if it had not. Blocks are shorter than
   // 4 GiB (line offsets within a block are 32-bit).
-  [[nodiscard]] Status push(const std::uint8_t* data, std::size_t length) {
+  [[nodiscard]] CUCKOO_COLD Status push(const std::uint8_t* data, std::size_t length) {
     output_.clear();
     if (!failed_.ok()) return failed_;
     std::size_t at = 0;
@@ -136,7 +136,7 @@ class LineDeduper {
   }
 
   // The end of the input: the carried piece without "\n", if any, is the last line.
-  [[nodiscard]] Status finish() {
+  [[nodiscard]] CUCKOO_COLD Status finish() {
     output_.clear();
     if (!failed_.ok()) return failed_;
     if (!carry_.empty()) {
@@ -165,14 +165,14 @@ class LineDeduper {
   }
 
   // Returns the failure (whose ok() is false, for `return fail_out_of_memory().ok();`).
-  Status fail_out_of_memory() {
+  CUCKOO_COLD Status fail_out_of_memory() {
     failed_ = Status::error(ErrorCode::out_of_memory, "a line or the output does not fit in memory");
     return failed_;
   }
 
   // Records why an add failed: the chain is at its limit, or its next sub-filter could not be allocated
   // (or, for a filter made without growth, it is full).
-  bool fail_add() {
+  CUCKOO_COLD bool fail_add() {
     failed_ = filter_.last_add_failure() == AddFailure::out_of_memory
                   ? Status::error(ErrorCode::out_of_memory, "the next sub-filter does not fit in memory")
                   : Status::error(ErrorCode::capacity_exceeded, "the filter is full and cannot grow further");
@@ -180,7 +180,7 @@ class LineDeduper {
   }
 
   // One line (with its "\n", if it has one), on its own.
-  bool dedup_one(const std::uint8_t* line, std::size_t length, bool last) {
+  CUCKOO_COLD bool dedup_one(const std::uint8_t* line, std::size_t length, bool last) {
     std::size_t stop = length > 0 && line[length - 1] == '\n' ? length - 1 : length;
     if (stop > 0 && line[stop - 1] == '\r') --stop;
     const std::uint64_t hash = filter_.hash_of(line, stop);
@@ -200,7 +200,7 @@ class LineDeduper {
 
   // Whole lines: data[0, length) ends with "\n". The keys go through the filter's batch path (the hashes
   // and bucket loads of a group of keys overlap), and runs of consecutive new lines are copied at once.
-  bool dedup_block(const std::uint8_t* data, std::size_t length) {
+  [[gnu::noinline]] bool dedup_block(const std::uint8_t* data, std::size_t length) {
     ranges_.clear();
     const auto n = static_cast<std::uint32_t>(length);
     for (std::uint32_t start = 0; start < n;) {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_FP_RATE, MIN_GROWING_FP_RATE } from '../node.js';
-import { abortPending, BrokenPipe, checkInputs, InputError, openOutput, Output, readBlocks, readFilterFile, UsageError } from './io.js';
+import { abortPending, BrokenPipe, checkInputs, InputError, openOutput, readBlocks, readFilterFile, UsageError } from './io.js';
 import { makeProgress } from './progress.js';
 
 const NAME = 'cuckoo';
