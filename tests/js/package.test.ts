@@ -71,7 +71,7 @@ test('stays within its size budget: what one environment loads, wasm included, a
     visit(entry);
     return [...seen].map(read);
   };
-  for (const entry of ['js/dist/esm/index.js', 'js/dist/esm/node.js', 'js/dist/cjs/index.js', 'js/dist/cjs/node.js', 'js/dist/esm/cli/cuckoo.js']) {
+  for (const entry of ['js/dist/esm/index.js', 'js/dist/esm/node.js', 'js/dist/cjs/index.js', 'js/dist/cjs/node.js']) {
     const files = closure(entry);
     expect(files.length).toBeGreaterThanOrEqual(5);
     expect([entry, gzipSync(Buffer.concat(files), { level: 9 }).length <= 62_000]).toEqual([entry, true]);
