@@ -182,8 +182,8 @@ void trace_steps(Handle h, std::uint32_t out) {
 struct Dedup {
   explicit Dedup(CuckooFilter& f) : engine(f) {}
   cuckoo::LineDeduper engine;
-  // [output address, output length, lines, unique lines, bytes carried]; doubles are exact below 2^53.
-  double report[5] = {};
+  // [output address, output length, lines, unique lines]; doubles are exact below 2^53.
+  double report[4] = {};
 };
 
 Dedup& dedup_at(Handle h) { return *reinterpret_cast<Dedup*>(static_cast<std::uintptr_t>(h)); }
@@ -204,7 +204,6 @@ int dedup_reported(Dedup& d, const cuckoo::Status& s) {
   d.report[1] = static_cast<double>(d.engine.output_size());
   d.report[2] = static_cast<double>(d.engine.lines());
   d.report[3] = static_cast<double>(d.engine.unique());
-  d.report[4] = static_cast<double>(d.engine.carried());
   if (!s.ok()) g_last_error = s;
   return static_cast<int>(s.code);
 }

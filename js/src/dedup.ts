@@ -304,7 +304,7 @@ export class LineDeduper {
   }
 
   private report(): Float64Array {
-    return new Float64Array(this.m.HEAPU8.buffer, this.m.dedupReport(this.engine), 5);
+    return new Float64Array(this.m.HEAPU8.buffer, this.m.dedupReport(this.engine), 4);
   }
 
   // One call into the core: a piece of input (copied into the heap first), or undefined for the end.

@@ -52,7 +52,7 @@ export interface CuckooModule {
   traceSteps(handle: number, out: number): void;
   dedupCreate(filter: number): number;
   dedupDestroy(handle: number): void;
-  /** The address of five doubles: output address, output length, lines, unique lines, bytes carried. */
+  /** The address of four doubles: output address, output length, lines, unique lines. */
   dedupReport(handle: number): number;
   dedupPush(handle: number, address: number, length: number): number;
   dedupFinish(handle: number): number;

@@ -237,6 +237,22 @@ describe('outputs are replaced only when complete', () => {
     expect(readdirSync(dir).filter((n) => n.includes('old-output') && n.includes('cuckoo-tmp'))).toEqual([]);
   });
 
+  test('a full disk leaves the old output untouched and no temporary file (a 64 KiB tmpfs)', () => {
+    const tiny = join(dir, 'tiny');
+    mkdirSync(tiny);
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', tiny]).status).toBe(0);
+    try {
+      const out = join(tiny, 'out.txt');
+      writeFileSync(out, 'old\n');
+      const input = generate('enospc.txt', 20_000, 20_000, 11);
+      expect(run(['dedup', '-o', out, input])).toMatchObject({ code: 1, stderr: `cuckoo: ${out}: no space left on device\n` });
+      expect(readFileSync(out, 'utf8')).toBe('old\n');
+      expect(readdirSync(tiny)).toEqual(['out.txt']);
+    } finally {
+      spawnSync('umount', [tiny]);
+    }
+  });
+
   test('-o naming a folder, or a file in a missing folder: one line, exit 1', () => {
     expect(run(['dedup', '-o', dir], 'a\n')).toMatchObject({ code: 1, stderr: `cuckoo: ${dir}: is a directory\n` });
     expect(run(['dedup', '-o', join(dir, 'missing', 'x.txt')], 'a\n'))

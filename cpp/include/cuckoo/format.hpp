@@ -202,7 +202,8 @@ struct CommonFields {
 // length no filter can have): the caller then hands them to read_export, which names the problem.
 [[nodiscard]] CUCKOO_COLD inline std::uint64_t declared_length(const std::uint8_t* p, std::size_t n,
                                                                std::uint64_t& need) noexcept {
-  constexpr std::uint64_t kNoFilterHasMore = std::uint64_t{1} << 40;  // 4 bytes per slot of 2^32 buckets x 8
+  // More than any table: 2^32 buckets x 8 slots x 4 bytes is 2^37.
+  constexpr std::uint64_t kNoFilterHasMore = std::uint64_t{1} << 40;
   const auto wait_for = [&](std::uint64_t length) {
     need = length;
     return std::uint64_t{0};

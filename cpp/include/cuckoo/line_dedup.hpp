@@ -150,8 +150,6 @@ class LineDeduper {
   [[nodiscard]] std::size_t output_size() const noexcept { return output_.size(); }
   [[nodiscard]] std::uint64_t lines() const noexcept { return lines_; }
   [[nodiscard]] std::uint64_t unique() const noexcept { return unique_; }
-  // Bytes of a line not yet complete (waiting for its "\n").
-  [[nodiscard]] std::size_t carried() const noexcept { return carry_.size(); }
   [[nodiscard]] const CuckooFilter& filter() const noexcept { return filter_; }
   // Why the engine stopped (ok while it has not): capacity_exceeded at the chain's limit, out_of_memory.
   [[nodiscard]] const Status& failure() const noexcept { return failed_; }

@@ -122,9 +122,8 @@ function help(command: keyof typeof HELP): number {
 
 // dedup and build: the engine over the inputs. `keep` receives the new lines (dedup writes them; build
 // has no use for them); returns the deduplicator, ended.
-async function runEngine(values: Values, files: string[], fpRate: number, what: string,
+async function runEngine(values: Values, files: string[], inputBytes: number | undefined, fpRate: number, what: string,
   keep: ((bytes: Uint8Array) => Promise<void>) | undefined): Promise<LineDeduper> {
-  const inputBytes = checkInputs(files);
   await ready();
   const deduper = new LineDeduper({ fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes });
   const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
@@ -147,9 +146,9 @@ async function dedup(args: string[]): Promise<number> {
   if (values.help) return help('dedup');
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], DEDUP_FP_RATE);
-  checkInputs(inputs); // before the output is created
+  const inputBytes = checkInputs(inputs); // before the output is created
   const out = openOutput(values.output as string | undefined);
-  const deduper = await runEngine(values, inputs, fpRate, 'lines', (bytes) => out.write(bytes));
+  const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes));
   await out.commit();
   if (values.stats) {
     const s = deduper.stats;
@@ -174,9 +173,9 @@ async function build(args: string[]): Promise<number> {
   if (values.output === undefined) throw new UsageError('build: -o FILTER is required (where to write the filter; - for standard output)');
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], BUILD_FP_RATE);
-  checkInputs(inputs);
+  const inputBytes = checkInputs(inputs); // before the output is created
   const out = openOutput(values.output as string);
-  const deduper = await runEngine(values, inputs, fpRate, 'keys', undefined);
+  const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'keys', undefined);
   await out.write(deduper.exportFilter());
   await out.commit();
   deduper.dispose();
@@ -246,16 +245,13 @@ async function query(args: string[]): Promise<number> {
   if (path === '-' && keys.length === 0) throw new UsageError('query: with FILTER - (standard input), give the keys as arguments');
   const filter = await loadFilter(path);
   const out = openOutput(undefined);
-  const present = Buffer.from('present\t');
-  const absent = Buffer.from('absent\t');
-  const newline = Buffer.from('\n');
   let anyAbsent = false;
   try {
     if (keys.length > 0) {
       for (const key of keys) {
         const found = filter.has(key);
         anyAbsent ||= !found;
-        await out.write(Buffer.concat([found ? present : absent, Buffer.from(key), newline]));
+        await out.write(Buffer.concat([found ? PRESENT : ABSENT, Buffer.from(key), NEWLINE]));
       }
     } else {
       // One block of answers per block of input, so memory stays constant whatever the input's length.
@@ -271,13 +267,17 @@ async function query(args: string[]): Promise<number> {
   return anyAbsent ? 1 : 0;
 }
 
+const PRESENT = Buffer.from('present\t');
+const ABSENT = Buffer.from('absent\t');
+const NEWLINE = Buffer.from('\n');
+
 /** Answers for the lines of the blocks, by the line rules of docs/DEDUP.md, one output block per input block. */
 async function* queryLines(filter: CuckooFilter, blocks: AsyncIterable<Uint8Array>): AsyncGenerator<{ bytes: Buffer; anyAbsent: boolean }> {
   let carry: Buffer[] = []; // the pieces of a line not yet complete (joined once, when it is)
   const answer = (line: Buffer, parts: Buffer[]): boolean => {
     const key = line.length > 0 && line[line.length - 1] === 13 ? line.subarray(0, line.length - 1) : line;
     const found = filter.has(key);
-    parts.push(Buffer.from(found ? 'present\t' : 'absent\t'), key, Buffer.from('\n'));
+    parts.push(found ? PRESENT : ABSENT, key, NEWLINE);
     return !found;
   };
   for await (const chunk of blocks) {

@@ -122,21 +122,22 @@ export function abortPending(): void {
 /** Raised when standard output's reader has gone away (`| head`): the command ends quietly. */
 export class BrokenPipe extends Error {}
 
-// Standard output is written with blocking writes to descriptor 1 (through process.stdout, every write
-// would be a copy kept until it drains): the output can be a view of the wasm heap, gone at the next call.
-function stdoutOutput(): Output {
-  return {
-    async write(bytes) {
-      try {
-        writeAll(1, bytes);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new BrokenPipe('EPIPE');
-        throw fileError('standard output', error);
-      }
-    },
-    async commit() {},
-    abort() {},
+// Every output is written with blocking writes to its descriptor (through process.stdout, each write
+// would be a copy kept until it drains): what is written can be a view of the wasm heap, gone at the
+// next call. A reader that went away (EPIPE: `| head`, a FIFO's reader) ends the command quietly.
+function writerTo(fd: number, name: string): Output['write'] {
+  return async (bytes) => {
+    try {
+      writeAll(fd, bytes);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new BrokenPipe('EPIPE');
+      throw fileError(name, error);
+    }
   };
+}
+
+function stdoutOutput(): Output {
+  return { write: writerTo(1, 'standard output'), async commit() {}, abort() {} };
 }
 
 /**
@@ -172,13 +173,7 @@ export function openOutput(path: string | undefined): Output {
   }
   let open = true;
   const output: Output = {
-    async write(bytes) {
-      try {
-        writeAll(fd, bytes);
-      } catch (error) {
-        throw fileError(path, error);
-      }
-    },
+    write: writerTo(fd, path),
     async commit() {
       try {
         fchmodSync(fd, mode);
@@ -213,13 +208,7 @@ function inPlaceOutput(path: string): Output {
     throw fileError(path, error);
   }
   return {
-    async write(bytes) {
-      try {
-        writeAll(fd, bytes);
-      } catch (error) {
-        throw fileError(path, error);
-      }
-    },
+    write: writerTo(fd, path),
     async commit() {
       try {
         closeSync(fd);
