@@ -66,11 +66,48 @@ Handle create(double capacity, double fp_rate, unsigned fingerprint_bits, unsign
   return g_last_error.ok() ? adopt(made) : 0;
 }
 
-Handle parse(std::uint32_t address, std::uint32_t length) {
-  std::optional<CuckooFilter> parsed;
-  g_last_error = CuckooFilter::parse(key(address, length), parsed);
-  return g_last_error.ok() ? adopt(parsed) : 0;
+// Export and import in chunks (CuckooFilter::Exporter / Importer): neither ever holds a second copy of
+// the filter in the heap, so a filter larger than half the heap can be saved and loaded.
+template <class T>
+Handle handle_of(T* object, const char* what) {
+  if (object == nullptr) {
+    g_last_error = cuckoo::Status::error(cuckoo::ErrorCode::out_of_memory, std::string("cannot allocate the ") + what);
+    return 0;
+  }
+  return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(object));
 }
+template <class T>
+T& object_at(Handle h) {
+  return *reinterpret_cast<T*>(static_cast<std::uintptr_t>(h));
+}
+using Exporter = CuckooFilter::Exporter;
+using Importer = CuckooFilter::Importer;
+
+Handle export_begin(Handle h) { return handle_of(new (std::nothrow) Exporter(filter(h)), "exporter"); }
+double export_size(Handle e) { return static_cast<double>(object_at<Exporter>(e).size()); }
+// Copies the next bytes (at most `capacity`) to `out`; returns how many, 0 at the end.
+double export_read(Handle e, std::uint32_t out, std::uint32_t capacity) {
+  return static_cast<double>(object_at<Exporter>(e).read(mutable_ptr(out), capacity));
+}
+void export_end(Handle e) { delete &object_at<Exporter>(e); }
+
+// total: the export's length when known (a negative number: unknown, a stream).
+Handle import_begin(double total) {
+  const std::uint64_t known = total >= 0 ? static_cast<std::uint64_t>(total) : Importer::kUnknownLength;
+  return handle_of(new (std::nothrow) Importer(known), "importer");
+}
+// Returns a cuckoo::ErrorCode (message: last_error_message()).
+int import_push(Handle i, std::uint32_t address, std::uint32_t length) {
+  g_last_error = object_at<Importer>(i).push(ptr(address), length);
+  return static_cast<int>(g_last_error.code);
+}
+// The filter's handle, or 0 (last_error_code() says why).
+Handle import_finish(Handle i) {
+  std::optional<CuckooFilter> made;
+  g_last_error = object_at<Importer>(i).finish(made);
+  return g_last_error.ok() ? adopt(made) : 0;
+}
+void import_end(Handle i) { delete &object_at<Importer>(i); }
 
 void destroy(Handle h) { delete &at(h); }
 
@@ -101,6 +138,10 @@ unsigned add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
 // Adds other's fingerprints; returns a cuckoo::ErrorCode (message: last_error_message()).
 int merge(Handle h, Handle other) {
   g_last_error = filter(h).merge(filter(other));
+  return static_cast<int>(g_last_error.code);
+}
+int union_with(Handle h, Handle other) {
+  g_last_error = filter(h).union_with(filter(other));
   return static_cast<int>(g_last_error.code);
 }
 unsigned growth(Handle h) { return filter(h).growth(); }
@@ -140,8 +181,6 @@ unsigned max_kicks(Handle h) { return filter(h).max_kicks(); }
 std::uint32_t seed_low(Handle h) { return static_cast<std::uint32_t>(filter(h).seed()); }
 std::uint32_t seed_high(Handle h) { return static_cast<std::uint32_t>(filter(h).seed() >> 32); }
 
-double serialized_size(Handle h) { return static_cast<double>(filter(h).serialized_size()); }
-void serialize_into(Handle h, std::uint32_t out) { filter(h).serialize_into(mutable_ptr(out)); }
 
 // Read-only view of the table and the key arithmetic, for the demo and the golden-vector tests.
 std::uint32_t slot(Handle h, double bucket, unsigned slot_index) {
@@ -231,7 +270,14 @@ double declared_length(std::uint32_t address, std::uint32_t length) {
 EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   using emscripten::function;
   function("create", &create);
-  function("parse", &parse);
+  function("exportBegin", &export_begin);
+  function("exportSize", &export_size);
+  function("exportRead", &export_read);
+  function("exportEnd", &export_end);
+  function("importBegin", &import_begin);
+  function("importPush", &import_push);
+  function("importFinish", &import_finish);
+  function("importEnd", &import_end);
   function("destroy", &destroy);
   function("lastErrorCode", &last_error_code);
   function("lastErrorMessage", &last_error_message);
@@ -242,6 +288,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("addIfAbsent", &add_if_absent);
   function("lastAddFailure", &last_add_failure);
   function("merge", &merge);
+  function("union", &union_with);
   function("growth", &growth);
   function("maxSubFilters", &max_sub_filters);
   function("subFilterCount", &sub_filter_count);
@@ -261,8 +308,6 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("maxKicks", &max_kicks);
   function("seedLow", &seed_low);
   function("seedHigh", &seed_high);
-  function("serializedSize", &serialized_size);
-  function("serializeInto", &serialize_into);
   function("slot", &slot);
   function("locate", &locate);
   function("setTracing", &set_tracing);

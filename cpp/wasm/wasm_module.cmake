@@ -18,11 +18,18 @@ set(CUCKOO_WASM_LINK_OPTIONS
 set(CUCKOO_WASM_OUT "${CMAKE_CURRENT_SOURCE_DIR}/js/generated")
 file(MAKE_DIRECTORY "${CUCKOO_WASM_OUT}")
 
-# One ES module is the only copy of the glue and the wasm in the package: the CommonJS build reaches it
-# with dynamic import(). No import.meta (not needed with SINGLE_FILE), so test runners that transform
-# ES modules to CommonJS can load the very same file.
+# Two builds of the same objects: an ES module for `import` (browsers, bundlers, Node) and a CommonJS
+# module for `require` (Node, and test runners such as Jest that load packages as CommonJS), so neither
+# entry reaches the other's format through dynamic import(). One environment loads one of them.
+# No import.meta (not needed with SINGLE_FILE).
 add_executable(cuckoo_wasm $<TARGET_OBJECTS:cuckoo_wasm_objects>)
 target_link_libraries(cuckoo_wasm PRIVATE cuckoo::cuckoo)
 target_link_options(cuckoo_wasm PRIVATE ${CUCKOO_WASM_LINK_OPTIONS}
   -sEXPORT_ES6=1 -sUSE_ES6_IMPORT_META=0 -sENVIRONMENT=web,worker)
 set_target_properties(cuckoo_wasm PROPERTIES SUFFIX ".mjs" RUNTIME_OUTPUT_DIRECTORY "${CUCKOO_WASM_OUT}")
+
+add_executable(cuckoo_wasm_cjs $<TARGET_OBJECTS:cuckoo_wasm_objects>)
+target_link_libraries(cuckoo_wasm_cjs PRIVATE cuckoo::cuckoo)
+target_link_options(cuckoo_wasm_cjs PRIVATE ${CUCKOO_WASM_LINK_OPTIONS} -sENVIRONMENT=web,worker)
+set_target_properties(cuckoo_wasm_cjs PROPERTIES OUTPUT_NAME "cuckoo_wasm" SUFFIX ".cjs"
+  RUNTIME_OUTPUT_DIRECTORY "${CUCKOO_WASM_OUT}")

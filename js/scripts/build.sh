@@ -17,16 +17,18 @@ cmake --build build/wasm -j "$jobs"
 
 echo "[build] TypeScript package"
 rm -rf js/dist
-# The shipped JavaScript without comments (package size); the declarations keep the documentation.
+# Each format with its own declarations (an ES module build's .d.ts are ES modules, a CommonJS build's are
+# CommonJS: each entry in package.json's exports names its own). The shipped JavaScript is minified
+# (package size); the declarations keep the documentation.
 npx tsc -p js/tsconfig.esm.json
 npx tsc -p js/tsconfig.cjs.json
-npx tsc -p js/tsconfig.types.json
-node js/scripts/minify.mjs js/generated/cuckoo_wasm.mjs js/dist/esm/*.js js/dist/esm/cli/*.js js/dist/cjs/*.js
-# The command-line tool (js/src/cli) is compiled with the ES module build and imports it as it is.
-chmod +x js/dist/esm/cli/cuckoo.js
-mkdir -p js/dist/generated
-cp js/generated/cuckoo_wasm.mjs js/generated/cuckoo_wasm.d.mts js/dist/generated/
 echo '{ "type": "module" }' > js/dist/esm/package.json
 echo '{ "type": "commonjs" }' > js/dist/cjs/package.json
-# Jest loads the same glue through a .js copy: it insists on native ESM for any .mjs file.
-mkdir -p build/jest && cp js/generated/cuckoo_wasm.mjs build/jest/cuckoo_wasm.js
+# The Emscripten glue, each build's own beside it (wasm_module.ts imports ./generated/cuckoo_wasm.js).
+mkdir -p js/dist/esm/generated js/dist/cjs/generated
+cp js/generated/cuckoo_wasm.mjs js/dist/esm/generated/cuckoo_wasm.js
+cp js/generated/cuckoo_wasm.cjs js/dist/cjs/generated/cuckoo_wasm.js
+node js/scripts/minify.mjs js/dist/esm/*.js js/dist/esm/generated/*.js js/dist/esm/cli/*.js js/dist/cjs/*.js \
+  js/dist/cjs/generated/*.js
+# The command-line tool (js/src/cli) is compiled with the ES module build and imports it as it is.
+chmod +x js/dist/esm/cli/cuckoo.js

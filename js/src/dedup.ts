@@ -11,7 +11,7 @@
 // - lines are bytes: nothing is decoded or re-encoded.
 import { CuckooFilterError } from './errors.js';
 import { CuckooFilter, disposeSymbol, errorFromModule, liveHandle, requireModule } from './filter.js';
-import { describe, ensureScratch } from './key_codec.js';
+import { describe, ensureScratch, ownUint8View, typedLength } from './key_codec.js';
 import { CuckooModule, ready } from './wasm_module.js';
 
 /** The default false-positive rate: at most about one unique line in a million wrongly dropped. */
@@ -220,7 +220,8 @@ export class LineDeduper {
    */
   pushView(block: Uint8Array): Uint8Array {
     this.checkOpen('push');
-    if (!(block instanceof Uint8Array)) throw new TypeError(`block must be a Uint8Array, got ${describe(block)}`);
+    if (typedLength(block, 'Uint8Array') < 0) throw new TypeError(`block must be a Uint8Array, got ${describe(block)}`);
+    block = ownUint8View(block); // another realm's, or a subclass: read it through a view of this realm
     if (block.length === 0) return new Uint8Array(0);
     this.start(block);
     if (block.length <= PIECE) return this.call(block);

@@ -1,19 +1,39 @@
 import { CuckooFilterError } from './errors.js';
-import { describe, ensureScratch, Key, packChunk, scratchAddress, withAllocation, writeKey } from './key_codec.js';
+import { base64Decode, base64Encode } from './base64.js';
+import {
+  copyKeys, describe, ensureScratch, Key, ownUint32View, ownUint8View, packChunk, scratchAddress, typedLength, withAllocation,
+  writeKey,
+} from './key_codec.js';
 import { CuckooModule, loadedModule, ready } from './wasm_module.js';
 
 export type { Key } from './key_codec.js';
 
 /** Options of a new filter. Give `fpRate` or `fingerprintBits`, not both (neither: fpRate 0.001). */
-export interface CuckooFilterOptions {
+export type CuckooFilterOptions = CuckooFilterShape & (
+  | {
+    /** Target false-positive rate at `capacity` items, in (0, 1). Picks the fingerprint size. */
+    fpRate?: number;
+    fingerprintBits?: undefined;
+  }
+  | {
+    fpRate?: undefined;
+    /** Fingerprint size in bits, 4 to 32. */
+    fingerprintBits: number;
+  });
+
+/** What toJSON() returns and fromJSON() reads. */
+export interface CuckooFilterJSON {
+  type: 'cuckoo-wasm/CuckooFilter';
+  /** export() in base64. */
+  data: string;
+}
+
+/** The options other than the fingerprint size (CuckooFilterOptions). */
+export interface CuckooFilterShape {
   /** How many items the filter must hold (an integer >= 1). The table is sized so they fill <= 95% of it. */
   capacity: number;
-  /** Target false-positive rate at `capacity` items, in (0, 1). Picks the fingerprint size. */
-  fpRate?: number;
-  /** Fingerprint size in bits, 4 to 32. */
-  fingerprintBits?: number;
   /** Slots per bucket: 2, 4 (default) or 8. */
-  bucketSize?: number;
+  bucketSize?: 2 | 4 | 8;
   /** Evictions tried before an add gives up (and is undone); 0 to 100000, default 500. */
   maxKicks?: number;
   /** Hash seed, an integer 0 to 2^64 - 1 (a number up to 2^53, or a bigint). Default: a fixed constant. */
@@ -97,22 +117,22 @@ function validateOptions(options: unknown): CreateArguments {
     }
   }
   if (!isInteger(o.capacity, 1, Number.MAX_SAFE_INTEGER)) {
-    throw invalid(`capacity must be an integer >= 1, got ${String(o.capacity)}`);
+    throw invalid(`capacity must be an integer >= 1, got ${describe(o.capacity)}`);
   }
   if (o.fpRate !== undefined && o.fingerprintBits !== undefined) {
     throw invalid('give either fpRate or fingerprintBits, not both');
   }
   if (o.fpRate !== undefined && !(typeof o.fpRate === 'number' && o.fpRate > 0 && o.fpRate < 1)) {
-    throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${String(o.fpRate)}`);
+    throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${describe(o.fpRate)}`);
   }
   if (o.fingerprintBits !== undefined && !isInteger(o.fingerprintBits, 4, 32)) {
-    throw invalid(`fingerprintBits must be an integer from 4 to 32, got ${String(o.fingerprintBits)}`);
+    throw invalid(`fingerprintBits must be an integer from 4 to 32, got ${describe(o.fingerprintBits)}`);
   }
   if (o.bucketSize !== undefined && o.bucketSize !== 2 && o.bucketSize !== 4 && o.bucketSize !== 8) {
-    throw invalid(`bucketSize must be 2, 4 or 8, got ${String(o.bucketSize)}`);
+    throw invalid(`bucketSize must be 2, 4 or 8, got ${describe(o.bucketSize)}`);
   }
   if (o.maxKicks !== undefined && !isInteger(o.maxKicks, 0, MAX_KICKS)) {
-    throw invalid(`maxKicks must be an integer from 0 to ${MAX_KICKS}, got ${String(o.maxKicks)}`);
+    throw invalid(`maxKicks must be an integer from 0 to ${MAX_KICKS}, got ${describe(o.maxKicks)}`);
   }
   let seedLow = 0x7f4a7c15; // the core's default seed, 0x9E3779B97F4A7C15
   let seedHigh = 0x9e3779b9;
@@ -120,17 +140,17 @@ function validateOptions(options: unknown): CreateArguments {
     let seed: bigint;
     if (typeof o.seed === 'bigint') seed = o.seed;
     else if (isInteger(o.seed, 0, Number.MAX_SAFE_INTEGER)) seed = BigInt(o.seed);
-    else throw invalid(`seed must be an integer from 0 to 2^64 - 1 (a number or a bigint), got ${String(o.seed)}`);
+    else throw invalid(`seed must be an integer from 0 to 2^64 - 1 (a number or a bigint), got ${describe(o.seed)}`);
     if (seed < 0n || seed >= 1n << 64n) throw invalid(`seed must be from 0 to 2^64 - 1, got ${seed}`);
     seedLow = Number(seed & 0xffffffffn);
     seedHigh = Number(seed >> 32n);
   }
   if (o.growth !== undefined && !isInteger(o.growth, 2, 16)) {
-    throw invalid(`growth must be an integer from 2 to 16, got ${String(o.growth)}`);
+    throw invalid(`growth must be an integer from 2 to 16, got ${describe(o.growth)}`);
   }
   if (o.maxSubFilters !== undefined) {
     if (o.growth === undefined) throw invalid('maxSubFilters needs growth');
-    if (!isInteger(o.maxSubFilters, 1, 32)) throw invalid(`maxSubFilters must be an integer from 1 to 32, got ${String(o.maxSubFilters)}`);
+    if (!isInteger(o.maxSubFilters, 1, 32)) throw invalid(`maxSubFilters must be an integer from 1 to 32, got ${describe(o.maxSubFilters)}`);
   }
   return {
     growth: (o.growth as number | undefined) ?? 0,
@@ -172,27 +192,84 @@ export function requireModule(): CuckooModule {
   return m;
 }
 
-function requireKeyArray(keys: unknown): readonly Key[] {
-  if (!Array.isArray(keys)) throw new TypeError(`keys must be an array, got ${describe(keys)}`);
-  // All keys are checked before the first chunk runs, so a bad key changes nothing.
-  for (let i = 0; i < keys.length; i++) {
-    const key: unknown = keys[i];
-    if (typeof key !== 'string' && !(key instanceof Uint8Array)) {
-      throw new TypeError(`keys[${i}] must be a string or a Uint8Array, got ${describe(key)}`);
-    }
-  }
-  return keys as readonly Key[];
+// Frees the wasm memory of filters that were garbage-collected without dispose(). Collection comes late
+// and at the engine's pace (a loop that drops filters fast can still fill the heap first), so dispose()
+// stays the way to free memory at once: a hint says so, once per process, outside production.
+let hinted = false;
+function hintOnce(): void {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  if (hinted || env?.NODE_ENV === 'production') return;
+  hinted = true;
+  console.warn('cuckoo-wasm: a CuckooFilter was garbage-collected without dispose(); its WebAssembly memory was ' +
+    'freed then. Call dispose() (or declare it with `using`) to free it at once. (This hint is shown once.)');
 }
-
-// Warns about filters that were garbage-collected while still holding wasm memory. It only warns: the
-// memory belongs to the caller, who releases it with dispose() (or `using`).
-const leakWarnings =
+const finalizer =
   typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<string>((description) => {
-        console.warn(`cuckoo-wasm: a CuckooFilter (${description}) was garbage-collected without dispose(); ` +
-          'its WebAssembly memory stays allocated. Call dispose() or declare it with `using`.');
+    ? new FinalizationRegistry<number>((handle) => {
+        loadedModule()!.destroy(handle);
+        hintOnce();
       })
     : undefined;
+
+const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
+// What toJSON() writes: the export in base64, tagged so that fromJSON() knows what it reads.
+const JSON_TYPE = 'cuckoo-wasm/CuckooFilter';
+// Export and import move through the heap in pieces of this size.
+const PIECE_BYTES = 1 << 20;
+
+function beginImport(m: CuckooModule, total: number): number {
+  const importer = m.importBegin(total);
+  if (importer === 0) throw errorFromModule(m);
+  return importer;
+}
+
+function pushImport(m: CuckooModule, importer: number, piece: Uint8Array): void {
+  const address = ensureScratch(m, piece.length);
+  m.HEAPU8.set(piece, address);
+  if (m.importPush(importer, address, piece.length) !== 0) throw errorFromModule(m);
+}
+
+function finishImport(m: CuckooModule, importer: number): CuckooFilter {
+  const handle = m.importFinish(importer);
+  if (handle === 0) throw errorFromModule(m);
+  return adopt(m, handle);
+}
+
+// A CuckooFilter object for a filter the core made (import).
+function adopt(m: CuckooModule, handle: number): CuckooFilter {
+  const filter = Object.create(CuckooFilter.prototype) as CuckooFilter;
+  const fields = filter as unknown as { m: CuckooModule; handle: number; growing: boolean; changes: number };
+  fields.m = m;
+  fields.handle = handle;
+  fields.growing = m.growth(handle) !== 0;
+  fields.changes = 0;
+  finalizer?.register(filter, handle, filter);
+  return filter;
+}
+
+function beginExport(m: CuckooModule, handle: number): number {
+  const exporter = m.exportBegin(handle);
+  if (exporter === 0) throw errorFromModule(m);
+  return exporter;
+}
+
+// Reads the next at most `limit` bytes of an export through the scratch area and hands them to `take` (a
+// view of the heap, valid during the call). Returns how many bytes were read: 0 at the end.
+function readExport(m: CuckooModule, exporter: number, limit: number, take: (piece: Uint8Array) => void): number {
+  const size = Math.min(limit, PIECE_BYTES);
+  const address = ensureScratch(m, size);
+  const n = m.exportRead(exporter, address, size);
+  if (n > 0) take(m.HEAPU8.subarray(address, address + n));
+  return n;
+}
+
+// Symbol.dispose in the declarations, for projects whose `lib` predates it (ES2022 without
+// esnext.disposable, no @types/node): the same declaration as TypeScript's own lib and @types/node.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
 
 export const disposeSymbol: typeof Symbol.dispose =
   (Symbol as { dispose?: typeof Symbol.dispose }).dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
@@ -208,6 +285,8 @@ export class CuckooFilter {
   private handle: number;
   // Whether the filter grows: only then can an add fail for a reason that is an error (the chain limit).
   private growing = false;
+  // Counts the calls that may change the table, so that exportChunks() can tell that it changed under it.
+  private changes = 0;
 
   /** Needs the module loaded: `await ready()` first, or use `await CuckooFilter.create(options)`. */
   constructor(options: CuckooFilterOptions) {
@@ -219,7 +298,7 @@ export class CuckooFilter {
     this.m = m;
     this.handle = handle;
     this.growing = a.growth !== 0;
-    leakWarnings?.register(this, `capacity ${a.capacity}`, this);
+    finalizer?.register(this, handle, this);
   }
 
   /** ready() and new CuckooFilter(options) in one call. */
@@ -234,18 +313,70 @@ export class CuckooFilter {
    */
   static import(bytes: Uint8Array): CuckooFilter {
     const m = requireModule();
-    if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
-    const handle = withAllocation(m, bytes.length, (address) => {
-      m.HEAPU8.set(bytes, address);
-      return m.parse(address, bytes.length);
-    });
-    if (handle === 0) throw errorFromModule(m);
-    const filter = Object.create(CuckooFilter.prototype) as CuckooFilter;
-    (filter as unknown as { m: CuckooModule }).m = m;
-    filter.handle = handle;
-    filter.growing = m.growth(handle) !== 0;
-    leakWarnings?.register(filter, `imported, capacity ${m.capacity(handle)}`, filter);
-    return filter;
+    if (typedLength(bytes, 'Uint8Array') < 0) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+    const view = ownUint8View(bytes);
+    // In pieces, straight into the new filter's tables: no second copy of the filter in the heap.
+    const importer = beginImport(m, view.length);
+    try {
+      for (let at = 0; at < view.length; at += PIECE_BYTES) pushImport(m, importer, view.subarray(at, at + PIECE_BYTES));
+      return finishImport(m, importer);
+    } finally {
+      m.importEnd(importer);
+    }
+  }
+
+  /**
+   * import() for an export that arrives in pieces (a file stream, a fetch body, exportChunks()): each piece
+   * goes straight into the new filter's tables, so a filter larger than half the WebAssembly heap, which
+   * import() of one Uint8Array could not load, can be loaded. The tables are allocated when the headers
+   * arrive; the filter exists once every byte has checked out (BAD_FORMAT otherwise, saying what is wrong).
+   */
+  static async importChunks(chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<CuckooFilter> {
+    const m = requireModule();
+    const source = chunks as Partial<AsyncIterable<Uint8Array> & Iterable<Uint8Array>> | null;
+    if (typeof source !== 'object' || source === null ||
+      (typeof source[Symbol.asyncIterator] !== 'function' && typeof source[Symbol.iterator] !== 'function')) {
+      throw new TypeError(`chunks must be an iterable or async iterable of Uint8Arrays, got ${describe(chunks)}`);
+    }
+    const importer = beginImport(m, -1);
+    try {
+      let index = 0;
+      for await (const chunk of source as AsyncIterable<Uint8Array>) {
+        if (typedLength(chunk, 'Uint8Array') < 0) {
+          throw new TypeError(`chunk ${index} must be a Uint8Array, got ${describe(chunk)}`);
+        }
+        const view = ownUint8View(chunk);
+        for (let at = 0; at < view.length; at += PIECE_BYTES) pushImport(m, importer, view.subarray(at, at + PIECE_BYTES));
+        index++;
+      }
+      return finishImport(m, importer);
+    } finally {
+      m.importEnd(importer);
+    }
+  }
+
+  /**
+   * A filter from the value toJSON() made (or that value as JSON text): CuckooFilter.fromJSON(JSON.parse(s))
+   * or CuckooFilter.fromJSON(s). Throws BAD_FORMAT for anything else.
+   */
+  static fromJSON(json: string | CuckooFilterJSON): CuckooFilter {
+    requireModule();
+    let value: unknown = json;
+    if (typeof json === 'string') {
+      try {
+        value = JSON.parse(json);
+      } catch (error) {
+        throw new CuckooFilterError('BAD_FORMAT', `not JSON: ${(error as Error).message}`);
+      }
+    }
+    const v = value as Partial<CuckooFilterJSON> | null;
+    if (typeof v !== 'object' || v === null || v.type !== JSON_TYPE || typeof v.data !== 'string') {
+      throw new CuckooFilterError('BAD_FORMAT', `expected { type: '${JSON_TYPE}', data: '<base64>' } from toJSON(), ` +
+        `got ${describe(value)}`);
+    }
+    const bytes = base64Decode(v.data);
+    if (!bytes) throw new CuckooFilterError('BAD_FORMAT', 'the data is not base64');
+    return CuckooFilter.import(bytes);
   }
 
   private live(): number {
@@ -253,12 +384,18 @@ export class CuckooFilter {
     return this.handle;
   }
 
+  // live(), for calls that may change the table.
+  private writable(): number {
+    this.changes++;
+    return this.live();
+  }
+
   /**
    * Adds a key. Returns false only when there is no room (the filter is then unchanged). A growing filter
    * makes room; at its chain limit it throws CuckooFilterError('CAPACITY_EXCEEDED') instead.
    */
   add(key: Key): boolean {
-    const h = this.live();
+    const h = this.writable();
     const length = writeKey(this.m, key); // first: it may move the scratch area
     const added = this.m.add(h, scratchAddress(), length);
     if (!added && this.growing) this.throwIfChainExhausted(h, '');
@@ -290,7 +427,7 @@ export class CuckooFilter {
    * (docs/GROWTH.md).
    */
   delete(key: Key): boolean {
-    const h = this.live();
+    const h = this.writable();
     const length = writeKey(this.m, key); // first: it may move the scratch area
     return this.m.remove(h, scratchAddress(), length);
   }
@@ -302,13 +439,19 @@ export class CuckooFilter {
     return this.m.count(h, scratchAddress(), length);
   }
 
-  /** Adds the key unless has(key) is already true. Returns true if it was absent and is now added. */
+  /**
+   * Adds the key unless has(key) is already true. Returns true if it was absent and is now added, false
+   * if it was (probably) there. Never false for a key it did not find: when the key is absent and there
+   * is no room, it throws CuckooFilterError('CAPACITY_EXCEEDED') and adds nothing.
+   */
   addIfAbsent(key: Key): boolean {
-    const h = this.live();
+    const h = this.writable();
     const length = writeKey(this.m, key); // first: it may move the scratch area
     const code = this.m.addIfAbsent(h, scratchAddress(), length); // 0 present, 1 added, 2 no room
-    if (code === 2 && this.growing) this.throwIfChainExhausted(h, '');
-    return code === 1;
+    if (code !== 2) return code === 1;
+    if (this.growing) this.throwIfChainExhausted(h, '');
+    throw new CuckooFilterError('CAPACITY_EXCEEDED', `the key is absent and the filter is full (${this.m.size(h)} ` +
+      'items): nothing was added. Create the filter with a larger capacity, or with growth.');
   }
 
   /**
@@ -316,8 +459,8 @@ export class CuckooFilter {
    * filter reaches its chain limit the batch stops there and throws CAPACITY_EXCEEDED naming the key's
    * index: the keys before it were processed, that key and the ones after it were not added.
    */
-  addMany(keys: readonly Key[]): boolean[] {
-    return this.batch(keys, (h, p, start) => {
+  addMany(keys: Iterable<Key>): boolean[] {
+    return this.batch(keys, true, (h, p, start) => {
       this.m.addMany(h, p.bytes, p.offsets, p.count, p.results);
       if (!this.growing) return;
       const heap = this.m.HEAPU8;
@@ -328,21 +471,25 @@ export class CuckooFilter {
   }
 
   /** has() for many keys. */
-  hasMany(keys: readonly Key[]): boolean[] {
-    return this.batch(keys, (h, p) => this.m.containsMany(h, p.bytes, p.offsets, p.count, p.results));
+  hasMany(keys: Iterable<Key>): boolean[] {
+    return this.batch(keys, false, (h, p) => this.m.containsMany(h, p.bytes, p.offsets, p.count, p.results));
   }
 
   /** delete() for many keys. */
-  deleteMany(keys: readonly Key[]): boolean[] {
-    return this.batch(keys, (h, p) => this.m.removeMany(h, p.bytes, p.offsets, p.count, p.results));
+  deleteMany(keys: Iterable<Key>): boolean[] {
+    return this.batch(keys, true, (h, p) => this.m.removeMany(h, p.bytes, p.offsets, p.count, p.results));
   }
 
-  private batch(keys: readonly Key[], call: (handle: number, packed: ReturnType<typeof packChunk>, start: number) => void): boolean[] {
-    const h = this.live();
-    requireKeyArray(keys);
-    const out = new Array<boolean>(keys.length);
-    for (let start = 0; start < keys.length; ) {
-      const packed = packChunk(this.m, keys, start);
+  private batch(keys: Iterable<Key>, changes: boolean,
+    call: (handle: number, packed: ReturnType<typeof packChunk>, start: number) => void): boolean[] {
+    this.live();
+    // Copied and checked first: iterating may run the caller's code (getters, a generator), which may even
+    // dispose this filter; nothing of the caller's runs after this line.
+    const copy = copyKeys(keys);
+    const h = changes ? this.writable() : this.live();
+    const out = new Array<boolean>(copy.length);
+    for (let start = 0; start < copy.length; ) {
+      const packed = packChunk(this.m, copy, start);
       call(h, packed, start);
       const heap = this.m.HEAPU8; // after the call: it may have grown the memory
       for (let i = 0; i < packed.count; i++) out[start + i] = heap[packed.results + i] === 1;
@@ -359,9 +506,11 @@ export class CuckooFilter {
    * key (nothing added; the keys after it were not tried and have 2).
    */
   addIfAbsentRanges(bytes: Uint8Array, ranges: Uint32Array): Uint8Array {
-    const h = this.live();
-    if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
-    if (!(ranges instanceof Uint32Array)) throw new TypeError(`ranges must be a Uint32Array, got ${describe(ranges)}`);
+    const h = this.writable();
+    if (typedLength(bytes, 'Uint8Array') < 0) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+    if (typedLength(ranges, 'Uint32Array') < 0) throw new TypeError(`ranges must be a Uint32Array, got ${describe(ranges)}`);
+    bytes = ownUint8View(bytes);
+    ranges = ownUint32View(ranges);
     if (ranges.length % 2 !== 0) throw invalid('ranges must hold (start, end) pairs: its length must be even');
     const count = ranges.length / 2;
     for (let i = 0; i < ranges.length; i += 2) {
@@ -381,23 +530,39 @@ export class CuckooFilter {
   }
 
   /**
-   * Adds every fingerprint of `other` (a filter created with the same options and seed, e.g. filled from
-   * another part of the data in a worker or on another machine) to this one: afterwards this filter
-   * answers "possibly present" for every key either held. `other` is unchanged. All or nothing: throws
-   * INVALID_ARGUMENT (naming the difference) for an incompatible filter and CAPACITY_EXCEEDED when the
-   * fingerprints do not fit, leaving this filter as it was. With growth, sub-filters that do not fit are
-   * taken over as copies, and the false-positive rates add up (docs/GROWTH.md).
+   * Adds every fingerprint of `other` to this one, as multisets add: a key in both is then counted twice
+   * (size is the sum), as if every add() of `other` had been made here. `other` is a filter created with
+   * the same options and seed, e.g. filled from another part of the data in a worker or on another machine;
+   * it is unchanged. For the set union, which does not count a key twice, use union(). All or nothing:
+   * throws INVALID_ARGUMENT (naming the difference) for an incompatible filter and CAPACITY_EXCEEDED when
+   * the fingerprints do not fit, leaving this filter as it was. With growth, sub-filters that do not fit
+   * are taken over as copies, and the false-positive rates add up (docs/GROWTH.md).
    */
   merge(other: CuckooFilter): void {
-    const h = this.live();
+    this.combine(other, 'merge');
+  }
+
+  /**
+   * The set union with `other` (same options and seed, as for merge()): each fingerprint of `other` is
+   * added only where its bucket pair here holds fewer copies of it than `other` has, so a union with
+   * itself or with a filter of a subset of the keys changes nothing, and every key of either is found
+   * afterwards. All or nothing, with the errors of merge(). With growth, sub-filter k is compared with
+   * sub-filter k: keys of chains that grew differently may be counted twice (never lost).
+   */
+  union(other: CuckooFilter): void {
+    this.combine(other, 'union');
+  }
+
+  private combine(other: CuckooFilter, how: 'merge' | 'union'): void {
     if (!(other instanceof CuckooFilter)) throw new TypeError(`other must be a CuckooFilter, got ${describe(other)}`);
-    const code = this.m.merge(h, other.live());
+    const h = this.writable();
+    const code = this.m[how](h, other.live());
     if (code !== 0) throw errorFromModule(this.m);
   }
 
   /** Removes every key (and every sub-filter added by growth); the options stay. */
   clear(): void {
-    this.m.clear(this.live());
+    this.m.clear(this.writable());
   }
 
   /** Stored fingerprints (keys added and not deleted, counting duplicates). */
@@ -467,12 +632,69 @@ export class CuckooFilter {
 
   /** A copy of the filter in the documented byte format (docs/FORMAT.md). */
   export(): Uint8Array {
-    const h = this.live();
-    const size = this.m.serializedSize(h);
-    return withAllocation(this.m, size, (address) => {
-      this.m.serializeInto(h, address);
-      return this.m.HEAPU8.slice(address, address + size);
-    });
+    const exporter = beginExport(this.m, this.live());
+    try {
+      // Filled piece by piece through the scratch area: the heap never holds a second copy of the filter.
+      const out = new Uint8Array(this.m.exportSize(exporter));
+      for (let at = 0; at < out.length;) at += readExport(this.m, exporter, out.length - at, (piece) => out.set(piece, at));
+      return out;
+    } finally {
+      this.m.exportEnd(exporter);
+    }
+  }
+
+  /**
+   * export() in pieces of at most `chunkBytes` bytes (default 1 MiB), for filters too large for one
+   * Uint8Array or to write as they come: `for (const chunk of f.exportChunks()) out.write(chunk)`.
+   * CuckooFilter.importChunks() reads them back. The filter must not change until the last piece: a change
+   * makes the next piece throw INVALID_ARGUMENT (and a disposed filter, DISPOSED).
+   */
+  exportChunks(chunkBytes: number = PIECE_BYTES): Generator<Uint8Array, void, undefined> {
+    if (!isInteger(chunkBytes, 1, 2 ** 30)) throw invalid(`chunkBytes must be an integer from 1 to 2^30, got ${describe(chunkBytes)}`);
+    this.live();
+    return this.chunks(chunkBytes);
+  }
+
+  private *chunks(chunkBytes: number): Generator<Uint8Array, void, undefined> {
+    const exporter = beginExport(this.m, this.live());
+    const changes = this.changes;
+    try {
+      for (;;) {
+        this.live();
+        if (this.changes !== changes) throw invalid('the filter changed during exportChunks(): export it again');
+        const chunk = new Uint8Array(Math.min(chunkBytes, this.m.exportSize(exporter)));
+        let length = 0;
+        while (length < chunk.length) {
+          const n = readExport(this.m, exporter, chunk.length - length, (piece) => chunk.set(piece, length));
+          if (n === 0) break;
+          length += n;
+        }
+        if (length === 0) return;
+        yield length === chunk.length ? chunk : chunk.slice(0, length);
+      }
+    } finally {
+      this.m.exportEnd(exporter);
+    }
+  }
+
+  /** { type: 'cuckoo-wasm/CuckooFilter', data: base64 of export() }, for JSON.stringify; fromJSON() reads it. */
+  toJSON(): CuckooFilterJSON {
+    return { type: JSON_TYPE, data: base64Encode(this.export()) };
+  }
+
+  /** A one-line summary, for console.log and util.inspect in Node. */
+  [inspectSymbol](): string {
+    return this.toString();
+  }
+
+  /** "CuckooFilter { size: 3, capacity: 1000, ... }", or "CuckooFilter { disposed }". */
+  toString(): string {
+    if (this.handle === 0) return 'CuckooFilter { disposed }';
+    const parts = [`size: ${this.size}`, `capacity: ${this.capacity}`, `fingerprintBits: ${this.fingerprintBits}`,
+      `bucketSize: ${this.bucketSize}`, `loadFactor: ${this.loadFactor.toFixed(3)}`,
+      `expectedFpRate: ${this.expectedFpRate.toPrecision(3)}`, `byteLength: ${this.byteLength}`];
+    if (this.growing) parts.push(`growth: ${this.growth}`, `subFilters: ${this.subFilterCount}/${this.maxSubFilters}`);
+    return `CuckooFilter { ${parts.join(', ')} }`;
   }
 
   /** Frees the filter's memory. Later calls throw CuckooFilterError('DISPOSED'); disposing again does nothing. */
@@ -480,7 +702,7 @@ export class CuckooFilter {
     if (this.handle === 0) return;
     this.m.destroy(this.handle);
     this.handle = 0;
-    leakWarnings?.unregister(this);
+    finalizer?.unregister(this);
   }
 
   [disposeSymbol](): void {
@@ -562,7 +784,7 @@ export class CuckooFilter {
  * deduplicator); users never see handles. Throws DISPOSED for a disposed filter.
  */
 export function liveHandle(filter: CuckooFilter): number {
-  return (filter as unknown as { live(): number }).live();
+  return (filter as unknown as { writable(): number }).writable();
 }
 
 /**

@@ -7,7 +7,11 @@
 import type { CuckooModule } from './wasm_module.js';
 import { CuckooFilterError } from './errors.js';
 
-/** A key: a string (hashed as its UTF-8 bytes) or the bytes themselves. */
+/**
+ * A key: a string (hashed as its UTF-8 bytes) or the bytes themselves. A string with a lone surrogate
+ * (half of a UTF-16 pair) is encoded as TextEncoder does, with U+FFFD in its place, so it is the same key
+ * as the string with U+FFFD written out.
+ */
 export type Key = string | Uint8Array;
 
 const encoder = new TextEncoder();
@@ -51,15 +55,85 @@ export function withAllocation<T>(m: CuckooModule, size: number, use: (address: 
   }
 }
 
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
-  return `a ${typeof value}`;
+// Typed arrays are recognised and measured through the intrinsic %TypedArray% getters, never through
+// instanceof or a `length` property: a Uint8Array from another realm (an iframe, a vm context, a worker's
+// structured clone) is a Uint8Array, and a subclass whose `length` getter lies cannot make the library
+// write past what it allocated. These getters run no user code.
+const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+function intrinsicGetter(name: PropertyKey): (this: unknown) => unknown {
+  return Object.getOwnPropertyDescriptor(typedArrayPrototype, name)!.get as (this: unknown) => unknown;
+}
+const typedArrayTag = intrinsicGetter(Symbol.toStringTag);
+const typedArrayLength = intrinsicGetter('length') as (this: unknown) => number;
+const typedArrayBuffer = intrinsicGetter('buffer') as (this: unknown) => ArrayBufferLike;
+const typedArrayOffset = intrinsicGetter('byteOffset') as (this: unknown) => number;
+
+/** The element count of a typed array of the given kind (any realm), or -1 for anything else. */
+export function typedLength(value: unknown, kind: 'Uint8Array' | 'Uint32Array'): number {
+  return typedArrayTag.call(value) === kind ? typedArrayLength.call(value) : -1;
 }
 
-function keyTypeError(key: unknown): TypeError {
-  return new TypeError(`key must be a string or a Uint8Array, got ${describe(key)}`);
+/** A Uint8Array of this realm over the same bytes as `value` (a Uint8Array of any realm or subclass). */
+export function ownUint8View(value: Uint8Array): Uint8Array {
+  return new Uint8Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value));
+}
+
+/** A Uint32Array of this realm over the same elements as `value` (a Uint32Array of any realm or subclass). */
+export function ownUint32View(value: Uint32Array): Uint32Array {
+  return new Uint32Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value));
+}
+
+/** Names a value and its type for an error message: "the string '10'", "undefined", "a Map". */
+export function describe(value: unknown): string {
+  switch (typeof value) {
+    case 'undefined':
+      return 'undefined';
+    case 'string':
+      return `the string '${value.length > 40 ? `${value.slice(0, 40)}...` : value}'`;
+    case 'number':
+    case 'boolean':
+      return `the ${typeof value} ${String(value)}`;
+    case 'bigint':
+      return `the bigint ${String(value)}n`;
+    case 'symbol':
+      return 'a symbol';
+    case 'function':
+      return 'a function';
+    default: {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) return 'an array';
+      const tag = typedArrayTag.call(value) as string | undefined;
+      const name = tag ?? Object.prototype.toString.call(value).slice(8, -1);
+      return name === 'Object' ? 'an object' : `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name}`;
+    }
+  }
+}
+
+function keyTypeError(key: unknown, where = 'key'): TypeError {
+  return new TypeError(`${where} must be a string or a Uint8Array, got ${describe(key)}`);
+}
+
+/**
+ * A batch's keys, copied and checked before anything is added: any iterable (an array, a Set, a
+ * generator) is read exactly once, so getters and generators run before the first key reaches the
+ * filter, and a bad key throws a TypeError naming its index with nothing changed.
+ */
+export function copyKeys(keys: unknown): Key[] {
+  let copy: unknown[];
+  if (Array.isArray(keys)) {
+    copy = new Array<unknown>(keys.length);
+    for (let i = 0; i < copy.length; i++) copy[i] = keys[i];
+  } else if (typeof keys === 'object' && keys !== null && typeof (keys as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    copy = Array.from(keys as Iterable<unknown>);
+  } else {
+    throw new TypeError(`keys must be an iterable of keys (an array, a Set, a generator), got ${describe(keys)}` +
+      (typeof keys === 'string' ? ' (for one key, use the single-key method)' : ''));
+  }
+  for (let i = 0; i < copy.length; i++) {
+    const key = copy[i];
+    if (typeof key !== 'string' && typedLength(key, 'Uint8Array') < 0) throw keyTypeError(key, `keys[${i}]`);
+  }
+  return copy as Key[];
 }
 
 /**
@@ -80,12 +154,11 @@ export function writeKey(m: CuckooModule, key: Key): number {
     }
     return units;
   }
-  if (key instanceof Uint8Array) {
-    const address = key.length > scratchSize ? ensureScratch(m, key.length) : scratch;
-    m.HEAPU8.set(key, address);
-    return key.length;
-  }
-  throw keyTypeError(key);
+  const length = typedLength(key, 'Uint8Array');
+  if (length < 0) throw keyTypeError(key);
+  const address = length > scratchSize ? ensureScratch(m, length) : scratch;
+  m.HEAPU8.set(key, address); // copies the array's real length, which `length` is
+  return length;
 }
 
 /** Where a packed batch sits in the scratch area. */
@@ -106,8 +179,7 @@ const chunkOffsets = new Uint32Array(CHUNK_KEYS + 1);
 
 /**
  * Packs keys[start, end) (or fewer: the chunk ends early past CHUNK_BYTES) into the scratch area and
- * returns where. Every key's type is checked before anything is written, so a bad key in a batch throws
- * before the chunk changes the filter.
+ * returns where. `keys` comes from copyKeys: every key is a string or a Uint8Array.
  */
 export function packChunk(m: CuckooModule, keys: readonly Key[], start: number): PackedBatch {
   // Common case first: every key a string. One pass checks the types and records each key's end as if
@@ -149,9 +221,7 @@ export function packChunk(m: CuckooModule, keys: readonly Key[], start: number):
   let bound = 0; // an upper bound of the chunk's bytes
   while (end < last && (end === start || bound < CHUNK_BYTES)) {
     const key = keys[end];
-    if (typeof key === 'string') bound += key.length * 3;
-    else if (key instanceof Uint8Array) bound += key.length;
-    else throw keyTypeError(key);
+    bound += typeof key === 'string' ? key.length * 3 : typedLength(key, 'Uint8Array');
     end++;
   }
   return packEach(m, keys, start, end, bound);
@@ -173,8 +243,8 @@ function packEach(m: CuckooModule, keys: readonly Key[], start: number, end: num
     if (typeof key === 'string') {
       offset += encoder.encodeInto(key, heap.subarray(bytes + offset, bytes + bound)).written;
     } else {
-      heap.set(key as Uint8Array, bytes + offset);
-      offset += (key as Uint8Array).length;
+      heap.set(key, bytes + offset);
+      offset += typedLength(key, 'Uint8Array');
     }
     offsets[i + 1] = offset;
   }

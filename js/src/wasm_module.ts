@@ -1,9 +1,10 @@
 // Loads the WebAssembly module once and hands out the one instance every filter shares.
 //
 // The wasm binary is inlined (base64) in the Emscripten glue, so loading needs no fetch, no file system
-// and no bundler configuration, in Node, browsers and workers alike. There is exactly one copy of the
-// glue in the package, an ES module; the CommonJS build reaches it through dynamic import(), which is
-// why ready() is asynchronous in both builds.
+// and no bundler configuration, in Node, browsers and workers alike. Each build has its glue beside it
+// (generated/cuckoo_wasm.js: an ES module in the ES module build, CommonJS in the CommonJS build), loaded
+// by a static import; compiling the wasm is asynchronous, hence ready().
+import createCuckooModule from './generated/cuckoo_wasm.js';
 
 /** The embind surface of cpp/wasm/bindings.cpp. Handles and addresses are u32; counts are doubles. */
 export interface CuckooModule {
@@ -12,7 +13,15 @@ export interface CuckooModule {
   _free(address: number): void;
   create(capacity: number, fpRate: number, fingerprintBits: number, bucketSize: number, maxKicks: number,
     seedLow: number, seedHigh: number, growth: number, maxSubFilters: number): number;
-  parse(address: number, length: number): number;
+  exportBegin(handle: number): number;
+  exportSize(exporter: number): number;
+  exportRead(exporter: number, out: number, capacity: number): number;
+  exportEnd(exporter: number): void;
+  /** total: the export's length, or -1 when unknown (a stream). */
+  importBegin(total: number): number;
+  importPush(importer: number, address: number, length: number): number;
+  importFinish(importer: number): number;
+  importEnd(importer: number): void;
   destroy(handle: number): void;
   lastErrorCode(): number;
   lastErrorMessage(): string;
@@ -23,6 +32,7 @@ export interface CuckooModule {
   addIfAbsent(handle: number, address: number, length: number): number;
   lastAddFailure(handle: number): number;
   merge(handle: number, other: number): number;
+  union(handle: number, other: number): number;
   growth(handle: number): number;
   maxSubFilters(handle: number): number;
   subFilterCount(handle: number): number;
@@ -42,8 +52,6 @@ export interface CuckooModule {
   maxKicks(handle: number): number;
   seedLow(handle: number): number;
   seedHigh(handle: number): number;
-  serializedSize(handle: number): number;
-  serializeInto(handle: number, address: number): void;
   slot(handle: number, bucket: number, slot: number): number;
   locate(handle: number, address: number, length: number, out: number): void;
   setTracing(handle: number, on: boolean): void;
@@ -59,16 +67,13 @@ export interface CuckooModule {
   declaredLength(address: number, length: number): number;
 }
 
-type ModuleFactory = () => Promise<CuckooModule>;
-
 let instance: CuckooModule | undefined;
 let loading: Promise<CuckooModule> | undefined;
 
 /** Loads and instantiates the WebAssembly module. Idempotent: every call returns the same promise. */
 export function ready(): Promise<void> {
   if (!loading) {
-    loading = import('../generated/cuckoo_wasm.mjs')
-      .then((glue: { default: ModuleFactory }) => glue.default())
+    loading = createCuckooModule()
       .then((module) => {
         instance = module;
         return module;

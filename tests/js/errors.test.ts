@@ -82,16 +82,20 @@ describe('keys of the wrong type are TypeErrors and change nothing', () => {
     const manyKeys: unknown[] = [...Array.from({ length: 5000 }, (_, i) => `k${i}`), 42];
     const longKeys: unknown[] = ['x'.repeat(400_000), 'y'.repeat(400_000), 'z'.repeat(400_000), null];
     for (const op of ['addMany', 'hasMany', 'deleteMany'] as const) {
-      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(manyKeys))).toBe('TypeError: keys[5000] must be a string or a Uint8Array, got a number');
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(manyKeys))).toBe('TypeError: keys[5000] must be a string or a Uint8Array, got the number 42');
       expect(f.export()).toEqual(before); // after each call: a deleteMany could undo an addMany's damage
       expect(codeOf(() => (f[op] as (k: unknown) => unknown)(longKeys))).toBe('TypeError: keys[3] must be a string or a Uint8Array, got null');
       expect(f.export()).toEqual(before);
     }
   });
 
-  test('a batch must be an array', () => {
+  test('a batch is any iterable of keys, but not a string', () => {
     using f = new CuckooFilter({ capacity: 100 });
-    expect(codeOf(() => f.addMany('abc' as never))).toMatch(/^TypeError: keys must be an array/);
+    expect(codeOf(() => f.addMany('abc' as never))).toBe("TypeError: keys must be an iterable of keys (an array, a Set, " +
+      "a generator), got the string 'abc' (for one key, use the single-key method)");
+    expect(codeOf(() => f.addMany(42 as never))).toMatch(/^TypeError: keys must be an iterable of keys .*, got the number 42$/);
+    expect(codeOf(() => f.addMany(undefined as never))).toMatch(/, got undefined$/);
+    expect(f.size).toBe(0);
   });
 });
 

@@ -45,9 +45,10 @@ test('the tarball holds the built package and nothing else of the repo', () => {
   const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
   expect(listing).toEqual(expect.arrayContaining([
     'package/package.json', 'package/js/dist/esm/index.js', 'package/js/dist/cjs/index.js',
-    'package/js/dist/types/index.d.ts', 'package/js/dist/generated/cuckoo_wasm.mjs', 'package/README.md',
-    'package/js/dist/esm/cli/cuckoo.js', 'package/js/dist/esm/node.js', 'package/js/dist/types/node.d.ts',
-    'package/docs/DEDUP.md',
+    'package/js/dist/esm/index.d.ts', 'package/js/dist/cjs/index.d.ts', 'package/js/dist/esm/generated/cuckoo_wasm.js',
+    'package/js/dist/cjs/generated/cuckoo_wasm.js', 'package/README.md', 'package/LICENSE',
+    'package/js/dist/esm/cli/cuckoo.js', 'package/js/dist/esm/node.js', 'package/js/dist/esm/node.d.ts',
+    'package/js/dist/cjs/node.d.ts', 'package/docs/DEDUP.md',
   ]));
   expect(listing.filter((p) => p.startsWith('package/cpp/') || p.startsWith('package/tests/'))).toEqual([]);
 });

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -214,7 +215,14 @@ class CuckooFilter {
   // invalid_argument naming the difference. With growth, a sub-filter of the other that does not fit is
   // taken over as a copy (up to max_sub_filters), so the merged false-positive rate is at most the sum of
   // the two filters' rates.
-  [[nodiscard]] Status merge(const CuckooFilter& other);
+  [[nodiscard]] Status merge(const CuckooFilter& other) { return combine(other, Combine::multiset_sum); }
+
+  // The set union with `other` (same options and seed as merge): each fingerprint of `other` is added only
+  // where its bucket pair here holds fewer copies of it than `other` does, so the union with itself or
+  // with a filter of a subset of the keys changes nothing, and every key of either is still found. With
+  // growth, sub-filter k is compared with sub-filter k (keys of a chain that grew differently may be
+  // counted twice, never lost). All or nothing, with the Status of merge.
+  [[nodiscard]] Status union_with(const CuckooFilter& other) { return combine(other, Combine::set_union); }
 
   // --- whole filter -----------------------------------------------------------------------------------
   void clear() noexcept {
@@ -222,20 +230,21 @@ class CuckooFilter {
     head_.size = 0;
     tail_.clear();
   }
-  [[nodiscard]] std::size_t size() const noexcept {
+  // 64-bit counts, also in the 32-bit wasm build: a chain can pass 2^32 slots.
+  [[nodiscard]] std::uint64_t size() const noexcept {
     std::uint64_t n = head_.size;
     for (const Segment& s : tail_) n += s.size;
-    return static_cast<std::size_t>(n);
+    return n;
   }
   // The capacity of the whole chain (the first sub-filter's, without growth).
-  [[nodiscard]] std::size_t capacity() const noexcept {
+  [[nodiscard]] std::uint64_t capacity() const noexcept {
     std::uint64_t n = head_.capacity;
     for (const Segment& s : tail_) n += s.capacity;
-    return static_cast<std::size_t>(n);
+    return n;
   }
   // Memory held by the tables (including 8 bytes of load padding each); the objects are ~100 bytes more.
-  [[nodiscard]] std::size_t byte_size() const noexcept {
-    std::size_t n = head_.table.allocated_bytes();
+  [[nodiscard]] std::uint64_t byte_size() const noexcept {
+    std::uint64_t n = head_.table.allocated_bytes();
     for (const Segment& s : tail_) n += s.table.allocated_bytes();
     return n;
   }
@@ -279,40 +288,16 @@ class CuckooFilter {
 
   // --- export -----------------------------------------------------------------------------------------
   // Filters without growth write format version 3, growing ones version 4 (format.hpp).
-  [[nodiscard]] std::size_t serialized_size() const noexcept {
+  class Exporter;
+  class Importer;
+  [[nodiscard]] std::uint64_t serialized_size() const noexcept {
     if (layout_.growth == 0) return format::kHeaderSize + head_.table.byte_length() + format::kChecksumSize;
-    std::size_t n = format::kChainHeaderSize + format::kChecksumSize;
+    std::uint64_t n = format::kChainHeaderSize + format::kChecksumSize;
     for_each_segment([&](const Segment& s) { n += format::kSegmentHeaderSize + s.table.byte_length(); });
     return n;
   }
   // Writes exactly serialized_size() bytes.
-  void serialize_into(std::uint8_t* out) const noexcept {
-    std::size_t at;
-    if (layout_.growth == 0) {
-      format::write_header(out, layout_, head_.size);
-      std::memcpy(out + format::kHeaderSize, head_.table.data(), head_.table.byte_length());
-      at = format::kHeaderSize + head_.table.byte_length();
-    } else {
-      using namespace format;
-      write_common_header(out, kVersionChained, layout_);
-      put_le(out + chain_offset::growth, layout_.growth, 1);
-      put_le(out + chain_offset::max_sub_filters, layout_.max_sub_filters, 1);
-      put_le(out + chain_offset::sub_filters, sub_filter_count(), 2);
-      put_le(out + chain_offset::reserved, 0, 4);
-      at = kChainHeaderSize;
-      for_each_segment([&](const Segment& s) {
-        put_le(out + at, s.capacity, 8);
-        put_le(out + at + 8, s.num_buckets, 8);
-        put_le(out + at + 16, s.size, 8);
-        put_le(out + at + 24, s.table.byte_length(), 8);
-        put_le(out + at + 32, s.fingerprint_bits, 1);
-        put_le(out + at + 33, 0, 7);
-        std::memcpy(out + at + kSegmentHeaderSize, s.table.data(), s.table.byte_length());
-        at += kSegmentHeaderSize + s.table.byte_length();
-      });
-    }
-    format::put_le(out + at, format::checksum(out, at), 8);
-  }
+  void serialize_into(std::uint8_t* out) const noexcept;
   [[nodiscard]] std::vector<std::uint8_t> serialize() const {
     std::vector<std::uint8_t> out(serialized_size());
     serialize_into(out.data());
@@ -359,9 +344,25 @@ class CuckooFilter {
                                std::to_string(format::table_bytes(layout.num_buckets, layout.bucket_size,
                                                                   layout.fingerprint_bits)) +
                                " bytes for the table");
+    if (!reserve_nothrow(filter.path_, layout.max_kicks) ||
+        !reserve_nothrow(filter.tail_, layout.max_sub_filters - 1))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter's bookkeeping");
     filter.path_.resize(layout.max_kicks);
     out.emplace(std::move(filter));
     return {};
+  }
+
+  // std::vector allocates through operator new, which aborts the whole wasm module (built without
+  // exceptions) when the heap is full. Probing with malloc first turns that into an out_of_memory Status:
+  // the memory just freed is what the reserve then gets (one thread, nothing allocates in between).
+  template <class T>
+  [[nodiscard]] static bool reserve_nothrow(std::vector<T>& v, std::size_t n) noexcept {
+    if (v.capacity() >= n) return true;
+    void* probe = std::malloc(n * sizeof(T));
+    if (probe == nullptr) return false;
+    std::free(probe);
+    v.reserve(n);
+    return true;
   }
 
   template <class Fn>
@@ -509,7 +510,8 @@ class CuckooFilter {
     const std::uint64_t buckets = detail::buckets_for(capacity, layout_.bucket_size);
     if (buckets > kMaxBuckets) return AddFailure::growth_limit;
     Segment next;
-    if (!allocate_segment(next, capacity, buckets, last.fingerprint_bits + 1, layout_.bucket_size))
+    if (!allocate_segment(next, capacity, buckets, last.fingerprint_bits + 1, layout_.bucket_size) ||
+        !reserve_nothrow(tail, tail.size() + 1))
       return AddFailure::out_of_memory;
     tail.push_back(std::move(next));
     return AddFailure::none;
@@ -647,6 +649,9 @@ class CuckooFilter {
     return -1;
   }
 
+  enum class Combine { multiset_sum, set_union };
+  [[nodiscard]] Status combine(const CuckooFilter& other, Combine mode);
+
   [[nodiscard]] static Status clone_segment(const Segment& from, Segment& to, unsigned bucket_size) noexcept {
     if (!allocate_segment(to, from.capacity, from.num_buckets, from.fingerprint_bits, bucket_size))
       return Status::error(ErrorCode::out_of_memory, "cannot allocate a copy of the table for the merge");
@@ -666,7 +671,7 @@ class CuckooFilter {
   mutable std::uint8_t prefetch_sink_ = 0;
 };
 
-CUCKOO_COLD inline Status CuckooFilter::merge(const CuckooFilter& other) {
+CUCKOO_COLD inline Status CuckooFilter::combine(const CuckooFilter& other, Combine mode) {
   const auto incompatible = [](const std::string& what) {
     return Status::error(ErrorCode::invalid_argument, "cannot merge filters with different " + what);
   };
@@ -684,7 +689,10 @@ CUCKOO_COLD inline Status CuckooFilter::merge(const CuckooFilter& other) {
   if (a.seed != b.seed) return incompatible("seeds");
 
   // Work on copies, so that a merge that does not fit leaves this filter untouched.
-  std::vector<Segment> work(sub_filter_count());
+  std::vector<Segment> work;
+  if (!reserve_nothrow(work, a.max_sub_filters))
+    return Status::error(ErrorCode::out_of_memory, "cannot allocate the merge's bookkeeping");
+  work.resize(sub_filter_count());
   std::size_t k = 0;
   Status status;
   for_each_segment([&](const Segment& s) {
@@ -708,6 +716,14 @@ CUCKOO_COLD inline Status CuckooFilter::merge(const CuckooFilter& other) {
     work.emplace_back();
     return clone_segment(from, work.back(), a.bucket_size);
   };
+  // Places `copies` copies of fp in the bucket pair (i, j) of `into`.
+  const auto place = [&](Segment& into, std::uint32_t i, std::uint32_t j, std::uint32_t fp, std::size_t copies) {
+    // The walk's generator is seeded from the place (there is no key hash), so merges are reproducible.
+    const Location at{(std::uint64_t{i} << 32 | fp) ^ a.seed, i, j, fp};
+    for (std::size_t c = 0; c < copies; ++c)
+      if (insert<false>(into, at) != InsertOutcome::placed) return false;
+    return true;
+  };
   k = 0;
   other.for_each_segment([&](const Segment& from) {
     const std::size_t index = k++;
@@ -717,22 +733,35 @@ CUCKOO_COLD inline Status CuckooFilter::merge(const CuckooFilter& other) {
       status = take_copy(from);
       return;
     }
+    Segment& into = work[index];
     Segment saved;
-    if (status = clone_segment(work[index], saved, a.bucket_size); !status.ok()) return;
+    if (status = clone_segment(into, saved, a.bucket_size); !status.ok()) return;
     bool fits = true;
     for (std::uint64_t bucket = 0; bucket < from.num_buckets && fits; ++bucket) {
+      const auto i = static_cast<std::uint32_t>(bucket);
       for (unsigned slot = 0; slot < a.bucket_size && fits; ++slot) {
-        const std::uint32_t fp = from.table.get(bucket, slot);
+        const std::uint32_t fp = from.table.get(i, slot);
         if (fp == 0) continue;
-        // The fingerprint's bucket pair is known from where it sits; the walk's generator is seeded from
-        // that place (there is no key hash), so merges are reproducible too.
-        const auto i = static_cast<std::uint32_t>(bucket);
-        const Location at{(std::uint64_t{i} << 32 | fp) ^ a.seed, i, alternate_index(i, fp, from.num_buckets), fp};
-        fits = insert<false>(work[index], at) == InsertOutcome::placed;
+        // The fingerprint's bucket pair is known from where it sits.
+        const std::uint32_t j = alternate_index(i, fp, from.num_buckets);
+        if (mode == Combine::multiset_sum) {
+          fits = place(into, i, j, fp, 1);
+          continue;
+        }
+        // Union: each (pair, fingerprint) once, at its first slot in bucket order; then add what `into`
+        // lacks of the copies `from` holds in the pair. Kicks move fingerprints only within their own pair,
+        // so the counts of a pair handled earlier stay right.
+        if (from.table.find(i, fp) != static_cast<int>(slot) || (j < i && from.table.count(j, fp) != 0)) continue;
+        const auto copies_in = [&](const Segment& s) {
+          return s.table.count(i, fp) + (j != i ? s.table.count(j, fp) : 0);
+        };
+        const std::size_t want = copies_in(from);
+        const std::size_t have = copies_in(into);
+        if (want > have) fits = place(into, i, j, fp, want - have);
       }
     }
     if (!fits) {
-      work[index] = std::move(saved);
+      into = std::move(saved);
       status = take_copy(from);
     }
   });
@@ -752,35 +781,295 @@ CUCKOO_COLD inline Status CuckooFilter::merge(const CuckooFilter& other) {
   return {};
 }
 
-CUCKOO_COLD inline Status CuckooFilter::parse(std::span<const std::uint8_t> bytes, std::optional<CuckooFilter>& out) {
-  Layout layout;
-  std::vector<format::SegmentInfo> segments;
-  if (Status s = format::read_export(bytes, layout, segments); !s.ok()) return s;
-  std::optional<CuckooFilter> filter;
-  if (Status s = make_from_layout(layout, filter); !s.ok()) return s;
-  for (std::size_t k = 0; k < segments.size(); ++k) {
-    const format::SegmentInfo& info = segments[k];
-    if (k > 0) {
-      filter->tail_.emplace_back();
-      if (!allocate_segment(filter->tail_.back(), info.capacity, info.num_buckets, info.fingerprint_bits,
-                            layout.bucket_size))
-        return Status::error(ErrorCode::out_of_memory, "cannot allocate sub-filter " + std::to_string(k));
+// Reads a filter's export out in pieces of any size, in order: the headers, each table straight from the
+// filter's memory, then the checksum of everything before it. The filter must not change while this reads.
+class CuckooFilter::Exporter {
+ public:
+  CUCKOO_COLD explicit Exporter(const CuckooFilter& f) noexcept {
+    using namespace format;
+    std::uint8_t* h = headers_;
+    if (f.layout_.growth == 0) {
+      write_header(h, f.layout_, f.head_.size);
+      add(h, kHeaderSize);
+      add(f.head_.table.data(), f.head_.table.byte_length());
+    } else {
+      write_common_header(h, kVersionChained, f.layout_);
+      put_le(h + chain_offset::growth, f.layout_.growth, 1);
+      put_le(h + chain_offset::max_sub_filters, f.layout_.max_sub_filters, 1);
+      put_le(h + chain_offset::sub_filters, f.sub_filter_count(), 2);
+      put_le(h + chain_offset::reserved, 0, 4);
+      add(h, kChainHeaderSize);
+      h += kChainHeaderSize;
+      f.for_each_segment([&](const Segment& s) {
+        put_le(h + segment_offset::capacity, s.capacity, 8);
+        put_le(h + segment_offset::num_buckets, s.num_buckets, 8);
+        put_le(h + segment_offset::item_count, s.size, 8);
+        put_le(h + segment_offset::table_length, s.table.byte_length(), 8);
+        put_le(h + segment_offset::fingerprint_bits, s.fingerprint_bits, 1);
+        put_le(h + segment_offset::reserved, 0, 7);
+        add(h, kSegmentHeaderSize);
+        add(s.table.data(), s.table.byte_length());
+        h += kSegmentHeaderSize;
+      });
     }
-    Segment& seg = k == 0 ? filter->head_ : filter->tail_.back();
-    const std::string which = segments.size() > 1 ? "sub-filter " + std::to_string(k) + ": " : "";
-    std::memcpy(seg.table.mutable_data(), bytes.data() + info.table_offset, info.table_length);
-    const std::uint64_t used_bits = info.num_buckets * layout.bucket_size * info.fingerprint_bits;
-    if (used_bits % 8 != 0 && (bytes[info.table_offset + info.table_length - 1] >> (used_bits % 8)) != 0)
-      return Status::error(ErrorCode::bad_format, which + "the unused bits after the last slot are not zero");
-    const std::uint64_t occupied = seg.table.count_occupied();
-    if (occupied != info.item_count)
-      return Status::error(ErrorCode::bad_format, which + "item count " + std::to_string(info.item_count) +
-                                                      " does not match the " + std::to_string(occupied) +
-                                                      " occupied slots");
-    seg.size = info.item_count;
+    add(sum_, kChecksumSize);
+    for (std::size_t i = 0; i < pieces_count_; ++i) size_ += pieces_[i].length;
   }
-  out = std::move(filter);
-  return {};
+
+  // The export's length: serialized_size().
+  [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+
+  // Copies the next min(capacity, what is left) bytes to `out` and returns how many (0 at the end).
+  CUCKOO_COLD std::size_t read(std::uint8_t* out, std::size_t capacity) noexcept {
+    std::size_t written = 0;
+    while (written < capacity && piece_ < pieces_count_) {
+      const Piece& p = pieces_[piece_];
+      if (p.data == sum_ && offset_ == 0) format::put_le(sum_, sum_state_.digest(), format::kChecksumSize);
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(capacity - written, p.length - offset_));
+      std::memcpy(out + written, p.data + offset_, n);
+      if (p.data != sum_) sum_state_.update(p.data + offset_, n);
+      written += n;
+      offset_ += n;
+      if (offset_ == p.length) {
+        ++piece_;
+        offset_ = 0;
+      }
+    }
+    return written;
+  }
+
+ private:
+  struct Piece {
+    const std::uint8_t* data;
+    std::uint64_t length;
+  };
+  void add(const std::uint8_t* data, std::uint64_t length) noexcept { pieces_[pieces_count_++] = {data, length}; }
+
+  static constexpr std::size_t kMaxHeaderBytes =
+      format::kHeaderSize + format::kChainHeaderSize + kMaxSubFiltersLimit * format::kSegmentHeaderSize;
+  std::uint8_t headers_[kMaxHeaderBytes] = {};
+  std::uint8_t sum_[format::kChecksumSize] = {};
+  Piece pieces_[2 + 2 * kMaxSubFiltersLimit] = {};
+  std::size_t pieces_count_ = 0;
+  std::size_t piece_ = 0;
+  std::uint64_t offset_ = 0;
+  std::uint64_t size_ = 0;
+  format::Checksum sum_state_;
+};
+
+CUCKOO_COLD inline void CuckooFilter::serialize_into(std::uint8_t* out) const noexcept {
+  Exporter exporter(*this);
+  exporter.read(out, static_cast<std::size_t>(exporter.size()));
+}
+
+// Reads an export that arrives in pieces of any size, writing each table straight into the new filter's
+// memory, and checks it as a whole: every header field, every length, the checksum, then each table's
+// unused bits and fingerprint count. After the first error every call returns it.
+//
+// Given the total length in advance (a whole export in memory), it refuses a header that does not
+// describe exactly that many bytes before allocating anything; without it (a stream), the tables a header
+// describes are allocated when the header arrives.
+class CuckooFilter::Importer {
+ public:
+  static constexpr std::uint64_t kUnknownLength = ~std::uint64_t{0};
+  explicit Importer(std::uint64_t total = kUnknownLength) noexcept : total_(total) {}
+
+  // Takes the next `length` bytes of the export.
+  CUCKOO_COLD Status push(const std::uint8_t* data, std::size_t length) {
+    while (length > 0 && error_.ok()) {
+      if (phase_ == Phase::done) {
+        error_ = format::bad_format("trailing data: more than the " + std::to_string(received_) +
+                                    " bytes the header describes");
+        break;
+      }
+      std::size_t n;
+      if (phase_ == Phase::table) {
+        n = static_cast<std::size_t>(std::min<std::uint64_t>(length, table_left_));
+        std::memcpy(table_at_, data, n);
+        table_at_ += n;
+        table_left_ -= n;
+        sum_.update(data, n);
+        received_ += n;
+        if (table_left_ == 0) error_ = next_after_table();
+      } else {
+        n = std::min(length, want_ - have_);
+        std::memcpy(pending_ + have_, data, n);
+        have_ += n;
+        if (phase_ != Phase::checksum) sum_.update(data, n);
+        received_ += n;
+        if (have_ == want_) error_ = take_pending();
+      }
+      data += n;
+      length -= n;
+    }
+    return error_;
+  }
+
+  // The filter, once the whole export has arrived and checked out.
+  CUCKOO_COLD Status finish(std::optional<CuckooFilter>& out) {
+    if (error_.ok() && phase_ != Phase::done) error_ = truncated();
+    if (!error_.ok()) return error_;
+    out = std::move(filter_);
+    filter_.reset();
+    return {};
+  }
+
+ private:
+  enum class Phase { version, single_header, chain_header, segment_header, table, checksum, done };
+
+  CUCKOO_COLD Status take_pending() {
+    using namespace format;
+    have_ = 0;
+    switch (phase_) {
+      case Phase::version: {
+        std::uint16_t version = 0;
+        if (Status s = read_version(pending_, version); !s.ok()) return s;
+        phase_ = version == kVersion ? Phase::single_header : Phase::chain_header;
+        want_ = version == kVersion ? kHeaderSize : kChainHeaderSize;
+        have_ = offset::version + 2;  // the header is checked whole: keep its first bytes
+        return {};
+      }
+      case Phase::single_header: {
+        SegmentInfo info;
+        if (Status s = read_single_header(pending_, layout_, info); !s.ok()) return s;
+        const std::uint64_t total = kHeaderSize + info.table_length + kChecksumSize;
+        if (total_ != kUnknownLength && total_ != total)
+          return bad_format(std::string(total_ < total ? "truncated: " : "trailing data: ") + std::to_string(total_) +
+                            " bytes, but the header describes " + std::to_string(total));
+        return begin_segment(info);
+      }
+      case Phase::chain_header:
+        if (Status s = read_chain_header(pending_, layout_, segments_left_); !s.ok()) return s;
+        phase_ = Phase::segment_header;
+        want_ = kSegmentHeaderSize;
+        return {};
+      case Phase::segment_header: {
+        SegmentInfo info;
+        const std::uint64_t k = infos_.size();
+        if (Status s = read_segment_header(pending_, k, layout_, info); !s.ok()) return s;
+        if (total_ != kUnknownLength && (total_ < received_ || total_ - received_ < info.table_length + kChecksumSize))
+          return bad_format("truncated: " + std::to_string(total_) + " bytes end inside sub-filter " +
+                            std::to_string(k) + ": table");
+        if (k == 0) {
+          layout_.capacity = info.capacity;
+          layout_.num_buckets = info.num_buckets;
+        }
+        --segments_left_;
+        return begin_segment(info);
+      }
+      case Phase::checksum:
+        phase_ = Phase::done;
+        if (sum_.digest() != get_le(pending_, kChecksumSize))
+          return bad_format("checksum mismatch: the data is corrupted");
+        return check_tables();
+      default:
+        return {};
+    }
+  }
+
+  // Allocates the sub-filter a header described (the first one makes the filter) and reads its table next.
+  CUCKOO_COLD Status begin_segment(const format::SegmentInfo& info) {
+    if (!reserve_nothrow(infos_, infos_.size() + 1))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate the reader's bookkeeping");
+    Segment* s;
+    if (infos_.empty()) {
+      if (Status st = make_from_layout(layout_, filter_); !st.ok()) return st;
+      s = &filter_->head_;
+    } else {
+      auto& tail = filter_->tail_;
+      if (!reserve_nothrow(tail, tail.size() + 1)) return out_of_memory(infos_.size());
+      tail.emplace_back();
+      s = &tail.back();
+      if (!allocate_segment(*s, info.capacity, info.num_buckets, info.fingerprint_bits, layout_.bucket_size))
+        return out_of_memory(infos_.size());
+    }
+    s->size = info.item_count;
+    infos_.push_back(info);
+    phase_ = Phase::table;
+    table_at_ = s->table.mutable_data();
+    table_left_ = info.table_length;
+    return {};
+  }
+
+  CUCKOO_COLD static Status out_of_memory(std::size_t k) {
+    return Status::error(ErrorCode::out_of_memory, "cannot allocate sub-filter " + std::to_string(k));
+  }
+
+  CUCKOO_COLD Status next_after_table() {
+    using namespace format;
+    if (layout_.growth != 0 && segments_left_ > 0) {
+      phase_ = Phase::segment_header;
+      want_ = kSegmentHeaderSize;
+      return {};
+    }
+    phase_ = Phase::checksum;
+    want_ = kChecksumSize;
+    if (total_ != kUnknownLength && total_ > received_ + kChecksumSize)
+      return bad_format("trailing data: " + std::to_string(total_ - received_ - kChecksumSize) +
+                        " bytes after the last sub-filter");
+    return {};
+  }
+
+  // What the checksum cannot vouch for: the writer's own invariants on each table.
+  CUCKOO_COLD Status check_tables() const {
+    std::size_t k = 0;
+    Status status;
+    filter_->for_each_segment([&](const Segment& seg) {
+      const format::SegmentInfo& info = infos_[k];
+      const std::string which = infos_.size() > 1 ? "sub-filter " + std::to_string(k) + ": " : "";
+      ++k;
+      if (!status.ok()) return;
+      const std::uint64_t used_bits = info.num_buckets * layout_.bucket_size * info.fingerprint_bits;
+      const std::uint8_t last = seg.table.data()[info.table_length - 1];
+      if (used_bits % 8 != 0 && (last >> (used_bits % 8)) != 0) {
+        status = format::bad_format(which + "the unused bits after the last slot are not zero");
+        return;
+      }
+      const std::uint64_t occupied = seg.table.count_occupied();
+      if (occupied != info.item_count)
+        status = format::bad_format(which + "item count " + std::to_string(info.item_count) + " does not match the " +
+                                    std::to_string(occupied) + " occupied slots");
+    });
+    return status;
+  }
+
+  CUCKOO_COLD Status truncated() const {
+    using namespace format;
+    const std::string n = "truncated: " + std::to_string(received_) + " bytes";
+    if (phase_ == Phase::version || phase_ == Phase::single_header)
+      return bad_format(n + ", but a filter export is at least " + std::to_string(kHeaderSize + kChecksumSize));
+    if (phase_ == Phase::chain_header)
+      return bad_format(n + ", but a version 4 export is at least " +
+                        std::to_string(kChainHeaderSize + kSegmentHeaderSize + kChecksumSize));
+    if (layout_.growth == 0)
+      return bad_format(n + ", but the header describes " +
+                        std::to_string(kHeaderSize + infos_[0].table_length + kChecksumSize));
+    const std::string where = phase_ == Phase::checksum ? "the checksum"
+                              : phase_ == Phase::table  ? "sub-filter " + std::to_string(infos_.size() - 1) + ": table"
+                                                        : "sub-filter " + std::to_string(infos_.size()) + ": header";
+    return bad_format(n + " end inside " + where);
+  }
+
+  const std::uint64_t total_;
+  Phase phase_ = Phase::version;
+  std::uint8_t pending_[format::kHeaderSize] = {};  // the header being gathered (the largest is kHeaderSize)
+  std::size_t have_ = 0;
+  std::size_t want_ = format::offset::version + 2;
+  std::uint64_t received_ = 0;
+  format::Checksum sum_;
+  Layout layout_;
+  std::uint64_t segments_left_ = 0;
+  std::vector<format::SegmentInfo> infos_;
+  std::optional<CuckooFilter> filter_;
+  std::uint8_t* table_at_ = nullptr;
+  std::uint64_t table_left_ = 0;
+  Status error_;
+};
+
+CUCKOO_COLD inline Status CuckooFilter::parse(std::span<const std::uint8_t> bytes, std::optional<CuckooFilter>& out) {
+  Importer importer(bytes.size());
+  (void)importer.push(bytes.data(), bytes.size());
+  return importer.finish(out);
 }
 
 }  // namespace v1

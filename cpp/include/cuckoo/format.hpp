@@ -80,14 +80,13 @@ inline constexpr std::size_t capacity = 0, num_buckets = 8, item_count = 16, tab
                              reserved = 33;
 }  // namespace segment_offset
 
-// What the reader found about one sub-filter: its shape and where its table is in the input.
+// What a header says about one sub-filter: its shape, its fingerprint count and its table's length.
 struct SegmentInfo {
   std::uint64_t capacity;
   std::uint64_t num_buckets;
   unsigned fingerprint_bits;
   std::uint64_t item_count;
-  std::size_t table_offset;
-  std::size_t table_length;
+  std::uint64_t table_length;
 };
 
 namespace offset {
@@ -111,10 +110,27 @@ inline void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes) noexc
   return (num_buckets * bucket_size * fingerprint_bits + 7) / 8;
 }
 
-// XXH3-64 with seed 0, which the xxHash specification defines to equal the unseeded XXH3_64bits; going
-// through hash_bytes keeps one copy of XXH3 in the wasm module instead of two.
+// The checksum, XXH3-64 with seed 0, of bytes that arrive in pieces (an export is written and read in
+// chunks, so a filter larger than half the wasm heap never needs a second copy of itself there). The
+// streaming XXH3 gives the same value as the one-shot function over the concatenation.
+class Checksum {
+ public:
+  // Compiled for size, like the rest of export and import (run once per filter, not per key).
+  CUCKOO_COLD Checksum() noexcept { XXH3_64bits_reset(&state_); }
+  CUCKOO_COLD void update(const std::uint8_t* data, std::size_t length) noexcept {
+    XXH3_64bits_update(&state_, data, length);
+  }
+  [[nodiscard]] CUCKOO_COLD std::uint64_t digest() const noexcept { return XXH3_64bits_digest(&state_); }
+
+ private:
+  XXH3_state_t state_;
+};
+
+// The checksum of bytes that are all in memory.
 [[nodiscard]] inline std::uint64_t checksum(const std::uint8_t* data, std::size_t length) noexcept {
-  return hash_bytes(data, length, 0);
+  Checksum sum;
+  sum.update(data, length);
+  return sum.digest();
 }
 
 // Bytes 0-23, the same in both versions.
@@ -166,27 +182,12 @@ struct CommonFields {
   return {};
 }
 
-[[nodiscard]] inline Status read_single(std::span<const std::uint8_t> bytes, Layout& layout,
-                                        std::vector<SegmentInfo>& segments);
-[[nodiscard]] inline Status read_chained(std::span<const std::uint8_t> bytes, Layout& layout,
-                                         std::vector<SegmentInfo>& segments);
-
-// Validates everything that can be checked without looking inside the tables: every header field, every
-// length against the bytes actually present, and the checksum. Reads nothing out of bounds.
-[[nodiscard]] CUCKOO_COLD inline Status read_export(std::span<const std::uint8_t> bytes, Layout& layout,
-                                        std::vector<SegmentInfo>& segments) {
-  const std::size_t n = bytes.size();
-  const std::uint8_t* p = bytes.data();
-  if (n >= 4) {
-    for (unsigned i = 0; i < 4; ++i)
-      if (p[offset::magic + i] != kMagic[i]) return bad_format("bad magic: this is not a cuckoo filter export");
-  }
-  if (n < offset::version + 2 || (get_le(p + offset::version, 2) == kVersion && n < kHeaderSize + kChecksumSize))
-    return bad_format("truncated: " + std::to_string(n) + " bytes, but a filter export is at least " +
-                      std::to_string(kHeaderSize + kChecksumSize));
-  const auto version = get_le(p + offset::version, 2);
-  if (version == kVersion) return read_single(bytes, layout, segments);
-  if (version == kVersionChained) return read_chained(bytes, layout, segments);
+// Checks the magic and the version (bytes 0-5) and says which version it is: kVersion or kVersionChained.
+[[nodiscard]] CUCKOO_COLD inline Status read_version(const std::uint8_t* p, std::uint16_t& version) {
+  for (unsigned i = 0; i < 4; ++i)
+    if (p[offset::magic + i] != kMagic[i]) return bad_format("bad magic: this is not a cuckoo filter export");
+  version = static_cast<std::uint16_t>(get_le(p + offset::version, 2));
+  if (version == kVersion || version == kVersionChained) return {};
   if (version == kRetiredVersion || version == kRetiredVersionChained)
     return bad_format("format version " + std::to_string(version) +
                       " was written by a pre-release build that placed fingerprints differently; it cannot be "
@@ -199,7 +200,7 @@ struct CommonFields {
 // (a pipe, a device) learns where the export ends without reading on, and can refuse what follows it.
 // Returns that length once these bytes tell it. Otherwise returns 0 and sets `need`: the length to read
 // before asking again, or 0 when these bytes are not an export (wrong magic, an unknown version, a table
-// length no filter can have): the caller then hands them to read_export, which names the problem.
+// length no filter can have): the caller then hands them to the reader (CuckooFilter::Importer), which names the problem.
 [[nodiscard]] CUCKOO_COLD inline std::uint64_t declared_length(const std::uint8_t* p, std::size_t n,
                                                                std::uint64_t& need) noexcept {
   // More than any table: 2^32 buckets x 8 slots x 4 bytes is 2^37.
@@ -231,11 +232,9 @@ struct CommonFields {
   return at + kChecksumSize;
 }
 
-[[nodiscard]] CUCKOO_COLD inline Status read_single(std::span<const std::uint8_t> bytes, Layout& layout,
-                                                    std::vector<SegmentInfo>& segments) {
+// Checks every field of a version 3 header (kHeaderSize bytes) and that its lengths agree with each other.
+[[nodiscard]] CUCKOO_COLD inline Status read_single_header(const std::uint8_t* p, Layout& layout, SegmentInfo& info) {
   const auto bad = bad_format;
-  const std::size_t n = bytes.size();
-  const std::uint8_t* p = bytes.data();
   CommonFields common;
   if (Status s = read_common_header(p, kVersion, common); !s.ok()) return s;
   const auto bucket_size = common.bucket_size;
@@ -250,101 +249,78 @@ struct CommonFields {
   if (capacity > buckets * bucket_size)
     return bad("capacity " + std::to_string(capacity) + " exceeds the " + std::to_string(buckets * bucket_size) +
                " slots");
-  const auto expected_table = table_bytes(buckets, static_cast<unsigned>(bucket_size), static_cast<unsigned>(bits));
+  const auto expected_table = table_bytes(buckets, bucket_size, bits);
   const auto table_length = get_le(p + offset::table_length, 8);
   if (table_length != expected_table)
     return bad("table length " + std::to_string(table_length) + " does not match " + std::to_string(buckets) +
                " buckets x " + std::to_string(bucket_size) + " slots x " + std::to_string(bits) + " bits (" +
                std::to_string(expected_table) + " bytes)");
-  const std::uint64_t expected_total = kHeaderSize + expected_table + kChecksumSize;
-  if (n < expected_total)
-    return bad("truncated: " + std::to_string(n) + " bytes, but the header describes " +
-               std::to_string(expected_total));
-  if (n > expected_total)
-    return bad("trailing data: " + std::to_string(n) + " bytes, but the header describes " +
-               std::to_string(expected_total));
-  const auto stored_sum = get_le(p + n - kChecksumSize, 8);
-  if (checksum(p, n - kChecksumSize) != stored_sum) return bad("checksum mismatch: the data is corrupted");
   const auto items = get_le(p + offset::item_count, 8);
   if (items > buckets * bucket_size)
     return bad("item count " + std::to_string(items) + " exceeds the " + std::to_string(buckets * bucket_size) +
                " slots");
-
   layout = Layout{capacity, buckets, bucket_size, bits, common.max_kicks, common.seed, 0, 1};
-  segments.assign(1, SegmentInfo{capacity, buckets, static_cast<unsigned>(bits), items, kHeaderSize,
-                                 static_cast<std::size_t>(expected_table)});
+  info = SegmentInfo{capacity, buckets, bits, items, expected_table};
   return {};
 }
 
-[[nodiscard]] CUCKOO_COLD inline Status read_chained(std::span<const std::uint8_t> bytes, Layout& layout,
-                                                     std::vector<SegmentInfo>& segments) {
+// Checks every field of a version 4 chain header (kChainHeaderSize bytes). Sets the layout's common fields
+// and growth settings (the first sub-filter's shape comes with its own header) and the sub-filter count.
+[[nodiscard]] CUCKOO_COLD inline Status read_chain_header(const std::uint8_t* p, Layout& layout,
+                                                          std::uint64_t& count) {
   const auto bad = bad_format;
-  const std::size_t n = bytes.size();
-  const std::uint8_t* p = bytes.data();
-  if (n < kChainHeaderSize + kSegmentHeaderSize + kChecksumSize)
-    return bad("truncated: " + std::to_string(n) + " bytes, but a version 4 export is at least " +
-               std::to_string(kChainHeaderSize + kSegmentHeaderSize + kChecksumSize));
   CommonFields common;
   if (Status s = read_common_header(p, kVersionChained, common); !s.ok()) return s;
   if (get_le(p + chain_offset::reserved, 4) != 0) return bad("reserved bytes 28-31 are not zero");
-  const auto bucket_size = common.bucket_size;
-  const auto bits = common.fingerprint_bits;
   const auto growth = get_le(p + chain_offset::growth, 1);
   if (growth < 2 || growth > kMaxGrowth) return bad("growth " + std::to_string(growth) + " is not from 2 to 16");
   const auto max_sub = get_le(p + chain_offset::max_sub_filters, 1);
   if (max_sub < 1 || max_sub > kMaxSubFiltersLimit)
     return bad("maximum sub-filters " + std::to_string(max_sub) + " is not from 1 to " +
                std::to_string(kMaxSubFiltersLimit));
-  const auto count = get_le(p + chain_offset::sub_filters, 2);
+  count = get_le(p + chain_offset::sub_filters, 2);
   if (count < 1 || count > max_sub)
     return bad("sub-filter count " + std::to_string(count) + " is not from 1 to " + std::to_string(max_sub));
-
-  std::vector<SegmentInfo> found;
-  std::size_t at = kChainHeaderSize;
-  for (std::uint64_t k = 0; k < count; ++k) {
-    const std::string which = "sub-filter " + std::to_string(k) + ": ";
-    if (n - at < kSegmentHeaderSize + kChecksumSize)
-      return bad("truncated: " + std::to_string(n) + " bytes end inside " + which + "header");
-    const auto seg_capacity = get_le(p + at, 8);
-    const auto buckets = get_le(p + at + 8, 8);
-    const auto items = get_le(p + at + 16, 8);
-    const auto table_length = get_le(p + at + 24, 8);
-    const auto seg_bits = static_cast<unsigned>(get_le(p + at + 32, 1));
-    if (get_le(p + at + 33, 7) != 0) return bad(which + "reserved bytes are not zero");
-    if (seg_capacity == 0 || seg_capacity > detail::kMaxCapacity)
-      return bad(which + "capacity " + std::to_string(seg_capacity) + " is out of range");
-    if (buckets < 2 || buckets > kMaxBuckets || buckets % 2 != 0)
-      return bad(which + "number of buckets " + std::to_string(buckets) + " is not an even number from 2 to " +
-                 std::to_string(kMaxBuckets));
-    // Every filter this library writes is sized below its slot count. A larger capacity would only matter
-    // when the chain grows: the next sub-filter is sized from it (a fuzzed 349-byte export asked for 7.6 GB).
-    if (seg_capacity > buckets * bucket_size)
-      return bad(which + "capacity " + std::to_string(seg_capacity) + " exceeds the " +
-                 std::to_string(buckets * bucket_size) + " slots");
-    if (seg_bits < kMinFingerprintBits || seg_bits > kMaxFingerprintBits || (k == 0 && seg_bits != bits))
-      return bad(which + "fingerprint bits " + std::to_string(seg_bits) + " is not from 4 to 32" +
-                 (k == 0 ? std::string(" or differs from the header's ") + std::to_string(bits) : std::string()));
-    const auto expected = table_bytes(buckets, static_cast<unsigned>(bucket_size), seg_bits);
-    if (table_length != expected)
-      return bad(which + "table length " + std::to_string(table_length) + " does not match " +
-                 std::to_string(buckets) + " buckets x " + std::to_string(bucket_size) + " slots x " +
-                 std::to_string(seg_bits) + " bits (" + std::to_string(expected) + " bytes)");
-    if (items > buckets * bucket_size)
-      return bad(which + "item count " + std::to_string(items) + " exceeds the " +
-                 std::to_string(buckets * bucket_size) + " slots");
-    at += kSegmentHeaderSize;
-    if (n - at < kChecksumSize || table_length > n - at - kChecksumSize)
-      return bad("truncated: " + std::to_string(n) + " bytes end inside " + which + "table");
-    found.push_back(SegmentInfo{seg_capacity, buckets, seg_bits, items, at, static_cast<std::size_t>(table_length)});
-    at += static_cast<std::size_t>(table_length);
-  }
-  if (n - at != kChecksumSize)
-    return bad("trailing data: " + std::to_string(n - at - kChecksumSize) + " bytes after the last sub-filter");
-  if (checksum(p, at) != get_le(p + at, 8)) return bad("checksum mismatch: the data is corrupted");
-
-  layout = Layout{found[0].capacity, found[0].num_buckets, bucket_size, bits, common.max_kicks, common.seed,
+  layout = Layout{0, 0, common.bucket_size, common.fingerprint_bits, common.max_kicks, common.seed,
                   static_cast<unsigned>(growth), static_cast<unsigned>(max_sub)};
-  segments = std::move(found);
+  return {};
+}
+
+// Checks the header of sub-filter k (kSegmentHeaderSize bytes) of a chain whose header gave `layout`.
+[[nodiscard]] CUCKOO_COLD inline Status read_segment_header(const std::uint8_t* p, std::uint64_t k,
+                                                            const Layout& layout, SegmentInfo& info) {
+  const auto bad = bad_format;
+  const std::string which = "sub-filter " + std::to_string(k) + ": ";
+  const unsigned bucket_size = layout.bucket_size;
+  const auto capacity = get_le(p + segment_offset::capacity, 8);
+  const auto buckets = get_le(p + segment_offset::num_buckets, 8);
+  const auto items = get_le(p + segment_offset::item_count, 8);
+  const auto table_length = get_le(p + segment_offset::table_length, 8);
+  const auto bits = static_cast<unsigned>(get_le(p + segment_offset::fingerprint_bits, 1));
+  if (get_le(p + segment_offset::reserved, 7) != 0) return bad(which + "reserved bytes are not zero");
+  if (capacity == 0 || capacity > detail::kMaxCapacity)
+    return bad(which + "capacity " + std::to_string(capacity) + " is out of range");
+  if (buckets < 2 || buckets > kMaxBuckets || buckets % 2 != 0)
+    return bad(which + "number of buckets " + std::to_string(buckets) + " is not an even number from 2 to " +
+               std::to_string(kMaxBuckets));
+  // Every filter this library writes is sized below its slot count. A larger capacity would only matter
+  // when the chain grows: the next sub-filter is sized from it (a fuzzed 349-byte export asked for 7.6 GB).
+  if (capacity > buckets * bucket_size)
+    return bad(which + "capacity " + std::to_string(capacity) + " exceeds the " +
+               std::to_string(buckets * bucket_size) + " slots");
+  if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits || (k == 0 && bits != layout.fingerprint_bits))
+    return bad(which + "fingerprint bits " + std::to_string(bits) + " is not from 4 to 32" +
+               (k == 0 ? std::string(" or differs from the header's ") + std::to_string(layout.fingerprint_bits)
+                       : std::string()));
+  const auto expected = table_bytes(buckets, bucket_size, bits);
+  if (table_length != expected)
+    return bad(which + "table length " + std::to_string(table_length) + " does not match " +
+               std::to_string(buckets) + " buckets x " + std::to_string(bucket_size) + " slots x " +
+               std::to_string(bits) + " bits (" + std::to_string(expected) + " bytes)");
+  if (items > buckets * bucket_size)
+    return bad(which + "item count " + std::to_string(items) + " exceeds the " +
+               std::to_string(buckets * bucket_size) + " slots");
+  info = SegmentInfo{capacity, buckets, bits, items, table_length};
   return {};
 }
 
