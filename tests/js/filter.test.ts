@@ -63,7 +63,7 @@ describe('single-key operations', () => {
 
   test('the same key can be added 2 x bucketSize times, then add returns false and changes nothing', () => {
     for (const bucketSize of [2, 4, 8]) {
-      using f = new CuckooFilter({ capacity: 1000, bucketSize, fingerprintBits: 12 });
+      using f = new CuckooFilter({ capacity: 1000, bucketSize: bucketSize as 2 | 4 | 8, fingerprintBits: 12 });
       for (let i = 0; i < 2 * bucketSize; i++) expect(f.add('dup')).toBe(true);
       const before = f.export();
       expect(f.add('dup')).toBe(false);
@@ -129,7 +129,7 @@ describe('properties', () => {
   test('fpRate picks the smallest fingerprint with 2b / (2^f - 1) <= fpRate', () => {
     const cases: Array<[number, number, number]> = [[0.001, 4, 13], [0.01, 4, 10], [0.5, 4, 5], [1e-6, 4, 23], [0.001, 2, 12], [0.001, 8, 14]];
     for (const [fpRate, bucketSize, bits] of cases) {
-      using f = new CuckooFilter({ capacity: 1000, fpRate, bucketSize });
+      using f = new CuckooFilter({ capacity: 1000, fpRate, bucketSize: bucketSize as 2 | 4 | 8 });
       expect(f.fingerprintBits).toBe(bits);
     }
   });
@@ -137,7 +137,7 @@ describe('properties', () => {
 
 describe('batches', () => {
   test('addMany, hasMany and deleteMany agree with single calls, key for key', () => {
-    const options = { capacity: 3000, fingerprintBits: 10, bucketSize: 4, maxKicks: 100 };
+    const options = { capacity: 3000, fingerprintBits: 10, bucketSize: 4 as const, maxKicks: 100 };
     using single = new CuckooFilter(options);
     using batched = new CuckooFilter(options);
     // More keys than the capacity (some adds fail), repeats, non-ASCII and byte keys, several chunks.

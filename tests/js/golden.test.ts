@@ -13,7 +13,7 @@ test('locations match the native build', () => {
     using f = new CuckooFilter({
       capacity: Number(v.capacity),
       fingerprintBits: Number(v.fingerprint_bits),
-      bucketSize: Number(v.bucket_size),
+      bucketSize: Number(v.bucket_size) as 2 | 4 | 8,
       seed: BigInt(v.seed as string),
     });
     expect(f.bucketCount).toBe(Number(v.num_buckets));
@@ -34,7 +34,7 @@ test('exports are byte-identical to the native build and load', () => {
     using f = new CuckooFilter({
       capacity: v.capacity as number,
       fingerprintBits: v.fingerprint_bits as number,
-      bucketSize: v.bucket_size as number,
+      bucketSize: v.bucket_size as 2 | 4 | 8,
       maxKicks: v.max_kicks as number,
       seed: BigInt(v.seed as string),
       ...(v.growth ? { growth: v.growth as number } : {}),

@@ -9,7 +9,7 @@ test.each([
   [2, 8, 1000],
   [8, 16, 4000],
 ])('bucketSize %i, %i-bit fingerprints, capacity %i', (bucketSize, fingerprintBits, capacity) => {
-  using f = new CuckooFilter({ capacity, bucketSize, fingerprintBits, seed: 11 });
+  using f = new CuckooFilter({ capacity, bucketSize: bucketSize as 2 | 4 | 8, fingerprintBits, seed: 11 });
   const random = rng(bucketSize * 100 + fingerprintBits);
   const pool = Math.floor(capacity * 1.5);
   const model = new Map<number, number>();
