@@ -5,18 +5,9 @@ import { inspect } from 'node:util';
 import { runInNewContext } from 'node:vm';
 import { Readable } from 'node:stream';
 import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/index';
-import { rng } from './helpers';
+import { errorOf, rng } from './helpers';
 
 beforeAll(() => ready());
-
-const errorOf = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (error) {
-    return error instanceof CuckooFilterError ? `${error.code}: ${error.message}` : `${(error as Error).name}: ${(error as Error).message}`;
-  }
-  return 'no error';
-};
 
 describe('addIfAbsent never answers false for a key it did not find', () => {
   test('a full filter throws CAPACITY_EXCEEDED and changes nothing', () => {

@@ -1,19 +1,10 @@
 // Growth and merge through the TypeScript API.
-import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/index';
-import { rng } from './helpers';
+import { CuckooFilter, ready } from '../../js/src/index';
+import { errorOf, rng } from './helpers';
 
 beforeAll(() => ready());
 
 const keys = (prefix: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => `${prefix}${from + i}`);
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof CuckooFilterError ? `${e.code}: ${e.message}` : `${(e as Error).name}: ${(e as Error).message}`;
-  }
-  return 'no error';
-}
 
 describe('growth', () => {
   test('a growing filter never refuses a key below its limit', () => {
@@ -54,7 +45,7 @@ describe('growth', () => {
     let error = 'no error';
     for (; i < 10_000 && error === 'no error'; i++) {
       const before = f.export();
-      error = codeOf(() => f.add(`limit-${i}`));
+      error = errorOf(() => f.add(`limit-${i}`));
       if (error !== 'no error') expect(f.export()).toEqual(before);
     }
     expect(error).toMatch(/^CAPACITY_EXCEEDED: the filter reached its limit of 2 sub-filters \(capacity 30\)/);
@@ -64,8 +55,8 @@ describe('growth', () => {
     const failed = `limit-${i - 1}`;
     const atLimit = f.export();
     expect(f.has(failed)).toBe(false); // so addIfAbsent has to try to add it
-    expect(codeOf(() => f.addIfAbsent(failed))).toMatch(/^CAPACITY_EXCEEDED/);
-    expect(codeOf(() => f.addMany([failed, `x-${i}`]))).toMatch(/^CAPACITY_EXCEEDED: keys\[0\]: the filter reached its limit/);
+    expect(errorOf(() => f.addIfAbsent(failed))).toMatch(/^CAPACITY_EXCEEDED/);
+    expect(errorOf(() => f.addMany([failed, `x-${i}`]))).toMatch(/^CAPACITY_EXCEEDED: keys\[0\]: the filter reached its limit/);
     expect(f.export()).toEqual(atLimit);
     // Everything added before the limit is still there.
     expect(f.hasMany(keys('limit-', i - 1)).every(Boolean)).toBe(true);
@@ -80,7 +71,7 @@ describe('growth', () => {
       [{ capacity: 10, growth: 2, maxSubFilters: 0 }, 'maxSubFilters must be an integer from 1 to 32'],
       [{ capacity: 10, growth: 2, maxSubFilters: 33 }, 'maxSubFilters'],
     ] as const) {
-      expect(codeOf(() => new CuckooFilter(options as never))).toContain(`INVALID_ARGUMENT: ${mention}`);
+      expect(errorOf(() => new CuckooFilter(options as never))).toContain(`INVALID_ARGUMENT: ${mention}`);
     }
   });
 
@@ -95,10 +86,10 @@ describe('growth', () => {
     expect(g.export()).toEqual(bytes);
     expect(g.hasMany(keys('e', 2000)).every(Boolean)).toBe(true);
     // Truncated or damaged chains are refused.
-    expect(codeOf(() => CuckooFilter.import(bytes.subarray(0, bytes.length - 9)))).toMatch(/^BAD_FORMAT/);
+    expect(errorOf(() => CuckooFilter.import(bytes.subarray(0, bytes.length - 9)))).toMatch(/^BAD_FORMAT/);
     const damaged = bytes.slice();
     damaged[40] ^= 1;
-    expect(codeOf(() => CuckooFilter.import(damaged))).toMatch(/^BAD_FORMAT/);
+    expect(errorOf(() => CuckooFilter.import(damaged))).toMatch(/^BAD_FORMAT/);
   });
 
   test('clear drops the grown sub-filters', () => {
@@ -154,13 +145,13 @@ describe('merge', () => {
     ];
     for (const [options, message] of cases) {
       using other = new CuckooFilter(options as never);
-      expect(codeOf(() => a.merge(other))).toBe(`INVALID_ARGUMENT: cannot merge filters with ${message}`);
+      expect(errorOf(() => a.merge(other))).toBe(`INVALID_ARGUMENT: cannot merge filters with ${message}`);
     }
     expect(a.export()).toEqual(before);
-    expect(codeOf(() => a.merge({} as never))).toMatch(/^TypeError: other must be a CuckooFilter/);
+    expect(errorOf(() => a.merge({} as never))).toMatch(/^TypeError: other must be a CuckooFilter/);
     const gone = new CuckooFilter({ capacity: 1000, seed: 1 });
     gone.dispose();
-    expect(codeOf(() => a.merge(gone))).toMatch(/^DISPOSED/);
+    expect(errorOf(() => a.merge(gone))).toMatch(/^DISPOSED/);
   });
 
   test('a merge that does not fit throws CAPACITY_EXCEEDED and leaves the filter as it was', () => {
@@ -169,7 +160,7 @@ describe('merge', () => {
     a.addMany(keys('a', 700));
     b.addMany(keys('b', 700));
     const before = a.export();
-    expect(codeOf(() => a.merge(b))).toMatch(/^CAPACITY_EXCEEDED: the merged fingerprints do not fit/);
+    expect(errorOf(() => a.merge(b))).toMatch(/^CAPACITY_EXCEEDED: the merged fingerprints do not fit/);
     expect(a.export()).toEqual(before);
   });
 

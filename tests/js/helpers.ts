@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CuckooFilterError } from '../../js/src/index';
 
 export const repoRoot = join(__dirname, '..', '..');
 
@@ -26,4 +27,14 @@ export function rng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** What a call threw, as "CODE: message" for a CuckooFilterError and "Name: message" otherwise. */
+export function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof CuckooFilterError ? `${e.code}: ${e.message}` : `${(e as Error).name}: ${(e as Error).message}`;
+  }
+  return 'no error';
 }
