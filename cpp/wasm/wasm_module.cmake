@@ -21,7 +21,8 @@ file(MAKE_DIRECTORY "${CUCKOO_WASM_OUT}")
 # Two builds of the same objects: an ES module for `import` (browsers, bundlers, Node) and a CommonJS
 # module for `require` (Node, and test runners such as Jest that load packages as CommonJS), so neither
 # entry reaches the other's format through dynamic import(). One environment loads one of them.
-# No import.meta (not needed with SINGLE_FILE).
+# No import.meta (not needed with SINGLE_FILE). The two need different output names: emcc writes the
+# wasm next to the output before inlining it, and with one name two parallel links read each other's.
 add_executable(cuckoo_wasm $<TARGET_OBJECTS:cuckoo_wasm_objects>)
 target_link_libraries(cuckoo_wasm PRIVATE cuckoo::cuckoo)
 target_link_options(cuckoo_wasm PRIVATE ${CUCKOO_WASM_LINK_OPTIONS}
@@ -31,5 +32,5 @@ set_target_properties(cuckoo_wasm PROPERTIES SUFFIX ".mjs" RUNTIME_OUTPUT_DIRECT
 add_executable(cuckoo_wasm_cjs $<TARGET_OBJECTS:cuckoo_wasm_objects>)
 target_link_libraries(cuckoo_wasm_cjs PRIVATE cuckoo::cuckoo)
 target_link_options(cuckoo_wasm_cjs PRIVATE ${CUCKOO_WASM_LINK_OPTIONS} -sENVIRONMENT=web,worker)
-set_target_properties(cuckoo_wasm_cjs PROPERTIES OUTPUT_NAME "cuckoo_wasm" SUFFIX ".cjs"
+set_target_properties(cuckoo_wasm_cjs PROPERTIES OUTPUT_NAME "cuckoo_wasm_cjs" SUFFIX ".cjs"
   RUNTIME_OUTPUT_DIRECTORY "${CUCKOO_WASM_OUT}")
