@@ -199,6 +199,15 @@ void locate(Handle h, std::uint32_t address, std::uint32_t length, std::uint32_t
   o[5] = cuckoo::alternate_offset(where.fingerprint, f.num_buckets());
 }
 
+// The other bucket of a fingerprint that sits in `bucket` of the first sub-filter, and its odd offset r:
+// what a kick computes for the fingerprint it evicts (the demo shows it with these numbers).
+std::uint32_t alternate_index_of(Handle h, std::uint32_t bucket, std::uint32_t fingerprint) {
+  return cuckoo::alternate_index(bucket, fingerprint, filter(h).num_buckets());
+}
+std::uint32_t alternate_offset_of(Handle h, std::uint32_t fingerprint) {
+  return cuckoo::alternate_offset(fingerprint, filter(h).num_buckets());
+}
+
 // Trace of the last add while tracing is on: the header by trace_header, each step by trace_step.
 void set_tracing(Handle h, bool on) { at(h).filter.set_trace(on ? &at(h).trace : nullptr); }
 unsigned trace_outcome(Handle h) { return static_cast<unsigned>(at(h).trace.outcome); }
@@ -310,6 +319,8 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("seedHigh", &seed_high);
   function("slot", &slot);
   function("locate", &locate);
+  function("alternateIndex", &alternate_index_of);
+  function("alternateOffset", &alternate_offset_of);
   function("setTracing", &set_tracing);
   function("traceOutcome", &trace_outcome);
   function("traceStepCount", &trace_step_count);

@@ -748,6 +748,22 @@ export class CuckooFilter {
     });
   }
 
+  /**
+   * Where a fingerprint stored in `bucket` would move when kicked out: its other bucket
+   * (N - bucket - r) mod N, and r, the odd offset derived from the fingerprint alone.
+   */
+  alternate(bucket: number, fingerprint: number): { alternateOffset: number; alternateIndex: number } {
+    const h = this.live();
+    const buckets = this.m.numBuckets(h);
+    if (!isInteger(bucket, 0, buckets - 1)) throw invalid(`bucket must be an integer from 0 to ${buckets - 1}, got ${describe(bucket)}`);
+    const largest = 2 ** this.m.fingerprintBits(h) - 1;
+    if (!isInteger(fingerprint, 1, largest)) throw invalid(`fingerprint must be an integer from 1 to ${largest}, got ${describe(fingerprint)}`);
+    return {
+      alternateOffset: this.m.alternateOffset(h, fingerprint) >>> 0,
+      alternateIndex: this.m.alternateIndex(h, bucket, fingerprint) >>> 0,
+    };
+  }
+
   /** add(), recording every step the core takes (placements, evictions, and the undo of a failed walk). */
   addTraced(key: Key): InsertTrace {
     const h = this.live();

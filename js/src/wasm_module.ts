@@ -54,6 +54,8 @@ export interface CuckooModule {
   seedHigh(handle: number): number;
   slot(handle: number, bucket: number, slot: number): number;
   locate(handle: number, address: number, length: number, out: number): void;
+  alternateIndex(handle: number, bucket: number, fingerprint: number): number;
+  alternateOffset(handle: number, fingerprint: number): number;
   setTracing(handle: number, on: boolean): void;
   traceOutcome(handle: number): number;
   traceStepCount(handle: number): number;

@@ -109,7 +109,7 @@ test('every method refuses use after dispose(); dispose twice is fine', () => {
     () => f.addMany(['x']), () => f.hasMany(['x']), () => f.deleteMany(['x']), () => f.clear(), () => f.export(),
     () => f.size, () => f.capacity, () => f.loadFactor, () => f.byteLength, () => f.fingerprintBits,
     () => f.bucketSize, () => f.expectedFpRate, () => f.seed, () => f.slot(0, 0), () => f.locate('x'),
-    () => f.addTraced('x'),
+    () => f.addTraced('x'), () => f.alternate(0, 1),
   ];
   for (const call of calls) expect(codeOf(call)).toBe('DISPOSED: this CuckooFilter was disposed');
 });

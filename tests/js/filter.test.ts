@@ -256,3 +256,33 @@ describe('addIfAbsentRanges', () => {
     expect(f.size).toBe(0);
   });
 });
+
+describe('introspection: alternate()', () => {
+  test('agrees with locate() for keys, is an involution, and is where every kick sends the evicted fingerprint', () => {
+    using f = new CuckooFilter({ capacity: 60, bucketSize: 2, fingerprintBits: 6, seed: 3 });
+    for (let i = 0; i < 200; i++) {
+      const at = f.locate(`k${i}`);
+      const there = f.alternate(at.index, at.fingerprint);
+      expect(there).toEqual({ alternateOffset: at.alternateOffset, alternateIndex: at.alternateIndex });
+      expect(f.alternate(there.alternateIndex, at.fingerprint).alternateIndex).toBe(at.index);
+    }
+    let kicks = 0;
+    for (let i = 0; i < 200 && kicks < 20; i++) {
+      const { steps } = f.addTraced(`fill${i}`);
+      for (let s = 0; s + 1 < steps.length; s++) {
+        if (steps[s].kind !== 'kick' || steps[s + 1].kind === 'undo') continue;
+        kicks++;
+        expect(f.alternate(steps[s].bucket, steps[s].fingerprintOut).alternateIndex).toBe(steps[s + 1].bucket);
+      }
+    }
+    expect(kicks).toBeGreaterThan(0);
+  });
+
+  test('refuses a bucket or fingerprint outside the table', () => {
+    using f = new CuckooFilter({ capacity: 60, bucketSize: 4, fingerprintBits: 8 });
+    const n = f.bucketCount;
+    expect(() => f.alternate(n, 1)).toThrow(`bucket must be an integer from 0 to ${n - 1}, got the number ${n}`);
+    expect(() => f.alternate(0, 0)).toThrow('fingerprint must be an integer from 1 to 255, got the number 0');
+    expect(() => f.alternate(0, 256)).toThrow('fingerprint must be an integer from 1 to 255, got the number 256');
+  });
+});
