@@ -1,0 +1,89 @@
+// A small SVG chart: axes with ticks (linear or log), series drawn as lines, steps or dots with an error
+// band, vertical markers, and an HTML legend beside it (so it wraps on a phone instead of being clipped).
+import { svgElement } from './text.js';
+
+const W = 460;
+const H = 260;
+const LEFT = 58;
+const RIGHT = 26; // room for the last x label ("100%") to be drawn whole
+const TOP = 14;
+const BOTTOM = 40;
+
+function scale(axis, from, to) {
+  const f = axis.log ? Math.log10 : (v) => v;
+  const a = f(axis.min);
+  const b = f(axis.max);
+  return (v) => from + ((f(Math.min(Math.max(v, axis.min), axis.max)) - a) / (b - a)) * (to - from);
+}
+
+/**
+ * chart: { x: axis, y: axis, series: [{ name, className, kind: 'line' | 'dots', points: [{ x, y, low?, high? }] }],
+ * markers: [{ x, label, className }] }, an axis being { min, max, log?, label, ticks, format }.
+ */
+export function drawChart(svg, legend, chart) {
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.replaceChildren();
+  const x = scale(chart.x, LEFT, W - RIGHT);
+  const y = scale(chart.y, H - BOTTOM, TOP);
+  for (const t of chart.y.ticks) {
+    svgElement('line', { class: 'chart-grid', x1: LEFT, x2: W - RIGHT, y1: y(t), y2: y(t) }, undefined, svg);
+    svgElement('text', { class: 'chart-label', x: LEFT - 5, y: y(t) + 4, 'text-anchor': 'end' }, chart.y.format(t), svg);
+  }
+  for (const t of chart.x.ticks) {
+    svgElement('line', { class: 'chart-grid', x1: x(t), x2: x(t), y1: TOP, y2: H - BOTTOM }, undefined, svg);
+    svgElement('text', { class: 'chart-label', x: x(t), y: H - BOTTOM + 15, 'text-anchor': 'middle' }, chart.x.format(t), svg);
+  }
+  svgElement('line', { class: 'chart-axis', x1: LEFT, x2: W - RIGHT, y1: H - BOTTOM, y2: H - BOTTOM }, undefined, svg);
+  svgElement('line', { class: 'chart-axis', x1: LEFT, x2: LEFT, y1: TOP, y2: H - BOTTOM }, undefined, svg);
+  svgElement('text', { class: 'chart-label', x: (LEFT + W - RIGHT) / 2, y: H - 6, 'text-anchor': 'middle' }, chart.x.label, svg);
+  svgElement('text', { class: 'chart-label', x: 12, y: (TOP + H - BOTTOM) / 2, 'text-anchor': 'middle', transform: `rotate(-90 12 ${(TOP + H - BOTTOM) / 2})` }, chart.y.label, svg);
+  for (const series of chart.series) {
+    const group = svgElement('g', { class: `series ${series.className}`, 'data-series': series.name }, undefined, svg);
+    if (series.kind === 'line') {
+      const d = series.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.x).toFixed(1)},${y(p.y).toFixed(1)}`).join('');
+      svgElement('path', { class: 'chart-line', d }, undefined, group);
+    } else {
+      const banded = series.points.filter((p) => p.low !== undefined);
+      if (banded.length > 1) {
+        const upper = banded.map((p) => `${x(p.x).toFixed(1)},${y(p.high).toFixed(1)}`);
+        const lower = banded.map((p) => `${x(p.x).toFixed(1)},${y(p.low).toFixed(1)}`).reverse();
+        svgElement('polygon', { class: 'chart-band', points: [...upper, ...lower].join(' ') }, undefined, group);
+      }
+      const d = series.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.x).toFixed(1)},${y(p.y).toFixed(1)}`).join('');
+      svgElement('path', { class: 'chart-join', d }, undefined, group);
+      for (const p of series.points) svgElement('circle', { class: 'chart-point', cx: x(p.x), cy: y(p.y), r: 3.2 }, undefined, group);
+    }
+  }
+  for (const marker of chart.markers ?? []) {
+    const group = svgElement('g', { class: `chart-marker ${marker.className ?? ''}` }, undefined, svg);
+    svgElement('line', { x1: x(marker.x), x2: x(marker.x), y1: TOP, y2: H - BOTTOM }, undefined, group);
+    const right = x(marker.x) > (LEFT + W - RIGHT) / 2;
+    svgElement('text', { x: x(marker.x) + (right ? -4 : 4), y: TOP + 12 + (marker.row ?? 0) * 13, 'text-anchor': right ? 'end' : 'start' }, marker.label, group);
+  }
+  legend.replaceChildren(...chart.series.filter((s) => s.name).map((series) => {
+    const item = document.createElement('li');
+    item.className = series.className;
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.setAttribute('aria-hidden', 'true');
+    item.append(swatch, document.createTextNode(series.name));
+    return item;
+  }));
+}
+
+/** 1, 2, 5 steps from min to max on a log axis: 1e-6, 1e-5, ... */
+export function decades(min, max) {
+  const out = [];
+  for (let e = Math.ceil(Math.log10(min)); 10 ** e <= max * 1.0001; e++) out.push(10 ** e);
+  return out;
+}
+
+/** About `count` round ticks from 0 to max. */
+export function linearTicks(max, count = 4) {
+  const raw = max / count;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
+  const out = [];
+  for (let v = 0; v <= max * 1.0001; v += step) out.push(Number(v.toPrecision(6)));
+  return out;
+}

@@ -1,0 +1,102 @@
+// The experiment: fill a larger real filter step by step and measure, at each load, the false-positive
+// rate on keys never added (fresh ones at every point, so the points are independent) with a 95%
+// interval, and the kicks per insert. Earlier runs stay on the charts, faded, for comparison.
+import { drawChart, linearTicks } from './charts.js';
+import { filterWithBuckets } from './params.js';
+import { bloomBitsPerItem, cuckooSizing, expectedFpRate } from './sizing.js';
+import { $, percent } from './text.js';
+
+export const EXPERIMENT = { buckets: 2000, probes: 20000, maxKicks: 500 };
+const KEPT_RUNS = 4;
+
+/** Wilson's 95% interval for `hits` successes out of `n`. */
+export function wilson(hits, n) {
+  const z = 1.96;
+  const p = hits / n;
+  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+const nextFrame = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+export class Experiment {
+  constructor() {
+    this.runs = [];
+  }
+
+  async run({ slots, bits }) {
+    const tag = Array.from(crypto.getRandomValues(new Uint32Array(2)), (v) => v.toString(36)).join('');
+    const filter = filterWithBuckets({ buckets: EXPERIMENT.buckets, slots, bits, seed: 42, maxKicks: EXPERIMENT.maxKicks });
+    const run = { label: `run ${this.runs.length + 1}: ${slots} slots, ${bits} bits`, slots, bits, points: [], maxLoad: 0 };
+    this.runs.push(run);
+    if (this.runs.length > KEPT_RUNS + 1) this.runs.shift();
+    const total = filter.bucketCount * slots;
+    let added = 0;
+    try {
+      for (let point = 1; point <= 20; point++) {
+        let kicks = 0;
+        let inserts = 0;
+        let failed = false;
+        while (added < (point / 20) * total && !failed) {
+          const trace = filter.addTraced(`fill-${tag}-${added}-${inserts}`);
+          inserts++;
+          if (!trace.added) failed = true;
+          else {
+            added++;
+            kicks += trace.steps.filter((s) => s.kind === 'kick').length;
+          }
+        }
+        // Fresh probes at every point: reusing one set would make every point share its luck.
+        const probes = Array.from({ length: EXPERIMENT.probes }, (_, i) => `probe-${tag}-${point}-${i}`);
+        const hits = filter.hasMany(probes).filter(Boolean).length;
+        const [low, high] = wilson(hits, probes.length);
+        run.points.push({ load: filter.loadFactor, measured: hits / probes.length, low, high, kicks: inserts > 0 ? kicks / inserts : 0 });
+        run.maxLoad = filter.loadFactor;
+        this.draw();
+        await nextFrame();
+        if (failed) break;
+      }
+    } finally {
+      filter.dispose();
+    }
+    this.summarize(run);
+    return run;
+  }
+
+  draw() {
+    const current = this.runs[this.runs.length - 1];
+    const theory = (load) => expectedFpRate(current.slots, current.bits, load);
+    const theoryPoints = Array.from({ length: 51 }, (_, i) => ({ x: i / 50, y: theory(i / 50) }));
+    const loadAxis = { min: 0, max: 1, label: 'load (share of slots used)', ticks: [0, 0.2, 0.4, 0.6, 0.8, 1], format: (v) => `${Math.round(v * 100)}%` };
+    const measured = (run, i) => ({
+      name: run.label, className: i === this.runs.length - 1 ? 'run-current' : `run-earlier run-${i}`, kind: 'dots',
+      points: run.points.map((p) => ({ x: p.load, y: p.measured, low: p.low, high: p.high })),
+    });
+    const fprMax = Math.max(theory(1), ...this.runs.flatMap((r) => r.points.map((p) => p.high))) * 1.1;
+    drawChart($('chart-fpr'), $('legend-fpr'), {
+      x: loadAxis,
+      y: { min: 0, max: fprMax, label: 'false-positive rate', ticks: linearTicks(fprMax), format: (v) => percent(v) },
+      series: [...this.runs.map(measured), { name: `theory for ${current.slots} slots, ${current.bits} bits`, className: 'theory', kind: 'line', points: theoryPoints }],
+    });
+    const kickMax = Math.max(1, ...this.runs.flatMap((r) => r.points.map((p) => p.kicks))) * 1.1;
+    drawChart($('chart-kicks'), $('legend-kicks'), {
+      x: loadAxis,
+      y: { min: 0, max: kickMax, label: 'kicks per insert', ticks: linearTicks(kickMax), format: (v) => String(v) },
+      series: this.runs.map((run, i) => ({ ...measured(run, i), points: run.points.map((p) => ({ x: p.load, y: p.kicks })) })),
+    });
+  }
+
+  summarize(run) {
+    const last = run.points[run.points.length - 1];
+    const rate = expectedFpRate(run.slots, run.bits, run.maxLoad);
+    const sizing = cuckooSizing(rate, run.slots);
+    const bloom = bloomBitsPerItem(rate);
+    $('experiment-summary').textContent = `${run.label[0].toUpperCase()}${run.label.slice(1)}: the table filled to ${percent(run.maxLoad)} ` +
+      `before an insert first failed. There the measured false-positive rate was ${percent(last.measured)} ` +
+      `(95% interval ${percent(last.low)} to ${percent(last.high)}; theory ${percent(rate)}). For a target of ${percent(rate)} this library ` +
+      `builds ${sizing.fingerprintBits}-bit fingerprints in ${run.slots}-slot buckets: ${sizing.bitsPerItem.toFixed(1)} bits per item; an optimal ` +
+      `Bloom filter needs ${bloom.toFixed(1)}. ${sizing.bitsPerItem <= bloom ? 'The cuckoo filter is smaller here' : 'The Bloom filter is smaller here, but cannot delete'} ` +
+      '(the chart above shows where the two cross).';
+  }
+}

@@ -1,0 +1,367 @@
+// The teaching page. Every answer and every slot on screen comes from the real filter (the wasm build of
+// the C++ core, through the package's API). Operations run on the filter at once; the player then
+// replays them frame by frame (frames.js), ending on the filter's real table.
+import { ready, CuckooFilter } from '../dist/esm/index.js';
+import { bloomShape, drawBloom, drawSizing } from './bloom.js';
+import { Experiment } from './experiment.js';
+import { deleteFrames, insertFrames, lookupFrames } from './frames.js';
+import { describeSlot, keyFocus, keysBehind, renderKeys } from './keys.js';
+import { filterWithBuckets, LIMITS, readParams, writeParams } from './params.js';
+import { Player } from './player.js';
+import { showCode } from './pseudocode.js';
+import { buildScenarios, scenarios } from './scenarios.js';
+import { expectedFpRate, fullLoadBound } from './sizing.js';
+import { drawTable, slotAt } from './table-view.js';
+import { $, hex, percent, plural, quote } from './text.js';
+
+await ready();
+
+const state = {
+  filter: undefined,
+  params: undefined,
+  keys: new Map(), // key -> copies added through this page; null after an import (the keys are unknown)
+  lost: new Map(), // keys an unsafe delete made absent -> the key whose delete did it
+  frame: undefined, // the frame on screen
+  focus: undefined, // the key pointed at in the key list
+  trace: undefined, // the last insert's trace (for the tests)
+  lastOp: 'insert', // what Enter in the key field does
+};
+
+const player = new Player(showFrame);
+const experiment = new Experiment();
+
+function idleFrame() {
+  return { listing: undefined, line: -1, slots: state.filter.slots(), candidates: [], marks: [], arrows: [], hand: null, reach: null, text: '' };
+}
+
+function showFrame(frame) {
+  state.frame = frame;
+  const focus = state.focus !== undefined && state.keys !== null ? keyFocus(state.filter, frame.slots, state.focus) : undefined;
+  drawTable(state.params, frame, focus);
+  showCode(frame.listing, frame.line);
+  $('narration').textContent = frame.text;
+  const hand = $('hand');
+  if (frame.hand) {
+    hand.hidden = false;
+    hand.textContent = frame.hand.from === frame.hand.to
+      ? `In hand: ${hex(frame.hand.fingerprint, state.params.bits)}`
+      : `In hand: ${hex(frame.hand.fingerprint, state.params.bits)}, from bucket ${frame.hand.from} to its other bucket, ${frame.hand.to}`;
+  } else hand.hidden = true;
+  updateStats(frame.slots);
+}
+
+// The numbers describe the table as drawn, so they change with the replay, not before it.
+function updateStats(slots) {
+  const { buckets, slots: b, bits } = state.params;
+  const items = slots.reduce((n, v) => n + (v !== 0 ? 1 : 0), 0);
+  const load = items / (buckets * b);
+  $('item-count').textContent = String(items);
+  $('load-factor').textContent = `${(load * 100).toFixed(1)}%`;
+  $('memory').textContent = `${state.filter.byteLength} bytes`;
+  $('bits-per-item').textContent = `${((state.filter.byteLength * 8) / state.filter.capacity).toFixed(1)} (at ${plural(state.filter.capacity, 'item')})`;
+  $('expected-fpr').textContent = percent(expectedFpRate(b, bits, load));
+}
+
+function say(text, kind) {
+  $('answer').textContent = text;
+  $('answer').className = `answer${kind ? ` ${kind}` : ''}`;
+}
+
+function reset(params) {
+  player.pause();
+  state.filter?.dispose();
+  state.params = params;
+  writeParams(params);
+  $('params-error').textContent = '';
+  state.filter = filterWithBuckets(params);
+  state.keys = new Map();
+  state.lost.clear();
+  state.focus = undefined;
+  state.trace = undefined;
+  player.load([]);
+  say('');
+  $('arithmetic').textContent = 'Type a key and press Insert, Look up or Delete.';
+  showFrame(idleFrame());
+  refreshKeys();
+}
+
+function refreshKeys() {
+  renderKeys(state.keys, {
+    onFocus: (key) => {
+      state.focus = key;
+      showFrame(state.frame);
+      drawBloom(state.filter, state.keys, key);
+    },
+    onPick: (key) => {
+      $('key-input').value = key;
+    },
+  });
+  drawBloom(state.filter, state.keys, state.focus);
+}
+
+function count(map, key, delta) {
+  const copies = (map.get(key) ?? 0) + delta;
+  if (copies > 0) map.set(key, copies);
+  else map.delete(key);
+}
+
+// --- the arithmetic ---------------------------------------------------------------------------------
+
+function showArithmetic(key, at) {
+  const n = state.params.buckets;
+  const bits = state.params.bits;
+  const high = at.hash >> 32n;
+  const low = at.hash & 0xffffffffn;
+  $('arithmetic').textContent = [
+    `key          ${quote(key)}, ${new TextEncoder().encode(key).length} bytes of UTF-8`,
+    `hash         XXH3-64(key, seed ${state.params.seed}) = 0x${at.hash.toString(16).padStart(16, '0')}`,
+    `i1           high 32 bits × N / 2^32 = 0x${high.toString(16).padStart(8, '0')} × ${n} / 2^32 → ${at.index}`,
+    `fingerprint  low 32 bits × (2^${bits} − 1) / 2^32 + 1 = 0x${low.toString(16).padStart(8, '0')} × ${2 ** bits - 1} / 2^32 + 1 → ${at.fingerprint} (${hex(at.fingerprint, bits)})`,
+    `r            an odd offset from the fingerprint alone: ((${at.fingerprint} × 2654435761 mod 2^32) × N / 2^32) | 1 → ${at.alternateOffset}`,
+    `i2           (N − i1 − r) mod N = (${n} − ${at.index} − ${at.alternateOffset}) mod ${n} → ${at.alternateIndex}`,
+    `             and back: (N − i2 − r) mod N = ${state.filter.alternate(at.alternateIndex, at.fingerprint).alternateIndex} = i1, because N is even and r odd`,
+  ].join('\n');
+}
+
+// --- operations: each runs on the real filter now and returns its frames and answer ------------------
+
+function withEnding(frames, ending) {
+  const last = frames[frames.length - 1];
+  frames[frames.length - 1] = { ...last, text: `${last.text} ${ending}` };
+  return frames;
+}
+
+function insertOp(key) {
+  const { trace, location, frames } = insertFrames(state.filter, key, state.params.seed);
+  state.trace = trace;
+  const b = state.params.slots;
+  if (trace.added) {
+    if (state.keys !== null) count(state.keys, key, 1);
+    state.lost.delete(key);
+    return { key, location, frames, answer: [`${quote(key)} inserted.`, 'present'] };
+  }
+  if (trace.outcome === 'duplicate_limit') {
+    return { key, location, frames, answer: [`${quote(key)} was not added: both buckets already hold ${2 * b} copies of its fingerprint (the duplicate limit). Nothing changed.`, 'warning'] };
+  }
+  return { key, location, frames, answer: [`${quote(key)} could not be inserted: no room. Nothing changed.`, 'warning'] };
+}
+
+function lookupOp(key) {
+  const { present, location, frames } = lookupFrames(state.filter, key, state.params.seed);
+  const f = hex(location.fingerprint, state.params.bits);
+  if (!present) {
+    const by = state.lost.get(key);
+    if (by !== undefined) {
+      withEnding(frames, `But ${quote(key)} was added and never deleted: the delete of ${quote(by)}, which was never added, removed its fingerprint. A false negative.`);
+      return { key, location, frames, answer: [`Unsafe delete: ${quote(key)} is now "definitely not present", although it was added — a false negative caused by deleting ${quote(by)}.`, 'warning'] };
+    }
+    return { key, location, frames, answer: [`${quote(key)}: definitely not present.`, 'absent'] };
+  }
+  if (state.keys === null) {
+    withEnding(frames, 'The filter was imported, so the page does not know which keys were added: origin unknown.');
+    return { key, location, frames, answer: [`${quote(key)}: possibly present (origin unknown: the filter was imported).`, 'present'] };
+  }
+  if (state.keys.has(key)) return { key, location, frames, answer: [`${quote(key)}: possibly present (it was added).`, 'present'] };
+  const matched = frames[frames.length - 1].marks[0];
+  const owners = matched ? keysBehind(state.filter, state.keys, matched[0], location.fingerprint).map((o) => o.key) : [];
+  withEnding(frames, `But ${quote(key)} was never added: ${f} belongs to ${owners.length > 0 ? owners.map(quote).join(', ') : 'another key'}, ` +
+    `which has the same fingerprint and shares this bucket. With ${state.params.bits}-bit fingerprints a stored fingerprint matches with probability 1 in ${2 ** state.params.bits - 1}.`);
+  return { key, location, frames, answer: [`${quote(key)}: possibly present — a false positive: this key was never added.`, 'warning'] };
+}
+
+function deleteOp(key) {
+  const { removed, freed, location, frames } = deleteFrames(state.filter, key, state.params.seed);
+  if (!removed) return { key, location, frames, answer: [`${quote(key)}: nothing to delete (definitely not present).`, 'absent'] };
+  if (state.keys === null) return { key, location, frames, answer: [`${quote(key)}: one copy of its fingerprint deleted (origin unknown: the filter was imported).`, 'present'] };
+  if (state.keys.has(key)) {
+    count(state.keys, key, -1);
+    return { key, location, frames, answer: [`${quote(key)}: one copy deleted.`, 'present'] };
+  }
+  const owners = keysBehind(state.filter, state.keys, freed[0], location.fingerprint).map((o) => o.key);
+  const victim = owners[0];
+  if (victim !== undefined) {
+    count(state.keys, victim, -1);
+    if (!state.filter.has(victim)) state.lost.set(victim, key);
+  }
+  withEnding(frames, `But ${quote(key)} was never added: the fingerprint removed was ${victim !== undefined ? `${quote(victim)}'s` : 'another key\'s'}. The filter cannot tell keys with equal fingerprints apart.`);
+  return { key, location, frames, answer: [`Unsafe delete: ${quote(key)} was never added, yet a fingerprint was removed${victim !== undefined ? ` (${quote(victim)}'s)` : ''}.`, 'warning'] };
+}
+
+/** Shows operations that have run: their frames one after another, the last one's answer. */
+function perform(results, key, { animate = true } = {}) {
+  const last = results[results.length - 1];
+  $('key-input').value = key;
+  showArithmetic(last.key, last.location);
+  say(...last.answer);
+  player.load(results.flatMap((r) => r.frames));
+  if (!animate) player.finish();
+  refreshKeys();
+  // On a small screen the button pressed may be all that is in view: bring the player and narration up.
+  const step = $('step').getBoundingClientRect();
+  if (animate && (step.bottom > window.innerHeight || step.top < 0)) lesson.bringIntoView();
+}
+
+function run(op, key = $('key-input').value, options) {
+  state.lastOp = op;
+  $('enter-hint').textContent = `Enter: ${op === 'insert' ? 'Insert' : op === 'lookup' ? 'Look up' : 'Delete'}`;
+  const result = op === 'insert' ? insertOp(key) : op === 'lookup' ? lookupOp(key) : deleteOp(key);
+  perform([result], key, options);
+  return result;
+}
+
+// --- scenarios' helpers -----------------------------------------------------------------------------
+
+const lesson = {
+  get filter() { return state.filter; },
+  get keys() { return state.keys; },
+  reset,
+  insertOp, lookupOp, deleteOp, perform,
+  /** Adds keys without replaying them (the set-up of a scenario). */
+  fill(prefix, howMany, { stopAtFirstFailure = false } = {}) {
+    for (let i = 0; i < howMany; i++) {
+      const key = `${prefix}${i}`;
+      if (state.filter.add(key)) count(state.keys, key, 1);
+      else if (stopAtFirstFailure) break;
+    }
+    showFrame(idleFrame());
+    refreshKeys();
+  },
+  /** Runs `use` on a copy of the filter, so that trying candidates leaves the real one untouched. */
+  onCopy(use) {
+    const copy = CuckooFilter.import(state.filter.export());
+    try {
+      return use(copy);
+    } finally {
+      copy.dispose();
+    }
+  },
+  findKey(prefix, test, limit = 20000) {
+    for (let i = 0; i < limit; i++) if (test(`${prefix}${i}`)) return `${prefix}${i}`;
+    throw new Error(`no key "${prefix}…" found for this scenario`);
+  },
+  bringIntoView() {
+    $('workbench').scrollIntoView({ block: 'start' });
+  },
+};
+
+// --- files ------------------------------------------------------------------------------------------
+
+function exportFile() {
+  player.finish();
+  const bytes = state.filter.export();
+  const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = 'filter.cuckoo';
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  $('file-status').textContent = `Exported ${bytes.length} bytes: a 56-byte header, the ${bytes.length - 64}-byte table, an 8-byte checksum.`;
+}
+
+async function importFile(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let loaded;
+  try {
+    loaded = CuckooFilter.import(bytes);
+  } catch (error) {
+    $('file-status').textContent = `Not loaded: ${error.message}`;
+    return;
+  }
+  const refuse = (why) => {
+    loaded.dispose();
+    $('file-status').textContent = `Not loaded: ${why}`;
+  };
+  if (loaded.growth !== 0) {
+    return refuse(`this is a growing filter (growth ${loaded.growth}, ${plural(loaded.subFilterCount, 'sub-filter')}), and this page draws a single table. ` +
+      'Load it with the package instead.');
+  }
+  const buckets = loaded.bucketCount;
+  const bits = loaded.fingerprintBits;
+  if (buckets > LIMITS.buckets[1] || bits > LIMITS.bits[1]) {
+    return refuse(`this page draws at most ${LIMITS.buckets[1]} buckets and ${LIMITS.bits[1]}-bit fingerprints (the file has ${buckets} buckets of ${bits}-bit fingerprints).`);
+  }
+  player.pause();
+  state.filter?.dispose();
+  state.filter = loaded;
+  state.params = { buckets, slots: loaded.bucketSize, bits, seed: loaded.seed, maxKicks: loaded.maxKicks };
+  writeParams(state.params);
+  state.keys = null;
+  state.lost.clear();
+  state.focus = undefined;
+  player.load([]);
+  say('');
+  showFrame(idleFrame());
+  refreshKeys();
+  $('file-status').textContent = `Loaded ${bytes.length} bytes: ${plural(loaded.size, 'fingerprint')}. The keys themselves are not in the file, so their origin is unknown.`;
+}
+
+// --- wiring -----------------------------------------------------------------------------------------
+
+buildScenarios(lesson);
+reset({ buckets: 16, slots: 4, bits: 8, seed: 1n, maxKicks: 100 });
+$('params').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const read = readParams();
+  if (read.error) {
+    $('params-error').textContent = `Not reset: ${read.error}`;
+    $(read.field).focus();
+    return;
+  }
+  reset(read.params);
+});
+$('add').addEventListener('click', () => run('insert'));
+$('lookup').addEventListener('click', () => run('lookup'));
+$('delete').addEventListener('click', () => run('delete'));
+$('key-input').addEventListener('keydown', (event) => {
+  if (event.key === 'Enter') run(state.lastOp);
+});
+$('table').addEventListener('click', (event) => {
+  const at = slotAt(event.target);
+  if (at) $('slot-info').textContent = describeSlot(state.filter, state.keys, state.frame.slots, ...at);
+});
+$('table').addEventListener('mouseover', (event) => {
+  const at = slotAt(event.target);
+  if (at) $('slot-info').textContent = describeSlot(state.filter, state.keys, state.frame.slots, ...at);
+});
+$('experiment').addEventListener('click', async () => {
+  $('experiment').disabled = true;
+  try {
+    await experiment.run(state.params);
+  } finally {
+    $('experiment').disabled = false;
+  }
+});
+$('export').addEventListener('click', exportFile);
+$('import').addEventListener('change', (event) => {
+  const file = event.target.files?.[0];
+  if (file) importFile(file);
+  event.target.value = '';
+});
+let resizeTimer;
+window.addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    showFrame(state.frame);
+    drawBloom(state.filter, state.keys, state.focus);
+  }, 100);
+});
+drawSizing();
+
+// For the browser tests: the real filter and the page's operations.
+window.cuckooDemo = {
+  get filter() { return state.filter; },
+  get trace() { return state.trace; },
+  get frame() { return state.frame; },
+  get frames() { return player.frames; },
+  get keys() { return state.keys; },
+  insert: (key, options) => run('insert', key, options),
+  fill: (prefix, howMany) => lesson.fill(prefix, howMany),
+  lookup: (key, options) => run('lookup', key, options),
+  remove: (key, options) => run('delete', key, options),
+  reset, scenarios, player,
+  // The library and the page's own formulas, for checks against each other.
+  CuckooFilter, bloomShape, fullLoadBound, expectedFpRate,
+};
+document.body.dataset.ready = 'true';

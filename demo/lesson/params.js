@@ -1,0 +1,82 @@
+// The page's filter parameters: read and checked from the form (a bad field is named, and nothing is
+// reset), written back, and turned into a real filter with exactly that many buckets.
+import { CuckooFilter } from '../dist/esm/index.js';
+import { $ } from './text.js';
+
+export const LIMITS = { buckets: [8, 64], bits: [4, 16], kicks: [0, 500] };
+const MAX_SEED = (1n << 64n) - 1n;
+
+function integerField(id, name, [min, max]) {
+  const text = $(id).value.trim();
+  if (!/^\d+$/.test(text)) return { error: `${name} must be a whole number from ${min} to ${max}${text === '' ? ' (it is empty)' : ''}.` };
+  const value = Number(text);
+  if (value < min || value > max) return { error: `${name} must be from ${min} to ${max}, not ${text}.` };
+  return { value };
+}
+
+/** The parameters in the form, or { error, field } naming the first field that is not valid. */
+export function readParams() {
+  const fields = [
+    ['param-buckets', integerField('param-buckets', 'Buckets', LIMITS.buckets)],
+    ['param-bits', integerField('param-bits', 'Fingerprint bits', LIMITS.bits)],
+    ['param-kicks', integerField('param-kicks', 'Max kicks', LIMITS.kicks)],
+  ];
+  const seedText = $('param-seed').value.trim();
+  // Seeds are 64-bit: read as a BigInt, so 2^53 + 1 stays 2^53 + 1.
+  const seed = /^\d+$/.test(seedText) ? BigInt(seedText) : undefined;
+  fields.push(['param-seed', seed === undefined || seed > MAX_SEED
+    ? { error: `Seed must be a whole number from 0 to 2^64 − 1 (18446744073709551615)${seedText === '' ? ' (it is empty)' : ''}.` }
+    : { value: seed }]);
+  for (const [id, result] of fields) {
+    $(id).setAttribute('aria-invalid', result.error ? 'true' : 'false');
+  }
+  const bad = fields.find(([, result]) => result.error);
+  if (bad) return { error: bad[1].error, field: bad[0] };
+  const [buckets, bits, maxKicks, seedValue] = fields.map(([, result]) => result.value);
+  if (buckets % 2 !== 0) {
+    $('param-buckets').setAttribute('aria-invalid', 'true');
+    return { error: `Buckets must be even (the second-bucket formula needs an even count), not ${buckets}.`, field: 'param-buckets' };
+  }
+  return { params: { buckets, slots: Number($('param-slots').value), bits, seed: seedValue, maxKicks } };
+}
+
+export function writeParams(params) {
+  $('param-buckets').value = String(params.buckets);
+  $('param-slots').value = String(params.slots);
+  $('param-bits').value = String(params.bits);
+  $('param-seed').value = String(params.seed);
+  $('param-kicks').value = String(params.maxKicks);
+  for (const id of ['param-buckets', 'param-bits', 'param-seed', 'param-kicks']) $(id).setAttribute('aria-invalid', 'false');
+}
+
+/**
+ * The API sizes filters by capacity; the page wants an exact bucket count, so it searches the capacity
+ * whose table has that many buckets (the count never decreases as the capacity grows).
+ */
+export function filterWithBuckets({ buckets, slots, bits, seed, maxKicks }) {
+  const options = (capacity) => ({ capacity, bucketSize: slots, fingerprintBits: bits, seed, maxKicks });
+  let low = 1;
+  let high = buckets * slots;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    const probe = new CuckooFilter(options(mid));
+    const count = probe.bucketCount;
+    probe.dispose();
+    if (count < buckets) low = mid + 1;
+    else high = mid;
+  }
+  // The largest capacity with that bucket count: what the table is sized to hold.
+  let capacity = low;
+  for (let step = buckets * slots; step >= 1; step = Math.floor(step / 2)) {
+    const probe = new CuckooFilter(options(capacity + step));
+    const count = probe.bucketCount;
+    probe.dispose();
+    if (count === buckets) capacity += step;
+  }
+  const filter = new CuckooFilter(options(capacity));
+  if (filter.bucketCount !== buckets) {
+    filter.dispose();
+    throw new Error(`no capacity gives exactly ${buckets} buckets of ${slots}`);
+  }
+  return filter;
+}

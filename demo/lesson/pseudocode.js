@@ -1,0 +1,54 @@
+// The three algorithms as short pseudo-code; the player highlights the line each step executes.
+import { $ } from './text.js';
+
+export const LISTINGS = {
+  insert: [
+    'insert(key):',
+    '  h  = hash(key)',
+    '  f  = fingerprint(h);  i1 = index(h)',
+    '  i2 = (N − i1 − r(f)) mod N',
+    '  if i1 or i2 has a free slot:',
+    '    put f there; return true',
+    '  if both hold only f: return false  # too many copies',
+    '  b = i1 or i2, at random',
+    '  repeat max-kicks times:',
+    '    swap f with a resident of b      # f: the evicted one',
+    '    b = (N − b − r(f)) mod N        # its other bucket',
+    '    if b has a free slot: put f there; return true',
+    '  undo every swap, last first; return false',
+  ],
+  lookup: [
+    'lookup(key):',
+    '  h  = hash(key)',
+    '  f  = fingerprint(h);  i1 = index(h)',
+    '  i2 = (N − i1 − r(f)) mod N',
+    '  if i1 holds f: return "possibly present"',
+    '  if i2 holds f: return "possibly present"',
+    '  return "definitely not present"',
+  ],
+  delete: [
+    'delete(key):',
+    '  h  = hash(key)',
+    '  f  = fingerprint(h);  i1 = index(h)',
+    '  i2 = (N − i1 − r(f)) mod N',
+    '  if i1 holds f: empty one such slot; return true',
+    '  if i2 holds f: empty one such slot; return true',
+    '  return false',
+  ],
+};
+
+/** Shows `listing` with line `line` (an index into it) marked as the current one. */
+export function showCode(listing, line) {
+  const panel = $('code');
+  const lines = LISTINGS[listing] ?? [];
+  panel.setAttribute('aria-label', listing ? `Pseudo-code of ${listing}, line ${line} running` : 'Pseudo-code');
+  $('code-title').textContent = listing ? `The algorithm: ${listing}` : 'The algorithm';
+  panel.replaceChildren(...lines.map((text, i) => {
+    const row = document.createElement('span');
+    row.className = i === line ? 'code-line current' : 'code-line';
+    if (i === line) row.setAttribute('aria-current', 'step');
+    row.dataset.line = String(i);
+    row.textContent = text;
+    return row;
+  }));
+}

@@ -1,0 +1,140 @@
+// The scenarios: each sets up a table with the real filter and runs one operation (or a short sequence)
+// for the reader to step through, with a question and an answer that can be revealed.
+import { reachableBuckets, freeSlotsIn } from './frames.js';
+import { $ } from './text.js';
+
+export const scenarios = [
+  {
+    title: 'A clean insert',
+    text: 'An empty table: the first candidate bucket has a free slot, so the fingerprint simply goes there.',
+    question: 'Once bucket i1 is full, where does a second key with the same i1 go?',
+    answer: 'To its own second bucket. i2 = (N − i1 − r(f)) mod N depends on the key\'s fingerprint, so two keys that share i1 usually have different second buckets; only when both are full does a kick-out walk start.',
+    run(lesson) {
+      lesson.reset({ buckets: 16, slots: 4, bits: 8, seed: 1n, maxKicks: 100 });
+      lesson.perform([lesson.insertOp('apple')], 'apple');
+    },
+  },
+  {
+    title: 'A long kick chain',
+    text: 'A table of 2-slot buckets, 85% full. Both buckets of the new key are full, so a fingerprint is kicked out to its other bucket, which evicts another, and so on: here every kick lands in a bucket the walk has not visited yet, until one has a free slot.',
+    question: 'Why does every evicted fingerprint know where to go without its key?',
+    answer: 'Its other bucket depends only on the bucket it is in and its own fingerprint: (N − i − r(f)) mod N. Applying the formula twice gives back i (N is even and r odd), so from either bucket the fingerprint alone leads to the other one.',
+    run(lesson) {
+      lesson.reset({ buckets: 16, slots: 2, bits: 8, seed: 3n, maxKicks: 100 });
+      lesson.fill('fruit-', 27);
+      // The candidate whose insert takes the longest walk that never revisits a bucket (tried on copies).
+      let best;
+      let bestKicks = 0;
+      for (let i = 0; i < 400; i++) {
+        const key = `berry-${i}`;
+        const kicks = lesson.onCopy((copy) => {
+          const trace = copy.addTraced(key);
+          const kicked = trace.steps.filter((s) => s.kind === 'kick').map((s) => s.bucket);
+          return trace.added && new Set(kicked).size === kicked.length ? kicked.length : -1;
+        });
+        if (kicks > bestKicks) {
+          best = key;
+          bestKicks = kicks;
+        }
+      }
+      lesson.perform([lesson.insertOp(best)], best);
+    },
+  },
+  {
+    title: 'A full table: the walk fails and is undone',
+    text: 'A small table filled until an insert fails, with at most 12 kicks. A free slot is still visible, yet the walk never gets there: it goes round a cycle among the shaded buckets, the only ones it can reach. Then it puts every fingerprint back where it was.',
+    question: 'What would go wrong if a failed insert were not undone?',
+    answer: 'The walk ends with a fingerprint in hand and no slot for it. Dropping it would lose a key that was added earlier: that key would then be reported "definitely not present", a false negative. Undoing the walk restores every moved fingerprint, so a failed insert changes nothing and only the new key is refused.',
+    run(lesson) {
+      // The first seed whose filled table refuses a key while a free slot lies outside that key's reach.
+      for (let seed = 5n; seed < 400n; seed++) {
+        lesson.reset({ buckets: 8, slots: 2, bits: 8, seed, maxKicks: 12 });
+        // Fill until an insert fails (a failed insert changes nothing, so the table is simply full).
+        lesson.fill('seed-', 64, { stopAtFirstFailure: true });
+        const filter = lesson.filter;
+        const slots = filter.slots();
+        const free = [...Array(filter.bucketCount).keys()].filter((i) => freeSlotsIn(slots, filter.bucketSize, i) > 0);
+        if (free.length === 0) continue;
+        for (let i = 0; i < 200; i++) {
+          const key = `late-${i}`;
+          if (!lesson.onCopy((copy) => !copy.add(key))) continue;
+          const at = filter.locate(key);
+          const reach = reachableBuckets(filter, slots, [at.index, at.alternateIndex]);
+          if (free.every((bucket) => !reach.has(bucket))) {
+            lesson.perform([lesson.insertOp(key)], key);
+            return;
+          }
+        }
+      }
+      throw new Error('no table with an unreachable free slot was found');
+    },
+  },
+  {
+    title: 'A false positive',
+    text: 'With 4-bit fingerprints only 15 values exist, so a key that was never added often finds "its" fingerprint in one of its buckets.',
+    question: 'How many more fingerprint bits would make this about 1,000 times rarer?',
+    answer: 'Ten: each extra bit halves the chance that a stored fingerprint matches, and 2^10 = 1,024. With 4 slots the full-table bound 2b / (2^f − 1) goes from 8/15 (53%) at 4 bits to 8/16,383 (0.05%) at 14 bits.',
+    run(lesson) {
+      lesson.reset({ buckets: 16, slots: 4, bits: 4, seed: 7n, maxKicks: 100 });
+      lesson.fill('word-', 30);
+      const ghost = lesson.findKey('ghost-', (key) => !lesson.keys.has(key) && lesson.filter.has(key));
+      lesson.perform([lesson.lookupOp(ghost)], ghost);
+    },
+  },
+  {
+    title: 'The duplicate limit',
+    text: 'A key can be added more than once (the filter is a multiset), but only 2 × slots times: after that both of its buckets hold nothing else.',
+    question: 'Why can no kick make room here?',
+    answer: 'A fingerprint may only live in its two buckets: a lookup looks nowhere else. Both already hold nothing but copies of it, and kicking one copy out only sends it to the other, equally full, bucket.',
+    run(lesson) {
+      lesson.reset({ buckets: 8, slots: 2, bits: 8, seed: 9n, maxKicks: 100 });
+      for (let i = 0; i < 4; i++) lesson.perform([lesson.insertOp('same')], 'same', { animate: false });
+      lesson.perform([lesson.insertOp('same')], 'same');
+    },
+  },
+  {
+    title: 'An unsafe delete',
+    text: '"victim" is added. "twin" was never added, but it has the same fingerprint and shares a bucket with it. The replay looks twin up ("possibly present"), deletes it — which removes victim\'s fingerprint — and looks victim up again.',
+    question: 'Victim is now reported absent although it was added: which guarantee did the delete break, and why?',
+    answer: '"No false negatives." The filter stores fingerprints, not keys, so it cannot tell twin from victim: deleting a key that was never added removed a fingerprint that only happened to match, victim\'s. Delete only keys you know were added.',
+    run(lesson) {
+      lesson.reset({ buckets: 8, slots: 4, bits: 4, seed: 11n, maxKicks: 100 });
+      lesson.perform([lesson.insertOp('victim')], 'victim', { animate: false });
+      const v = lesson.filter.locate('victim');
+      const twin = lesson.findKey('twin-', (key) => {
+        const t = lesson.filter.locate(key);
+        return t.fingerprint === v.fingerprint && (t.index === v.index || t.index === v.alternateIndex);
+      });
+      lesson.perform([lesson.lookupOp(twin), lesson.deleteOp(twin), lesson.lookupOp('victim')], twin);
+    },
+  },
+];
+
+export function buildScenarios(lesson) {
+  const list = $('presets');
+  scenarios.forEach((scenario, i) => {
+    const item = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = scenario.title;
+    button.setAttribute('data-testid', `preset-${i}`);
+    button.addEventListener('click', () => {
+      scenario.run(lesson);
+      lesson.bringIntoView();
+    });
+    const text = document.createElement('p');
+    text.textContent = scenario.text;
+    const question = document.createElement('p');
+    question.className = 'question';
+    question.textContent = `Question: ${scenario.question}`;
+    const answer = document.createElement('details');
+    answer.className = 'scenario-answer';
+    const summary = document.createElement('summary');
+    summary.textContent = 'Show the answer';
+    const body = document.createElement('p');
+    body.textContent = scenario.answer;
+    answer.append(summary, body);
+    item.append(button, text, question, answer);
+    list.append(item);
+  });
+}

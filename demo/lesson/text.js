@@ -1,0 +1,46 @@
+// Formatting shared by every part of the teaching page.
+
+/** A fingerprint in hexadecimal, zero-padded to the width of an f-bit value (0x05, not 0x5). */
+export function hex(value, bits) {
+  return `0x${value.toString(16).padStart(Math.ceil(bits / 4), '0')}`;
+}
+
+/** The slot text inside the drawing: the same digits without the 0x. */
+export function digits(value, bits) {
+  return value.toString(16).padStart(Math.ceil(bits / 4), '0');
+}
+
+const SHOWN_CHARACTERS = 40;
+
+/**
+ * A key quoted for a sentence: long keys are cut to their first characters with their length said, so
+ * that a 10,000-character key cannot make a sentence (or the page) 100,000 pixels wide.
+ */
+export function quote(key) {
+  const characters = Array.from(key);
+  if (characters.length <= SHOWN_CHARACTERS) return `"${key}"`;
+  return `"${characters.slice(0, SHOWN_CHARACTERS).join('')}…" (${characters.length.toLocaleString('en-US')} characters)`;
+}
+
+export function plural(n, one, many = `${one}s`) {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+/** A probability as a percentage with sensible precision: 3.1%, 0.39%, 0.0012%. */
+export function percent(p) {
+  if (p === 0) return '0%';
+  const value = p * 100;
+  return `${value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toPrecision(2)}%`;
+}
+
+export const $ = (id) => document.getElementById(id);
+export const SVG = 'http://www.w3.org/2000/svg';
+
+/** An SVG element with attributes (and text), appended to `parent` when given. */
+export function svgElement(tag, attributes = {}, text, parent) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  if (text !== undefined) element.textContent = text;
+  parent?.append(element);
+  return element;
+}
