@@ -196,9 +196,13 @@ function perform(results, key, { animate = true } = {}) {
   player.load(results.flatMap((r) => r.frames));
   if (!animate) player.finish();
   refreshKeys();
-  // On a small screen the button pressed may be all that is in view: bring the player and narration up.
-  const step = $('step').getBoundingClientRect();
-  if (animate && (step.bottom > window.innerHeight || step.top < 0)) lesson.bringIntoView();
+  // The button pressed may be all that is in view (a phone, or a tall table): bring up the answer, the
+  // table, the player and the narration that show what it did.
+  const hidden = ['answer', 'table-box', 'step', 'narration'].some((id) => {
+    const r = $(id).getBoundingClientRect();
+    return r.top < 0 || r.bottom > window.innerHeight;
+  });
+  if (animate && hidden) lesson.bringIntoView();
 }
 
 function run(op, key = $('key-input').value, options) {

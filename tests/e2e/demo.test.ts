@@ -161,8 +161,6 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(await page.evaluate(() => (window as any).cuckooDemo.filter.size)).toBe(300);
     await page.fill('[data-testid=key-input]', 'needle');
     await page.click('[data-testid=add]');
-    await page.locator('#workbench').scrollIntoViewIfNeeded();
-    await page.evaluate(() => document.getElementById('workbench')!.scrollIntoView({ block: 'start' }));
     for (let s = 0; s < 3; s++) await page.click('[data-testid=step]');
     for (const selector of ['[data-testid=step]', '[data-testid=answer]', '#narration']) {
       expect(await usable(page, selector)).toMatchObject({ inView: true, onTop: true });
