@@ -68,7 +68,6 @@ export function drawBloom(filter, keys, focus) {
       : `${plural(keys.size, 'key')}: ${plural(set, 'bit')} set, ${plural(shared, 'bit')} set by two keys or more (dark).`);
   $('bloom-summary').textContent = summary;
   $('bloom-delete').textContent = whyNoDelete(focus ?? [...(keys?.keys() ?? [])].pop(), bitsOf, owners);
-  return { shape, set, shared, bitsOf };
 }
 
 function whyNoDelete(key, bitsOf, owners) {

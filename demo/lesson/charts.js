@@ -71,7 +71,7 @@ export function drawChart(svg, legend, chart) {
   }));
 }
 
-/** 1, 2, 5 steps from min to max on a log axis: 1e-6, 1e-5, ... */
+/** The powers of ten from min to max, for a log axis: 1e-6, 1e-5, ... */
 export function decades(min, max) {
   const out = [];
   for (let e = Math.ceil(Math.log10(min)); 10 ** e <= max * 1.0001; e++) out.push(10 ** e);

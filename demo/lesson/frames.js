@@ -92,8 +92,9 @@ export function insertFrames(filter, key, seed) {
     push({ line: 5, marks: [[step.bucket, step.slot, 'placed']], text: `Bucket ${which} = ${step.bucket} has a free slot${also}: ${f(at.fingerprint)} goes into slot ${step.slot}. The insert is done.` });
   } else {
     const reach = reachableBuckets(filter, before, both);
-    const freeOutside = bucketsWithFreeSlots(before, b, n).filter((i) => !reach.has(i));
-    const freeInside = bucketsWithFreeSlots(before, b, n).filter((i) => reach.has(i));
+    const free = bucketsWithFreeSlots(before, b, n);
+    const freeOutside = free.filter((i) => !reach.has(i));
+    const freeInside = free.filter((i) => reach.has(i));
     const reachText = `Shaded: the ${plural(reach.size, 'bucket')} this walk can reach (from a bucket it can only move a fingerprint to that fingerprint's other bucket).` +
       (freeOutside.length > 0 ? ` Bucket${freeOutside.length > 1 ? 's' : ''} ${list(freeOutside)} ${freeOutside.length > 1 ? 'have' : 'has'} a free slot but ${freeOutside.length > 1 ? 'are' : 'is'} not shaded: no walk from here can get there.` : '');
     if (steps.length === 0) {

@@ -51,27 +51,21 @@ export function writeParams(params) {
 
 /**
  * The API sizes filters by capacity; the page wants an exact bucket count, so it searches the capacity
- * whose table has that many buckets (the count never decreases as the capacity grows).
+ * whose table has that many buckets (the count never decreases as the capacity grows, and a capacity of
+ * buckets x slots already needs more buckets, so the search's steps start there).
  */
 export function filterWithBuckets({ buckets, slots, bits, seed, maxKicks }) {
   const options = (capacity) => ({ capacity, bucketSize: slots, fingerprintBits: bits, seed, maxKicks });
-  let low = 1;
-  let high = buckets * slots;
-  while (low < high) {
-    const mid = Math.floor((low + high) / 2);
-    const probe = new CuckooFilter(options(mid));
+  const bucketsFor = (capacity) => {
+    const probe = new CuckooFilter(options(capacity));
     const count = probe.bucketCount;
     probe.dispose();
-    if (count < buckets) low = mid + 1;
-    else high = mid;
-  }
-  // The largest capacity with that bucket count: what the table is sized to hold.
-  let capacity = low;
+    return count;
+  };
+  // The largest capacity with at most that many buckets: what such a table is sized to hold.
+  let capacity = 1;
   for (let step = buckets * slots; step >= 1; step = Math.floor(step / 2)) {
-    const probe = new CuckooFilter(options(capacity + step));
-    const count = probe.bucketCount;
-    probe.dispose();
-    if (count === buckets) capacity += step;
+    if (bucketsFor(capacity + step) <= buckets) capacity += step;
   }
   const filter = new CuckooFilter(options(capacity));
   if (filter.bucketCount !== buckets) {

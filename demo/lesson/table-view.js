@@ -55,7 +55,7 @@ export function drawTable(params, frame, focus) {
     svgElement('text', { class: 'bucket-label', x: g.slotW / 2, y: 11 }, `bucket ${i}`, group);
     for (let s = 0; s < params.slots; s++) {
       const value = frame.slots[i * params.slots + s];
-      const slot = svgElement('g', { 'data-slot': s, transform: `translate(4,${LABEL_H + s * g.slotH})`, tabindex: -1 }, undefined, group);
+      const slot = svgElement('g', { 'data-slot': s, transform: `translate(4,${LABEL_H + s * g.slotH})` }, undefined, group);
       slot.classList.add(value === 0 ? 'free' : 'used');
       const mark = marks.get(`${i}:${s}`);
       if (mark) slot.classList.add(mark);

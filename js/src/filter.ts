@@ -750,7 +750,8 @@ export class CuckooFilter {
 
   /**
    * Where a fingerprint stored in `bucket` would move when kicked out: its other bucket
-   * (N - bucket - r) mod N, and r, the odd offset derived from the fingerprint alone.
+   * (N - bucket - r) mod N, and r, the odd offset derived from the fingerprint alone (in the first
+   * sub-filter, like locate()).
    */
   alternate(bucket: number, fingerprint: number): { alternateOffset: number; alternateIndex: number } {
     const h = this.live();
