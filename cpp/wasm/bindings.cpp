@@ -1,4 +1,5 @@
-// The embind surface of the core: the only Emscripten-specific C++.
+// The embind surface of the core: the only Emscripten-specific C++. Every number and record layout the
+// TypeScript side relies on is in abi.hpp or the core's enums (js/src/abi.ts is generated from them).
 //
 // Only integers and doubles cross the boundary on the hot path: a filter is an opaque handle (its address),
 // a key is (pointer, length) into the wasm heap, where the TypeScript wrapper wrote it. 64-bit values are
@@ -9,11 +10,16 @@
 
 #include <cuckoo/cuckoo_filter.hpp>
 #include <cuckoo/line_dedup.hpp>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
 
+#include "abi.hpp"
+
 namespace {
+
+using namespace cuckoo_wasm;
 
 using cuckoo::CuckooFilter;
 using Handle = std::uint32_t;
@@ -28,7 +34,12 @@ struct Instance {
   cuckoo::InsertTrace trace;
 };
 
-Instance& at(Handle h) { return *reinterpret_cast<Instance*>(static_cast<std::uintptr_t>(h)); }
+// Handles are the objects' addresses.
+template <class T>
+T& object_at(Handle h) {
+  return *reinterpret_cast<T*>(static_cast<std::uintptr_t>(h));
+}
+Instance& at(Handle h) { return object_at<Instance>(h); }
 CuckooFilter& filter(Handle h) { return at(h).filter; }
 const std::uint8_t* ptr(std::uint32_t address) {
   return reinterpret_cast<const std::uint8_t*>(static_cast<std::uintptr_t>(address));
@@ -38,36 +49,6 @@ std::uint8_t* mutable_ptr(std::uint32_t address) {
 }
 std::span<const std::uint8_t> key(std::uint32_t address, std::uint32_t length) { return {ptr(address), length}; }
 
-Handle adopt(std::optional<CuckooFilter>& made) {
-  auto* instance = new (std::nothrow) Instance(std::move(*made));
-  if (instance == nullptr) {
-    g_last_error = cuckoo::Status::error(cuckoo::ErrorCode::out_of_memory, "cannot allocate the filter object");
-    return 0;
-  }
-  return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(instance));
-}
-
-// fp_rate <= 0 means "not given"; fingerprint_bits, bucket_size, growth, max_sub_filters 0 mean "not
-// given". The wrapper has
-// already checked types and ranges; the core checks again and has the last word.
-Handle create(double capacity, double fp_rate, unsigned fingerprint_bits, unsigned bucket_size, unsigned max_kicks,
-              std::uint32_t seed_low, std::uint32_t seed_high, unsigned growth, unsigned max_sub_filters) {
-  cuckoo::Options o;
-  o.capacity = static_cast<std::uint64_t>(capacity);
-  if (fp_rate > 0) o.fp_rate = fp_rate;
-  if (fingerprint_bits != 0) o.fingerprint_bits = fingerprint_bits;
-  if (bucket_size != 0) o.bucket_size = bucket_size;
-  o.max_kicks = max_kicks;
-  o.seed = (static_cast<std::uint64_t>(seed_high) << 32) | seed_low;
-  if (growth != 0) o.growth = growth;
-  if (max_sub_filters != 0) o.max_sub_filters = max_sub_filters;
-  std::optional<CuckooFilter> made;
-  g_last_error = CuckooFilter::make(o, made);
-  return g_last_error.ok() ? adopt(made) : 0;
-}
-
-// Export and import in chunks (CuckooFilter::Exporter / Importer): neither ever holds a second copy of
-// the filter in the heap, so a filter larger than half the heap can be saved and loaded.
 template <class T>
 Handle handle_of(T* object, const char* what) {
   if (object == nullptr) {
@@ -76,14 +57,34 @@ Handle handle_of(T* object, const char* what) {
   }
   return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(object));
 }
-template <class T>
-T& object_at(Handle h) {
-  return *reinterpret_cast<T*>(static_cast<std::uintptr_t>(h));
+Handle adopt(std::optional<CuckooFilter>& made) {
+  return handle_of(new (std::nothrow) Instance(std::move(*made)), "filter object");
 }
-using Exporter = CuckooFilter::Exporter;
-using Importer = CuckooFilter::Importer;
 
-Handle export_begin(Handle h) { return handle_of(new (std::nothrow) Exporter(filter(h)), "exporter"); }
+// `options` is the address of a CreateOptions. The wrapper has already checked types and ranges; the core
+// checks again and has the last word.
+Handle create(std::uint32_t options) {
+  const auto& in = *reinterpret_cast<const CreateOptions*>(ptr(options));
+  cuckoo::Options o;
+  o.capacity = static_cast<std::uint64_t>(in.capacity);
+  if ((in.given & kGivenFpRate) != 0) o.fp_rate = in.fp_rate;
+  if ((in.given & kGivenFingerprintBits) != 0) o.fingerprint_bits = in.fingerprint_bits;
+  if ((in.given & kGivenBucketSize) != 0) o.bucket_size = in.bucket_size;
+  o.max_kicks = in.max_kicks;
+  o.seed = (static_cast<std::uint64_t>(in.seed_high) << 32) | in.seed_low;
+  if ((in.given & kGivenGrowth) != 0) o.growth = in.growth;
+  if ((in.given & kGivenMaxSubFilters) != 0) o.max_sub_filters = in.max_sub_filters;
+  std::optional<CuckooFilter> made;
+  g_last_error = CuckooFilter::make(o, made);
+  return g_last_error.ok() ? adopt(made) : 0;
+}
+
+// Export and import in chunks (cuckoo::format::Exporter / Importer): neither ever holds a second copy of
+// the filter in the heap, so a filter larger than half the heap can be saved and loaded.
+using cuckoo::format::Exporter;
+using cuckoo::format::Importer;
+
+Handle export_begin(Handle h) { return handle_of(filter(h).exporter().release(), "exporter"); }
 double export_size(Handle e) { return static_cast<double>(object_at<Exporter>(e).size()); }
 // Copies the next bytes (at most `capacity`) to `out`; returns how many, 0 at the end.
 double export_read(Handle e, std::uint32_t out, std::uint32_t capacity) {
@@ -104,7 +105,7 @@ int import_push(Handle i, std::uint32_t address, std::uint32_t length) {
 // The filter's handle, or 0 (last_error_code() says why).
 Handle import_finish(Handle i) {
   std::optional<CuckooFilter> made;
-  g_last_error = object_at<Importer>(i).finish(made);
+  g_last_error = CuckooFilter::from_import(object_at<Importer>(i), made);
   return g_last_error.ok() ? adopt(made) : 0;
 }
 void import_end(Handle i) { delete &object_at<Importer>(i); }
@@ -114,7 +115,12 @@ void destroy(Handle h) { delete &at(h); }
 int last_error_code() { return static_cast<int>(g_last_error.code); }
 std::string last_error_message() { return g_last_error.message; }
 
-bool add(Handle h, std::uint32_t address, std::uint32_t length) { return filter(h).add(key(address, length)); }
+// A cuckoo::AddFailure: none when the key was added, else why not, in the same call.
+unsigned add(Handle h, std::uint32_t address, std::uint32_t length) {
+  auto& f = filter(h);
+  return f.add(key(address, length)) ? static_cast<unsigned>(cuckoo::AddFailure::none)
+                                     : static_cast<unsigned>(f.last_add_failure());
+}
 bool contains(Handle h, std::uint32_t address, std::uint32_t length) {
   return filter(h).contains(key(address, length));
 }
@@ -124,15 +130,15 @@ bool remove_key(Handle h, std::uint32_t address, std::uint32_t length) {
 unsigned count(Handle h, std::uint32_t address, std::uint32_t length) {
   return static_cast<unsigned>(filter(h).count(key(address, length)));
 }
-// Why the last add returned false (cuckoo::AddFailure); only read after a failure.
+// Why the last add returned false (cuckoo::AddFailure): read after a batch that stopped.
 unsigned last_add_failure(Handle h) { return static_cast<unsigned>(filter(h).last_add_failure()); }
 
-// addIfAbsent: one hash, then add only if no copy is there. 0 present, 1 added, 2 no room.
+// addIfAbsent: one hash, then add only if no copy is there. kAlreadyPresent, or add()'s answer.
 unsigned add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
   auto& f = filter(h);
   const auto hash = f.hash_of(ptr(address), length);
-  if (f.contains_hash(hash)) return 0;
-  return f.add_hash(hash) ? 1 : 2;
+  if (f.contains_hash(hash)) return kAlreadyPresent;
+  return f.add_hash(hash) ? static_cast<unsigned>(cuckoo::AddFailure::none) : static_cast<unsigned>(f.last_add_failure());
 }
 
 // Adds other's fingerprints; returns a cuckoo::ErrorCode (message: last_error_message()).
@@ -186,17 +192,13 @@ std::uint32_t seed_high(Handle h) { return static_cast<std::uint32_t>(filter(h).
 std::uint32_t slot(Handle h, double bucket, unsigned slot_index) {
   return filter(h).slot(static_cast<std::uint64_t>(bucket), slot_index);
 }
-// Writes [index, alternate index, fingerprint, hash low, hash high, alternate offset] as u32 to `out`.
+// Writes a LocateRecord to `out`.
 void locate(Handle h, std::uint32_t address, std::uint32_t length, std::uint32_t out) {
   const auto& f = filter(h);
   const auto where = f.locate(key(address, length));
-  auto* o = reinterpret_cast<std::uint32_t*>(mutable_ptr(out));
-  o[0] = where.index;
-  o[1] = where.alternate_index;
-  o[2] = where.fingerprint;
-  o[3] = static_cast<std::uint32_t>(where.hash);
-  o[4] = static_cast<std::uint32_t>(where.hash >> 32);
-  o[5] = cuckoo::alternate_offset(where.fingerprint, f.num_buckets());
+  *reinterpret_cast<LocateRecord*>(mutable_ptr(out)) = {
+      where.index, where.alternate_index, where.fingerprint, static_cast<std::uint32_t>(where.hash),
+      static_cast<std::uint32_t>(where.hash >> 32), cuckoo::alternate_offset(where.fingerprint, f.num_buckets())};
 }
 
 // The other bucket of a fingerprint that sits in `bucket` of the first sub-filter, and its odd offset r:
@@ -212,16 +214,11 @@ std::uint32_t alternate_offset_of(Handle h, std::uint32_t fingerprint) {
 void set_tracing(Handle h, bool on) { at(h).filter.set_trace(on ? &at(h).trace : nullptr); }
 unsigned trace_outcome(Handle h) { return static_cast<unsigned>(at(h).trace.outcome); }
 unsigned trace_step_count(Handle h) { return static_cast<unsigned>(at(h).trace.steps.size()); }
-// Writes [kind, bucket, slot, fingerprint in, fingerprint out] for each step as u32 to `out`.
+// Writes a TraceRecord for each step to `out`.
 void trace_steps(Handle h, std::uint32_t out) {
-  auto* o = reinterpret_cast<std::uint32_t*>(mutable_ptr(out));
-  for (const auto& step : at(h).trace.steps) {
-    *o++ = static_cast<std::uint32_t>(step.kind);
-    *o++ = step.bucket;
-    *o++ = step.slot;
-    *o++ = step.fingerprint_in;
-    *o++ = step.fingerprint_out;
-  }
+  auto* o = reinterpret_cast<TraceRecord*>(mutable_ptr(out));
+  for (const auto& step : at(h).trace.steps)
+    *o++ = {static_cast<std::uint32_t>(step.kind), step.bucket, step.slot, step.fingerprint_in, step.fingerprint_out};
 }
 
 // --- line dedup (cuckoo::LineDeduper over a filter made by create) ------------------------------------
@@ -230,28 +227,21 @@ void trace_steps(Handle h, std::uint32_t out) {
 struct Dedup {
   explicit Dedup(CuckooFilter& f) : engine(f) {}
   cuckoo::LineDeduper engine;
-  // [output address, output length, lines, unique lines]; doubles are exact below 2^53.
-  double report[4] = {};
+  DedupReport report = {};
 };
 
-Dedup& dedup_at(Handle h) { return *reinterpret_cast<Dedup*>(static_cast<std::uintptr_t>(h)); }
+Dedup& dedup_at(Handle h) { return object_at<Dedup>(h); }
 
 Handle dedup_create(Handle filter_handle) {
-  auto* d = new (std::nothrow) Dedup(filter(filter_handle));
-  if (d == nullptr) {
-    g_last_error = cuckoo::Status::error(cuckoo::ErrorCode::out_of_memory, "cannot allocate the line deduplicator");
-    return 0;
-  }
-  return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(d));
+  return handle_of(new (std::nothrow) Dedup(filter(filter_handle)), "line deduplicator");
 }
 void dedup_destroy(Handle h) { delete &dedup_at(h); }
-std::uint32_t dedup_report(Handle h) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(dedup_at(h).report)); }
+std::uint32_t dedup_report(Handle h) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(&dedup_at(h).report)); }
 
 int dedup_reported(Dedup& d, const cuckoo::Status& s) {
-  d.report[0] = static_cast<double>(reinterpret_cast<std::uintptr_t>(d.engine.output()));
-  d.report[1] = static_cast<double>(d.engine.output_size());
-  d.report[2] = static_cast<double>(d.engine.lines());
-  d.report[3] = static_cast<double>(d.engine.unique());
+  d.report = {static_cast<double>(reinterpret_cast<std::uintptr_t>(d.engine.output())),
+              static_cast<double>(d.engine.output_size()), static_cast<double>(d.engine.lines()),
+              static_cast<double>(d.engine.unique())};
   if (!s.ok()) g_last_error = s;
   return static_cast<int>(s.code);
 }

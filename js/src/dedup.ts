@@ -11,7 +11,9 @@
 // - lines are bytes: nothing is decoded or re-encoded.
 import { CuckooFilterError } from './errors.js';
 import { CuckooFilter, disposeSymbol, errorFromModule, liveHandle, requireModule } from './filter.js';
-import { describe, ensureScratch, ownUint8View, typedLength } from './key_codec.js';
+import { describe, ownUint8View, typedLength } from './key_codec.js';
+import { copyToScratch, readDedupReport } from './heap.js';
+import { ErrorCode, Limits } from './abi.js';
 import { CuckooModule, ready } from './wasm_module.js';
 
 /** The default false-positive rate: at most about one unique line in a million wrongly dropped. */
@@ -26,8 +28,6 @@ export const MIN_GROWING_FP_RATE = 7.5e-9;
 export const UNKNOWN_SIZE_START = 2_000_000;
 /** How far a filter for an input of unknown size must be able to grow: more than a wasm heap holds. */
 export const UNKNOWN_SIZE_REACH = 1e9;
-const MAX_SUB_FILTERS = 32;
-const MAX_GROWTH = 16;
 // Blocks larger than this are fed to the core in pieces, so the heap holds one piece (and its output).
 const PIECE = 16 << 20;
 
@@ -109,7 +109,7 @@ function checkOptions(options: unknown): LineDeduperOptions {
 function chainLimit(fpRate: number): number {
   let limit = 0;
   try {
-    const probe = new CuckooFilter({ capacity: 1, fpRate, growth: 2, maxSubFilters: MAX_SUB_FILTERS });
+    const probe = new CuckooFilter({ capacity: 1, fpRate, growth: 2, maxSubFilters: Limits.maxSubFilters });
     limit = probe.maxSubFilters;
     probe.dispose();
   } catch (error) {
@@ -153,7 +153,7 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
   }
   const needed = known ? Math.floor(o.inputBytes! / 2) + 1 : UNKNOWN_SIZE_REACH;
   let growth = 2;
-  while (growth < MAX_GROWTH && reachOf(capacity, growth, maxSubFilters) < needed) growth++;
+  while (growth < Limits.maxGrowth && reachOf(capacity, growth, maxSubFilters) < needed) growth++;
   if (known && reachOf(capacity, growth, maxSubFilters) < needed) {
     capacity = Math.ceil(needed / reachOf(1, growth, maxSubFilters));
   }
@@ -254,8 +254,8 @@ export class LineDeduper {
   get stats(): LineDedupStats {
     if (this.final) return { ...this.final };
     const report = this.engine !== 0 ? this.report() : undefined;
-    const lines = report ? report[2] : 0;
-    const unique = report ? report[3] : 0;
+    const lines = report ? report.lines : 0;
+    const unique = report ? report.unique : 0;
     const f = this.filter;
     return {
       lines,
@@ -304,23 +304,20 @@ export class LineDeduper {
     orphans?.register(this, { m: this.m, engine, filter }, this);
   }
 
-  private report(): Float64Array {
-    return new Float64Array(this.m.HEAPU8.buffer, this.m.dedupReport(this.engine), 4);
+  private report(): ReturnType<typeof readDedupReport> {
+    return readDedupReport(this.m, this.m.dedupReport(this.engine));
   }
 
   // One call into the core: a piece of input (copied into the heap first), or undefined for the end.
   private call(piece: Uint8Array | undefined): Uint8Array {
     let code: number;
     if (piece) {
-      const address = ensureScratch(this.m, piece.length);
-      this.m.HEAPU8.set(piece, address);
-      code = this.m.dedupPush(this.engine, address, piece.length);
+      code = this.m.dedupPush(this.engine, copyToScratch(this.m, piece), piece.length);
     } else {
       code = this.m.dedupFinish(this.engine);
     }
-    if (code !== 0) this.fail();
-    const [address, length] = this.report(); // after the call: it may have grown the heap
-    return this.m.HEAPU8.subarray(address, address + length);
+    if (code !== ErrorCode.ok) this.fail();
+    return this.report().output; // after the call: it may have grown the heap
   }
 
   private fail(): never {

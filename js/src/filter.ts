@@ -1,9 +1,11 @@
 import { CuckooFilterError } from './errors.js';
 import { base64Decode, base64Encode } from './base64.js';
+import { AddResult, Defaults, ErrorCode, InsertOutcome, KeyResult, Limits, TraceStepKind } from './abi.js';
 import {
-  copyKeys, describe, ensureScratch, Key, ownUint32View, ownUint8View, packChunk, scratchAddress, typedLength, withAllocation,
-  writeKey,
-} from './key_codec.js';
+  batchResults, copyToScratch, CreateArguments, keyLength, packChunk, packRanges, readLocateRecord, readPiece,
+  readTraceRecords, writeCreateOptions, writeKey,
+} from './heap.js';
+import { copyKeys, describe, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
 import { CuckooModule, loadedModule, ready } from './wasm_module.js';
 
 export type { Key } from './key_codec.js';
@@ -80,9 +82,13 @@ export interface InsertTrace {
 }
 
 const OPTION_NAMES = new Set(['capacity', 'fpRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed', 'growth', 'maxSubFilters']);
-const STEP_KINDS = ['place', 'kick', 'undo'] as const;
-const OUTCOMES = ['placed', 'table_full', 'duplicate_limit'] as const;
-const MAX_KICKS = 100000;
+// The API's names for the core's codes.
+const STEP_KINDS: Record<number, TraceStep['kind']> = {
+  [TraceStepKind.place]: 'place', [TraceStepKind.kick]: 'kick', [TraceStepKind.undo]: 'undo',
+};
+const OUTCOMES: Record<number, InsertTrace['outcome']> = {
+  [InsertOutcome.placed]: 'placed', [InsertOutcome.tableFull]: 'table_full', [InsertOutcome.duplicateLimit]: 'duplicate_limit',
+};
 
 function invalid(message: string): CuckooFilterError {
   return new CuckooFilterError('INVALID_ARGUMENT', message);
@@ -90,18 +96,6 @@ function invalid(message: string): CuckooFilterError {
 
 function isInteger(value: unknown, min: number, max: number): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
-}
-
-interface CreateArguments {
-  capacity: number;
-  fpRate: number;
-  fingerprintBits: number;
-  bucketSize: number;
-  maxKicks: number;
-  seedLow: number;
-  seedHigh: number;
-  growth: number;
-  maxSubFilters: number;
 }
 
 // Checks types and ranges here, where the option names are the user's; the core checks again (sizing
@@ -125,17 +119,18 @@ function validateOptions(options: unknown): CreateArguments {
   if (o.fpRate !== undefined && !(typeof o.fpRate === 'number' && o.fpRate > 0 && o.fpRate < 1)) {
     throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${describe(o.fpRate)}`);
   }
-  if (o.fingerprintBits !== undefined && !isInteger(o.fingerprintBits, 4, 32)) {
-    throw invalid(`fingerprintBits must be an integer from 4 to 32, got ${describe(o.fingerprintBits)}`);
+  const { minFingerprintBits, maxFingerprintBits } = Limits;
+  if (o.fingerprintBits !== undefined && !isInteger(o.fingerprintBits, minFingerprintBits, maxFingerprintBits)) {
+    throw invalid(`fingerprintBits must be an integer from ${minFingerprintBits} to ${maxFingerprintBits}, got ${describe(o.fingerprintBits)}`);
   }
   if (o.bucketSize !== undefined && o.bucketSize !== 2 && o.bucketSize !== 4 && o.bucketSize !== 8) {
     throw invalid(`bucketSize must be 2, 4 or 8, got ${describe(o.bucketSize)}`);
   }
-  if (o.maxKicks !== undefined && !isInteger(o.maxKicks, 0, MAX_KICKS)) {
-    throw invalid(`maxKicks must be an integer from 0 to ${MAX_KICKS}, got ${describe(o.maxKicks)}`);
+  if (o.maxKicks !== undefined && !isInteger(o.maxKicks, 0, Limits.maxKicks)) {
+    throw invalid(`maxKicks must be an integer from 0 to ${Limits.maxKicks}, got ${describe(o.maxKicks)}`);
   }
-  let seedLow = 0x7f4a7c15; // the core's default seed, 0x9E3779B97F4A7C15
-  let seedHigh = 0x9e3779b9;
+  let seedLow: number = Defaults.seedLow;
+  let seedHigh: number = Defaults.seedHigh;
   if (o.seed !== undefined) {
     let seed: bigint;
     if (typeof o.seed === 'bigint') seed = o.seed;
@@ -145,41 +140,37 @@ function validateOptions(options: unknown): CreateArguments {
     seedLow = Number(seed & 0xffffffffn);
     seedHigh = Number(seed >> 32n);
   }
-  if (o.growth !== undefined && !isInteger(o.growth, 2, 16)) {
-    throw invalid(`growth must be an integer from 2 to 16, got ${describe(o.growth)}`);
+  if (o.growth !== undefined && !isInteger(o.growth, Limits.minGrowth, Limits.maxGrowth)) {
+    throw invalid(`growth must be an integer from ${Limits.minGrowth} to ${Limits.maxGrowth}, got ${describe(o.growth)}`);
   }
   if (o.maxSubFilters !== undefined) {
     if (o.growth === undefined) throw invalid('maxSubFilters needs growth');
-    if (!isInteger(o.maxSubFilters, 1, 32)) throw invalid(`maxSubFilters must be an integer from 1 to 32, got ${describe(o.maxSubFilters)}`);
+    if (!isInteger(o.maxSubFilters, 1, Limits.maxSubFilters)) {
+      throw invalid(`maxSubFilters must be an integer from 1 to ${Limits.maxSubFilters}, got ${describe(o.maxSubFilters)}`);
+    }
   }
   return {
-    growth: (o.growth as number | undefined) ?? 0,
-    maxSubFilters: (o.maxSubFilters as number | undefined) ?? 0,
     capacity: o.capacity,
-    fpRate: (o.fpRate as number | undefined) ?? 0,
-    fingerprintBits: (o.fingerprintBits as number | undefined) ?? 0,
-    bucketSize: (o.bucketSize as number | undefined) ?? 0,
-    maxKicks: (o.maxKicks as number | undefined) ?? 500,
+    fpRate: o.fpRate as number | undefined,
+    fingerprintBits: o.fingerprintBits as number | undefined,
+    bucketSize: o.bucketSize as number | undefined,
+    maxKicks: (o.maxKicks as number | undefined) ?? Defaults.maxKicks,
     seedLow,
     seedHigh,
+    growth: o.growth as number | undefined,
+    maxSubFilters: o.maxSubFilters as number | undefined,
   };
 }
 
-// Status codes of cuckoo::ErrorCode.
+/** The error of the module's last failed call (its ErrorCode and message). */
 export function errorFromModule(m: CuckooModule): CuckooFilterError {
   const code = m.lastErrorCode();
   const message = m.lastErrorMessage();
-  if (code === 2) return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
-  if (code === 3) return new CuckooFilterError('OUT_OF_MEMORY', message);
-  if (code === 4) return new CuckooFilterError('CAPACITY_EXCEEDED', message);
+  if (code === ErrorCode.badFormat) return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
+  if (code === ErrorCode.outOfMemory) return new CuckooFilterError('OUT_OF_MEMORY', message);
+  if (code === ErrorCode.capacityExceeded) return new CuckooFilterError('CAPACITY_EXCEEDED', message);
   return new CuckooFilterError('INVALID_ARGUMENT', message);
 }
-
-// cuckoo::AddFailure values that mean "the chain cannot grow": adds stop being possible for this key.
-const GROWTH_LIMIT = 3;
-const GROWTH_OUT_OF_MEMORY = 4;
-// add_many's result for the key at which a batch stopped (the chain could not grow).
-const STOPPED_HERE = 3;
 
 export function requireModule(): CuckooModule {
   const m = loadedModule();
@@ -224,9 +215,7 @@ function beginImport(m: CuckooModule, total: number): number {
 }
 
 function pushImport(m: CuckooModule, importer: number, piece: Uint8Array): void {
-  const address = ensureScratch(m, piece.length);
-  m.HEAPU8.set(piece, address);
-  if (m.importPush(importer, address, piece.length) !== 0) throw errorFromModule(m);
+  if (m.importPush(importer, copyToScratch(m, piece), piece.length) !== ErrorCode.ok) throw errorFromModule(m);
 }
 
 function finishImport(m: CuckooModule, importer: number): CuckooFilter {
@@ -256,11 +245,7 @@ function beginExport(m: CuckooModule, handle: number): number {
 // Reads the next at most `limit` bytes of an export through the scratch area and hands them to `take` (a
 // view of the heap, valid during the call). Returns how many bytes were read: 0 at the end.
 function readExport(m: CuckooModule, exporter: number, limit: number, take: (piece: Uint8Array) => void): number {
-  const size = Math.min(limit, PIECE_BYTES);
-  const address = ensureScratch(m, size);
-  const n = m.exportRead(exporter, address, size);
-  if (n > 0) take(m.HEAPU8.subarray(address, address + n));
-  return n;
+  return readPiece(m, Math.min(limit, PIECE_BYTES), (address, size) => m.exportRead(exporter, address, size), take);
 }
 
 // Symbol.dispose in the declarations, for projects whose `lib` predates it (ES2022 without
@@ -292,12 +277,11 @@ export class CuckooFilter {
   constructor(options: CuckooFilterOptions) {
     const m = requireModule();
     const a = validateOptions(options);
-    const handle = m.create(a.capacity, a.fpRate, a.fingerprintBits, a.bucketSize, a.maxKicks, a.seedLow, a.seedHigh,
-      a.growth, a.maxSubFilters);
+    const handle = m.create(writeCreateOptions(m, a));
     if (handle === 0) throw errorFromModule(m);
     this.m = m;
     this.handle = handle;
-    this.growing = a.growth !== 0;
+    this.growing = a.growth !== undefined;
     finalizer?.register(this, handle, this);
   }
 
@@ -396,28 +380,27 @@ export class CuckooFilter {
    */
   add(key: Key): boolean {
     const h = this.writable();
-    const length = writeKey(this.m, key); // first: it may move the scratch area
-    const added = this.m.add(h, scratchAddress(), length);
-    if (!added && this.growing) this.throwIfChainExhausted(h, '');
-    return added;
+    const result = this.m.add(h, writeKey(this.m, key), keyLength());
+    if (result === AddResult.added) return true;
+    this.throwIfChainExhausted(h, result, '');
+    return false;
   }
 
-  private throwIfChainExhausted(h: number, where: string): void {
-    const failure = this.m.lastAddFailure(h);
-    if (failure === GROWTH_LIMIT) {
+  // Throws when an add failed because the chain cannot grow (failure: an AddResult); other failures are a
+  // full table, which add() reports as false.
+  private throwIfChainExhausted(h: number, failure: number, where: string): void {
+    if (failure === AddResult.growthLimit) {
       throw new CuckooFilterError('CAPACITY_EXCEEDED', `${where}the filter reached its limit of ${this.m.maxSubFilters(h)} ` +
         `sub-filters (capacity ${this.m.capacity(h)}) and cannot grow further; nothing was added`);
     }
-    if (failure === GROWTH_OUT_OF_MEMORY) {
+    if (failure === AddResult.outOfMemory) {
       throw new CuckooFilterError('OUT_OF_MEMORY', `${where}the next sub-filter does not fit in the WebAssembly heap; nothing was added`);
     }
   }
 
   /** False: the key was definitely never added. True: it probably was (see expectedFpRate). */
   has(key: Key): boolean {
-    const h = this.live();
-    const length = writeKey(this.m, key); // first: it may move the scratch area
-    return this.m.contains(h, scratchAddress(), length);
+    return this.m.contains(this.live(), writeKey(this.m, key), keyLength());
   }
 
   /**
@@ -427,16 +410,12 @@ export class CuckooFilter {
    * (docs/GROWTH.md).
    */
   delete(key: Key): boolean {
-    const h = this.writable();
-    const length = writeKey(this.m, key); // first: it may move the scratch area
-    return this.m.remove(h, scratchAddress(), length);
+    return this.m.remove(this.writable(), writeKey(this.m, key), keyLength());
   }
 
   /** Copies of the key's fingerprint in its two buckets: times added, plus rare collisions. */
   count(key: Key): number {
-    const h = this.live();
-    const length = writeKey(this.m, key); // first: it may move the scratch area
-    return this.m.count(h, scratchAddress(), length);
+    return this.m.count(this.live(), writeKey(this.m, key), keyLength());
   }
 
   /**
@@ -446,10 +425,10 @@ export class CuckooFilter {
    */
   addIfAbsent(key: Key): boolean {
     const h = this.writable();
-    const length = writeKey(this.m, key); // first: it may move the scratch area
-    const code = this.m.addIfAbsent(h, scratchAddress(), length); // 0 present, 1 added, 2 no room
-    if (code !== 2) return code === 1;
-    if (this.growing) this.throwIfChainExhausted(h, '');
+    const result = this.m.addIfAbsent(h, writeKey(this.m, key), keyLength());
+    if (result === AddResult.alreadyPresent) return false;
+    if (result === AddResult.added) return true;
+    this.throwIfChainExhausted(h, result, '');
     throw new CuckooFilterError('CAPACITY_EXCEEDED', `the key is absent and the filter is full (${this.m.size(h)} ` +
       'items): nothing was added. Create the filter with a larger capacity, or with growth.');
   }
@@ -463,10 +442,8 @@ export class CuckooFilter {
     return this.batch(keys, true, (h, p, start) => {
       this.m.addMany(h, p.bytes, p.offsets, p.count, p.results);
       if (!this.growing) return;
-      const heap = this.m.HEAPU8;
-      for (let i = 0; i < p.count; i++) {
-        if (heap[p.results + i] === STOPPED_HERE) this.throwIfChainExhausted(h, `keys[${start + i}]: `);
-      }
+      const stopped = batchResults(this.m, p).indexOf(KeyResult.stoppedHere);
+      if (stopped >= 0) this.throwIfChainExhausted(h, this.m.lastAddFailure(h), `keys[${start + stopped}]: `);
     });
   }
 
@@ -491,8 +468,8 @@ export class CuckooFilter {
     for (let start = 0; start < copy.length; ) {
       const packed = packChunk(this.m, copy, start);
       call(h, packed, start);
-      const heap = this.m.HEAPU8; // after the call: it may have grown the memory
-      for (let i = 0; i < packed.count; i++) out[start + i] = heap[packed.results + i] === 1;
+      const results = batchResults(this.m, packed); // after the call: it may have grown the memory
+      for (let i = 0; i < packed.count; i++) out[start + i] = results[i] === KeyResult.yes;
       start += packed.count;
     }
     return out;
@@ -503,7 +480,7 @@ export class CuckooFilter {
    * their line endings: key i is bytes[ranges[2i], ranges[2i + 1]). One copy of the block crosses into
    * wasm, whatever the number of keys. Returns one code per key: 0 already present (nothing added),
    * 1 added, 2 absent but no room (nothing added), 3 a growing filter's chain limit was reached at this
-   * key (nothing added; the keys after it were not tried and have 2).
+   * key (nothing added), 4 not tried (a key after the one with 3).
    */
   addIfAbsentRanges(bytes: Uint8Array, ranges: Uint32Array): Uint8Array {
     const h = this.writable();
@@ -512,21 +489,14 @@ export class CuckooFilter {
     bytes = ownUint8View(bytes);
     ranges = ownUint32View(ranges);
     if (ranges.length % 2 !== 0) throw invalid('ranges must hold (start, end) pairs: its length must be even');
-    const count = ranges.length / 2;
     for (let i = 0; i < ranges.length; i += 2) {
       if (ranges[i] > ranges[i + 1] || ranges[i + 1] > bytes.length) {
         throw invalid(`range ${i / 2} [${ranges[i]}, ${ranges[i + 1]}) is not inside the ${bytes.length} bytes`);
       }
     }
-    // Layout in the scratch area: ranges (4-byte aligned), then the results, then the bytes.
-    const base = ensureScratch(this.m, ranges.length * 4 + count + bytes.length);
-    const results = base + ranges.length * 4;
-    const data = results + count;
-    const heap = this.m.HEAPU8;
-    heap.set(new Uint8Array(ranges.buffer, ranges.byteOffset, ranges.byteLength), base);
-    heap.set(bytes, data);
-    this.m.addIfAbsentRanges(h, data, base, count, results);
-    return this.m.HEAPU8.slice(results, results + count);
+    const packed = packRanges(this.m, bytes, ranges);
+    this.m.addIfAbsentRanges(h, packed.bytes, packed.ranges, packed.count, packed.results);
+    return batchResults(this.m, packed).slice();
   }
 
   /**
@@ -556,8 +526,7 @@ export class CuckooFilter {
   private combine(other: CuckooFilter, how: 'merge' | 'union'): void {
     if (!(other instanceof CuckooFilter)) throw new TypeError(`other must be a CuckooFilter, got ${describe(other)}`);
     const h = this.writable();
-    const code = this.m[how](h, other.live());
-    if (code !== 0) throw errorFromModule(this.m);
+    if (this.m[how](h, other.live()) !== ErrorCode.ok) throw errorFromModule(this.m);
   }
 
   /** Removes every key (and every sub-filter added by growth); the options stay. */
@@ -732,20 +701,10 @@ export class CuckooFilter {
   /** The two buckets and the fingerprint of a key. */
   locate(key: Key): KeyLocation {
     const h = this.live();
-    const length = writeKey(this.m, key);
-    const keyAddress = scratchAddress();
-    // The key sits at the start of the scratch area; the answer goes into a block of its own.
-    return withAllocation(this.m, 24, (out) => {
-      this.m.locate(h, keyAddress, length, out);
-      const v = new Uint32Array(this.m.HEAPU8.buffer, out, 6);
-      return {
-        hash: (BigInt(v[4]) << 32n) | BigInt(v[3]),
-        index: v[0],
-        alternateIndex: v[1],
-        fingerprint: v[2],
-        alternateOffset: v[5],
-      };
-    });
+    const address = writeKey(this.m, key);
+    const length = keyLength();
+    // The key sits in the scratch area; the answer goes into a block of its own.
+    return readLocateRecord(this.m, (out) => this.m.locate(h, address, length, out));
   }
 
   /**
@@ -777,21 +736,8 @@ export class CuckooFilter {
       this.m.setTracing(h, false);
     }
     const count = this.m.traceStepCount(h);
-    const steps = withAllocation(this.m, count * 20, (out) => {
-      this.m.traceSteps(h, out);
-      const v = new Uint32Array(this.m.HEAPU8.buffer, out, count * 5);
-      const list: TraceStep[] = [];
-      for (let i = 0; i < count; i++) {
-        list.push({
-          kind: STEP_KINDS[v[i * 5]],
-          bucket: v[i * 5 + 1],
-          slot: v[i * 5 + 2],
-          fingerprintIn: v[i * 5 + 3],
-          fingerprintOut: v[i * 5 + 4],
-        });
-      }
-      return list;
-    });
+    const steps = readTraceRecords(this.m, count, (out) => this.m.traceSteps(h, out))
+      .map((step): TraceStep => ({ ...step, kind: STEP_KINDS[step.kind] }));
     return { added, outcome: OUTCOMES[this.m.traceOutcome(h)], location, steps };
   }
 }
@@ -811,7 +757,5 @@ export function liveHandle(filter: CuckooFilter): number {
  */
 export function declaredExportLength(prefix: Uint8Array): number {
   const m = requireModule();
-  const address = ensureScratch(m, Math.max(prefix.length, 1));
-  m.HEAPU8.set(prefix, address);
-  return m.declaredLength(address, prefix.length);
+  return m.declaredLength(copyToScratch(m, prefix), prefix.length);
 }

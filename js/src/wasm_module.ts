@@ -6,13 +6,16 @@
 // by a static import; compiling the wasm is asynchronous, hence ready().
 import createCuckooModule from './generated/cuckoo_wasm.js';
 
-/** The embind surface of cpp/wasm/bindings.cpp. Handles and addresses are u32; counts are doubles. */
+/**
+ * The embind surface of cpp/wasm/bindings.cpp. Handles and addresses are u32; counts are doubles; codes and
+ * record layouts are in abi.ts, generated from the C++. Only heap.ts computes addresses.
+ */
 export interface CuckooModule {
   HEAPU8: Uint8Array;
   _malloc(size: number): number;
   _free(address: number): void;
-  create(capacity: number, fpRate: number, fingerprintBits: number, bucketSize: number, maxKicks: number,
-    seedLow: number, seedHigh: number, growth: number, maxSubFilters: number): number;
+  /** options: the address of a CreateOptions record (abi.ts). */
+  create(options: number): number;
   exportBegin(handle: number): number;
   exportSize(exporter: number): number;
   exportRead(exporter: number, out: number, capacity: number): number;
@@ -25,10 +28,12 @@ export interface CuckooModule {
   destroy(handle: number): void;
   lastErrorCode(): number;
   lastErrorMessage(): string;
-  add(handle: number, address: number, length: number): boolean;
+  /** An AddResult (abi.ts): added, or why not. */
+  add(handle: number, address: number, length: number): number;
   contains(handle: number, address: number, length: number): boolean;
   remove(handle: number, address: number, length: number): boolean;
   count(handle: number, address: number, length: number): number;
+  /** An AddResult (abi.ts): added, alreadyPresent, or why not. */
   addIfAbsent(handle: number, address: number, length: number): number;
   lastAddFailure(handle: number): number;
   merge(handle: number, other: number): number;
@@ -62,7 +67,7 @@ export interface CuckooModule {
   traceSteps(handle: number, out: number): void;
   dedupCreate(filter: number): number;
   dedupDestroy(handle: number): void;
-  /** The address of four doubles: output address, output length, lines, unique lines. */
+  /** The address of a DedupReport record (abi.ts). */
   dedupReport(handle: number): number;
   dedupPush(handle: number, address: number, length: number): number;
   dedupFinish(handle: number): number;

@@ -34,7 +34,7 @@ std::size_t add_singly_as_batched(CuckooFilter& single, const PackedKeys& p, con
   for (std::size_t i = 0; i < p.keys.size(); ++i) {
     const bool ok = single.add(p.keys[i]);
     added += ok;
-    REQUIRE(results[i] == ok);
+    REQUIRE(results[i] == static_cast<std::uint8_t>(ok ? cuckoo::KeyResult::yes : cuckoo::KeyResult::no_room));
   }
   return added;
 }

@@ -68,6 +68,24 @@ TEST_CASE("the chain limit: add returns false, says why, and changes nothing", "
   for (std::uint64_t j = 0; j < i; ++j) REQUIRE(f.contains(key("limit", j)));
 }
 
+TEST_CASE("a batch at the chain limit: stopped_here for that key, not_tried after it, no_room apart", "[growth]") {
+  auto f = growing(10, 0.01, 2, 2);
+  std::uint64_t i = 0;
+  while (f.add(key("limit", i))) ++i;
+  const std::string keys = key("limit", i) + key("limit", 0) + key("fresh", 0);
+  const std::uint32_t offsets[] = {0, static_cast<std::uint32_t>(key("limit", i).size()),
+                                   static_cast<std::uint32_t>(key("limit", i).size() + key("limit", 0).size()),
+                                   static_cast<std::uint32_t>(keys.size())};
+  std::uint8_t results[3] = {9, 9, 9};
+  const auto before = f.serialize();
+  CHECK(f.add_many(reinterpret_cast<const std::uint8_t*>(keys.data()), offsets, 3, results) == 0);
+  CHECK(results[0] == static_cast<std::uint8_t>(KeyResult::stopped_here));
+  CHECK(results[1] == static_cast<std::uint8_t>(KeyResult::not_tried));
+  CHECK(results[2] == static_cast<std::uint8_t>(KeyResult::not_tried));
+  CHECK(static_cast<int>(KeyResult::not_tried) != static_cast<int>(KeyResult::no_room));
+  CHECK(f.serialize() == before);
+}
+
 TEST_CASE("the chain stops before fingerprints would pass 32 bits", "[growth]") {
   auto f = growing(10, 1e-6, 2, 32);
   CHECK(f.fingerprint_bits() == 24);  // for 5e-7: 8 / (2^24 - 1)
@@ -200,7 +218,7 @@ TEST_CASE("damaged version 4 exports are refused with the reason", "[growth]") {
   CHECK_THAT(error_after(format::chain_offset::max_sub_filters, 2, 1), Catch::Contains("sub-filter count"));
   CHECK_THAT(error_after(format::chain_offset::sub_filters, 9, 2), Catch::Contains("sub-filter count 9"));
   CHECK_THAT(error_after(format::chain_offset::reserved, 1, 4), Catch::Contains("reserved"));
-  const std::size_t second = format::kChainHeaderSize + format::kSegmentHeaderSize +
+  const std::size_t second = format::kChainHeaderSize + format::kSubFilterHeaderSize +
                              format::get_le(good.data() + format::kChainHeaderSize + 24, 8);
   CHECK_THAT(error_after(second + 32, 40, 1), Catch::Contains("sub-filter 1: fingerprint bits 40"));
   CHECK_THAT(error_after(second + 33, 1, 1), Catch::Contains("sub-filter 1: reserved"));

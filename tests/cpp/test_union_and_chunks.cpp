@@ -1,5 +1,5 @@
 // union_with (a set union of two filters' fingerprints, model-tested) and the export read and written in
-// chunks (CuckooFilter::Exporter / Importer), which must give and take exactly the bytes of serialize().
+// chunks (format::Exporter / Importer), which must give and take exactly the bytes of serialize().
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -124,11 +124,11 @@ TEST_CASE("the export read in chunks of any size is exactly serialize()", "[form
   for (const CuckooFilter* f : {&single, &chain}) {
     const auto whole = f->serialize();
     for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{40}, std::size_t{4096}, whole.size()}) {
-      CuckooFilter::Exporter exporter(*f);
-      REQUIRE(exporter.size() == whole.size());
+      const auto exporter = f->exporter();
+      REQUIRE(exporter->size() == whole.size());
       std::vector<std::uint8_t> out(whole.size() + 10);
       std::size_t at = 0;
-      while (const std::size_t n = exporter.read(out.data() + at, piece)) at += n;
+      while (const std::size_t n = exporter->read(out.data() + at, piece)) at += n;
       out.resize(at);
       CHECK(out == whole);
     }
@@ -142,13 +142,13 @@ TEST_CASE("an export written in chunks of any size gives the same filter", "[for
   for (int i = 0; i < 3000; ++i) single.add(key("s", i));
   for (const CuckooFilter* f : {&single, &chain}) {
     const auto whole = f->serialize();
-    for (const std::uint64_t total : {std::uint64_t{whole.size()}, CuckooFilter::Importer::kUnknownLength}) {
+    for (const std::uint64_t total : {std::uint64_t{whole.size()}, cuckoo::format::Importer::kUnknownLength}) {
       for (const std::size_t piece : {std::size_t{1}, std::size_t{13}, std::size_t{56}, std::size_t{1000}}) {
-        CuckooFilter::Importer importer(total);
+        cuckoo::format::Importer importer(total);
         for (std::size_t at = 0; at < whole.size(); at += piece)
           REQUIRE(importer.push(whole.data() + at, std::min(piece, whole.size() - at)).ok());
         std::optional<CuckooFilter> made;
-        REQUIRE(importer.finish(made).ok());
+        REQUIRE(CuckooFilter::from_import(importer, made).ok());
         CHECK(made->serialize() == whole);
       }
     }
@@ -160,10 +160,10 @@ TEST_CASE("a stream that stops early, runs on, or is damaged is refused with the
   for (int i = 0; i < 1000; ++i) chain.add(key("c", i));
   const auto whole = chain.serialize();
   const auto error_of = [](const std::vector<std::uint8_t>& bytes) {
-    CuckooFilter::Importer importer;  // length unknown, as from a pipe
+    cuckoo::format::Importer importer;  // length unknown, as from a pipe
     Status s = importer.push(bytes.data(), bytes.size());
     std::optional<CuckooFilter> made;
-    if (s.ok()) s = importer.finish(made);
+    if (s.ok()) s = CuckooFilter::from_import(importer, made);
     return s.message;
   };
   CHECK_THAT(error_of({whole.begin(), whole.begin() + 20}), Catch::Contains("truncated: 20 bytes"));

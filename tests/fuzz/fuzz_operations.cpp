@@ -61,12 +61,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (unsigned j = 0; j < n; ++j) {
           const unsigned kj = (k + j) % 64;
           const bool ok = shadow.add(key(kj));
-          // A growing chain that cannot grow stops the batch there (kStoppedHere, then kNotTried).
-          if (results[j] == cuckoo::CuckooFilter::kStoppedHere) {
+          // A growing chain that cannot grow stops the batch there (stopped_here, then not_tried).
+          if (results[j] == static_cast<std::uint8_t>(cuckoo::KeyResult::stopped_here)) {
             check(!ok);
             break;
           }
-          check(results[j] == (ok ? 1 : 0));
+          check(results[j] == static_cast<std::uint8_t>(ok ? cuckoo::KeyResult::yes : cuckoo::KeyResult::no_room));
           if (ok) {
             ++model[kj];
             ++model_size;

@@ -1,6 +1,7 @@
 // Growth and merge through the TypeScript API.
 import { CuckooFilter, ready } from '../../js/src/index';
 import { errorOf, rng } from './helpers';
+const utf8 = (s: string) => new TextEncoder().encode(s);
 
 beforeAll(() => ready());
 
@@ -60,6 +61,20 @@ describe('growth', () => {
     expect(f.export()).toEqual(atLimit);
     // Everything added before the limit is still there.
     expect(f.hasMany(keys('limit-', i - 1)).every(Boolean)).toBe(true);
+  });
+
+  test('addIfAbsentRanges at the chain limit: 3 for the key that stopped the batch, 4 for the ones not tried', () => {
+    using f = new CuckooFilter({ capacity: 10, fpRate: 0.01, growth: 2, maxSubFilters: 2 });
+    let i = 0;
+    while (errorOf(() => f.add(`limit-${i}`)) === 'no error') i++;
+    const failed = `limit-${i}`;
+    const text = utf8(`${failed}limit-0fresh`);
+    const atLimit = f.export();
+    const codes = f.addIfAbsentRanges(text, new Uint32Array([0, failed.length, failed.length, failed.length + 7,
+      failed.length + 7, text.length]));
+    // Before this, "no room" and "not tried" were both 2.
+    expect([...codes]).toEqual([3, 4, 4]);
+    expect(f.export()).toEqual(atLimit);
   });
 
   test('growth options are validated', () => {

@@ -14,20 +14,13 @@
 #include <memory>
 #include <numeric>
 
+#include "detail/bits.hpp"
+
 namespace cuckoo {
 inline namespace v1 {
 namespace detail {
 
-static_assert(std::endian::native == std::endian::little,
-              "the table is read with native 64-bit loads and must be little-endian");
-
-[[nodiscard]] inline std::uint64_t load64(const std::uint8_t* p) noexcept {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-inline void store64(std::uint8_t* p, std::uint64_t v) noexcept { std::memcpy(p, &v, sizeof v); }
+static_assert(kLittleEndian, "the table is read with native 64-bit loads and must be little-endian");
 
 // The arithmetic on the packed bit stream, shared by BucketTable and its WordProbe.
 
@@ -42,27 +35,6 @@ inline void store_field(std::uint8_t* data, std::uint64_t bit, std::uint64_t fie
   std::uint8_t* p = data + bit / 8;
   const unsigned shift = static_cast<unsigned>(bit % 8);
   store64(p, (load64(p) & ~(field_mask << shift)) | (static_cast<std::uint64_t>(value) << shift));
-}
-
-// SWAR over f-bit fields, `low` holding bit 0 of each field and `high` its top bit. Non-zero iff some
-// field of x is zero; its lowest set bit is the top bit of the lowest zero field (bits above that one may
-// be spurious, from the borrow).
-[[nodiscard]] inline std::uint64_t zero_fields(std::uint64_t x, std::uint64_t low, std::uint64_t high) noexcept {
-  return (x - low) & ~x & high;
-}
-
-// True when some f-bit field of word1 or of word2 equals `fingerprint`: XOR turns matches into zero
-// fields, then the zero-field test. Exact as a yes/no: a borrow only leaves a field that is zero.
-[[nodiscard]] inline bool either_has_field_equal(std::uint64_t word1, std::uint64_t word2, std::uint32_t fingerprint,
-                                                 std::uint64_t low, std::uint64_t high) noexcept {
-  const std::uint64_t pattern = fingerprint * low;
-  return (zero_fields(word1 ^ pattern, low, high) | zero_fields(word2 ^ pattern, low, high)) != 0;
-}
-
-// The field whose top bit is the lowest set bit of a non-zero zero_fields() result: bit s*f + f - 1 gives
-// s. `reciprocal` is ceil(2^16 / f): floor(n / f) == (n * reciprocal) >> 16 for every n <= 64, f <= 32.
-[[nodiscard]] inline unsigned lowest_field(std::uint64_t zero_field_mask, unsigned reciprocal) noexcept {
-  return (((static_cast<unsigned>(std::countr_zero(zero_field_mask)) + 1) * reciprocal) >> 16) - 1;
 }
 
 class BucketTable {

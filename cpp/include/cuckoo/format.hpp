@@ -40,14 +40,20 @@
 // function (hashing.hpp); they were only written by builds before the first release and are refused.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "detail/bits.hpp"
+#include "detail/compiler.hpp"
 #include "hashing.hpp"
 #include "options.hpp"
+#include "status.hpp"
+#include "sub_filter.hpp"
 
 namespace cuckoo {
 inline namespace v1 {
@@ -68,20 +74,20 @@ inline constexpr std::uint16_t kRetiredVersion = 1;
 inline constexpr std::uint16_t kRetiredVersionChained = 2;
 inline constexpr std::size_t kHeaderSize = 56;
 inline constexpr std::size_t kChainHeaderSize = 32;
-inline constexpr std::size_t kSegmentHeaderSize = 40;
+inline constexpr std::size_t kSubFilterHeaderSize = 40;
 inline constexpr std::size_t kChecksumSize = 8;
 
 namespace chain_offset {
 inline constexpr std::size_t growth = 24, max_sub_filters = 25, sub_filters = 26, reserved = 28;
 }  // namespace chain_offset
 // Within a version 4 sub-filter's header.
-namespace segment_offset {
+namespace sub_filter_offset {
 inline constexpr std::size_t capacity = 0, num_buckets = 8, item_count = 16, table_length = 24, fingerprint_bits = 32,
                              reserved = 33;
-}  // namespace segment_offset
+}  // namespace sub_filter_offset
 
 // What a header says about one sub-filter: its shape, its fingerprint count and its table's length.
-struct SegmentInfo {
+struct SubFilterInfo {
   std::uint64_t capacity;
   std::uint64_t num_buckets;
   unsigned fingerprint_bits;
@@ -95,15 +101,8 @@ inline constexpr std::size_t magic = 0, version = 4, bucket_size = 6, fingerprin
                              table_length = 48;
 }  // namespace offset
 
-inline void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes) noexcept {
-  for (unsigned i = 0; i < bytes; ++i) out[i] = static_cast<std::uint8_t>(value >> (8 * i));
-}
-
-[[nodiscard]] inline std::uint64_t get_le(const std::uint8_t* in, unsigned bytes) noexcept {
-  std::uint64_t value = 0;
-  for (unsigned i = 0; i < bytes; ++i) value |= static_cast<std::uint64_t>(in[i]) << (8 * i);
-  return value;
-}
+using detail::get_le;
+using detail::put_le;
 
 [[nodiscard]] constexpr std::uint64_t table_bytes(std::uint64_t num_buckets, unsigned bucket_size,
                                                   unsigned fingerprint_bits) noexcept {
@@ -224,43 +223,49 @@ struct CommonFields {
   const auto count = get_le(p + chain_offset::sub_filters, 2);
   std::uint64_t at = kChainHeaderSize;
   for (std::uint64_t k = 0; k < count; ++k) {
-    if (n < at + kSegmentHeaderSize) return wait_for(at + kSegmentHeaderSize);
-    const std::uint64_t table = get_le(p + at + segment_offset::table_length, 8);
+    if (n < at + kSubFilterHeaderSize) return wait_for(at + kSubFilterHeaderSize);
+    const std::uint64_t table = get_le(p + at + sub_filter_offset::table_length, 8);
     if (table > kNoFilterHasMore) return not_an_export();
-    at += kSegmentHeaderSize + table;
+    at += kSubFilterHeaderSize + table;
   }
   return at + kChecksumSize;
 }
 
+// The checks every table's description passes, in either version: `which` names the sub-filter in
+// messages ("" for version 3). The fingerprint bits were checked by the caller.
+[[nodiscard]] CUCKOO_COLD inline Status check_table_fields(const std::string& which, unsigned bucket_size,
+                                                           const SubFilterInfo& info) {
+  const auto bad = [&](const std::string& what) { return bad_format(which + what); };
+  const std::uint64_t slots = info.num_buckets * bucket_size;
+  if (info.capacity == 0 || info.capacity > detail::kMaxCapacity)
+    return bad("capacity " + std::to_string(info.capacity) + " is out of range");
+  if (info.num_buckets < 2 || info.num_buckets > kMaxBuckets || info.num_buckets % 2 != 0)
+    return bad("number of buckets " + std::to_string(info.num_buckets) + " is not an even number from 2 to " +
+               std::to_string(kMaxBuckets));
+  // Every filter this library writes is sized below its slot count. A larger capacity would only matter
+  // when the chain grows: the next sub-filter is sized from it (a fuzzed 349-byte export asked for 7.6 GB).
+  if (info.capacity > slots)
+    return bad("capacity " + std::to_string(info.capacity) + " exceeds the " + std::to_string(slots) + " slots");
+  const auto expected = table_bytes(info.num_buckets, bucket_size, info.fingerprint_bits);
+  if (info.table_length != expected)
+    return bad("table length " + std::to_string(info.table_length) + " does not match " +
+               std::to_string(info.num_buckets) + " buckets x " + std::to_string(bucket_size) + " slots x " +
+               std::to_string(info.fingerprint_bits) + " bits (" + std::to_string(expected) + " bytes)");
+  if (info.item_count > slots)
+    return bad("item count " + std::to_string(info.item_count) + " exceeds the " + std::to_string(slots) + " slots");
+  return {};
+}
+
 // Checks every field of a version 3 header (kHeaderSize bytes) and that its lengths agree with each other.
-[[nodiscard]] CUCKOO_COLD inline Status read_single_header(const std::uint8_t* p, Layout& layout, SegmentInfo& info) {
-  const auto bad = bad_format;
+[[nodiscard]] CUCKOO_COLD inline Status read_single_header(const std::uint8_t* p, Layout& layout, SubFilterInfo& info) {
   CommonFields common;
   if (Status s = read_common_header(p, kVersion, common); !s.ok()) return s;
-  const auto bucket_size = common.bucket_size;
-  const auto bits = common.fingerprint_bits;
-  const auto capacity = get_le(p + offset::capacity, 8);
-  if (capacity == 0 || capacity > detail::kMaxCapacity)
-    return bad("capacity " + std::to_string(capacity) + " is out of range");
-  const auto buckets = get_le(p + offset::num_buckets, 8);
-  if (buckets < 2 || buckets > kMaxBuckets || buckets % 2 != 0)
-    return bad("number of buckets " + std::to_string(buckets) + " is not an even number from 2 to " +
-               std::to_string(kMaxBuckets));
-  if (capacity > buckets * bucket_size)
-    return bad("capacity " + std::to_string(capacity) + " exceeds the " + std::to_string(buckets * bucket_size) +
-               " slots");
-  const auto expected_table = table_bytes(buckets, bucket_size, bits);
-  const auto table_length = get_le(p + offset::table_length, 8);
-  if (table_length != expected_table)
-    return bad("table length " + std::to_string(table_length) + " does not match " + std::to_string(buckets) +
-               " buckets x " + std::to_string(bucket_size) + " slots x " + std::to_string(bits) + " bits (" +
-               std::to_string(expected_table) + " bytes)");
-  const auto items = get_le(p + offset::item_count, 8);
-  if (items > buckets * bucket_size)
-    return bad("item count " + std::to_string(items) + " exceeds the " + std::to_string(buckets * bucket_size) +
-               " slots");
-  layout = Layout{capacity, buckets, bucket_size, bits, common.max_kicks, common.seed, 0, 1};
-  info = SegmentInfo{capacity, buckets, bits, items, expected_table};
+  const SubFilterInfo read{get_le(p + offset::capacity, 8), get_le(p + offset::num_buckets, 8), common.fingerprint_bits,
+                           get_le(p + offset::item_count, 8), get_le(p + offset::table_length, 8)};
+  if (Status s = check_table_fields("", common.bucket_size, read); !s.ok()) return s;
+  layout = Layout{read.capacity, read.num_buckets, common.bucket_size, common.fingerprint_bits, common.max_kicks,
+                  common.seed, 0, 1};
+  info = read;
   return {};
 }
 
@@ -273,7 +278,7 @@ struct CommonFields {
   if (Status s = read_common_header(p, kVersionChained, common); !s.ok()) return s;
   if (get_le(p + chain_offset::reserved, 4) != 0) return bad("reserved bytes 28-31 are not zero");
   const auto growth = get_le(p + chain_offset::growth, 1);
-  if (growth < 2 || growth > kMaxGrowth) return bad("growth " + std::to_string(growth) + " is not from 2 to 16");
+  if (growth < kMinGrowth || growth > kMaxGrowth) return bad("growth " + std::to_string(growth) + " is not from 2 to 16");
   const auto max_sub = get_le(p + chain_offset::max_sub_filters, 1);
   if (max_sub < 1 || max_sub > kMaxSubFiltersLimit)
     return bad("maximum sub-filters " + std::to_string(max_sub) + " is not from 1 to " +
@@ -286,43 +291,295 @@ struct CommonFields {
   return {};
 }
 
-// Checks the header of sub-filter k (kSegmentHeaderSize bytes) of a chain whose header gave `layout`.
-[[nodiscard]] CUCKOO_COLD inline Status read_segment_header(const std::uint8_t* p, std::uint64_t k,
-                                                            const Layout& layout, SegmentInfo& info) {
-  const auto bad = bad_format;
+// Checks the header of sub-filter k (kSubFilterHeaderSize bytes) of a chain whose header gave `layout`.
+[[nodiscard]] CUCKOO_COLD inline Status read_sub_filter_header(const std::uint8_t* p, std::uint64_t k,
+                                                               const Layout& layout, SubFilterInfo& info) {
   const std::string which = "sub-filter " + std::to_string(k) + ": ";
-  const unsigned bucket_size = layout.bucket_size;
-  const auto capacity = get_le(p + segment_offset::capacity, 8);
-  const auto buckets = get_le(p + segment_offset::num_buckets, 8);
-  const auto items = get_le(p + segment_offset::item_count, 8);
-  const auto table_length = get_le(p + segment_offset::table_length, 8);
-  const auto bits = static_cast<unsigned>(get_le(p + segment_offset::fingerprint_bits, 1));
-  if (get_le(p + segment_offset::reserved, 7) != 0) return bad(which + "reserved bytes are not zero");
-  if (capacity == 0 || capacity > detail::kMaxCapacity)
-    return bad(which + "capacity " + std::to_string(capacity) + " is out of range");
-  if (buckets < 2 || buckets > kMaxBuckets || buckets % 2 != 0)
-    return bad(which + "number of buckets " + std::to_string(buckets) + " is not an even number from 2 to " +
-               std::to_string(kMaxBuckets));
-  // Every filter this library writes is sized below its slot count. A larger capacity would only matter
-  // when the chain grows: the next sub-filter is sized from it (a fuzzed 349-byte export asked for 7.6 GB).
-  if (capacity > buckets * bucket_size)
-    return bad(which + "capacity " + std::to_string(capacity) + " exceeds the " +
-               std::to_string(buckets * bucket_size) + " slots");
+  const SubFilterInfo read{get_le(p + sub_filter_offset::capacity, 8), get_le(p + sub_filter_offset::num_buckets, 8),
+                           static_cast<unsigned>(get_le(p + sub_filter_offset::fingerprint_bits, 1)),
+                           get_le(p + sub_filter_offset::item_count, 8),
+                           get_le(p + sub_filter_offset::table_length, 8)};
+  if (get_le(p + sub_filter_offset::reserved, 7) != 0) return bad_format(which + "reserved bytes are not zero");
+  const unsigned bits = read.fingerprint_bits;
   if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits || (k == 0 && bits != layout.fingerprint_bits))
-    return bad(which + "fingerprint bits " + std::to_string(bits) + " is not from 4 to 32" +
-               (k == 0 ? std::string(" or differs from the header's ") + std::to_string(layout.fingerprint_bits)
-                       : std::string()));
-  const auto expected = table_bytes(buckets, bucket_size, bits);
-  if (table_length != expected)
-    return bad(which + "table length " + std::to_string(table_length) + " does not match " +
-               std::to_string(buckets) + " buckets x " + std::to_string(bucket_size) + " slots x " +
-               std::to_string(bits) + " bits (" + std::to_string(expected) + " bytes)");
-  if (items > buckets * bucket_size)
-    return bad(which + "item count " + std::to_string(items) + " exceeds the " +
-               std::to_string(buckets * bucket_size) + " slots");
-  info = SegmentInfo{capacity, buckets, bits, items, table_length};
+    return bad_format(which + "fingerprint bits " + std::to_string(bits) + " is not from 4 to 32" +
+                      (k == 0 ? std::string(" or differs from the header's ") + std::to_string(layout.fingerprint_bits)
+                              : std::string()));
+  if (Status s = check_table_fields(which, layout.bucket_size, read); !s.ok()) return s;
+  info = read;
   return {};
 }
+
+// A filter's parts as an export describes them; CuckooFilter::from_import assembles the filter.
+struct Chain {
+  Layout layout;  // capacity, num_buckets and fingerprint_bits are the first sub-filter's
+  std::vector<detail::SubFilter> sub_filters;
+};
+
+// Reads a filter's export out in pieces of any size, in order: the headers, each table straight from the
+// filter's memory, then the checksum of everything before it. Filters without growth are written as
+// version 3, growing ones as version 4. The filter must not change while this reads. Not copyable: it
+// points into itself.
+class Exporter {
+ public:
+  CUCKOO_COLD Exporter(const Layout& layout, const detail::SubFilter& head, std::span<const detail::SubFilter> tail) noexcept {
+    std::uint8_t* h = headers_;
+    if (layout.growth == 0) {
+      write_header(h, layout, head.size);
+      add(h, kHeaderSize);
+      add(head.table.data(), head.table.byte_length());
+    } else {
+      write_common_header(h, kVersionChained, layout);
+      put_le(h + chain_offset::growth, layout.growth, 1);
+      put_le(h + chain_offset::max_sub_filters, layout.max_sub_filters, 1);
+      put_le(h + chain_offset::sub_filters, 1 + tail.size(), 2);
+      put_le(h + chain_offset::reserved, 0, 4);
+      add(h, kChainHeaderSize);
+      h += kChainHeaderSize;
+      const auto add_sub_filter = [&](const detail::SubFilter& s) {
+        put_le(h + sub_filter_offset::capacity, s.capacity, 8);
+        put_le(h + sub_filter_offset::num_buckets, s.num_buckets, 8);
+        put_le(h + sub_filter_offset::item_count, s.size, 8);
+        put_le(h + sub_filter_offset::table_length, s.table.byte_length(), 8);
+        put_le(h + sub_filter_offset::fingerprint_bits, s.fingerprint_bits, 1);
+        put_le(h + sub_filter_offset::reserved, 0, 7);
+        add(h, kSubFilterHeaderSize);
+        add(s.table.data(), s.table.byte_length());
+        h += kSubFilterHeaderSize;
+      };
+      add_sub_filter(head);
+      for (const detail::SubFilter& s : tail) add_sub_filter(s);
+    }
+    add(sum_, kChecksumSize);
+    for (std::size_t i = 0; i < pieces_count_; ++i) size_ += pieces_[i].length;
+  }
+  Exporter(const Exporter&) = delete;
+  Exporter& operator=(const Exporter&) = delete;
+
+  // The export's length: CuckooFilter::serialized_size().
+  [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+
+  // Copies the next min(capacity, what is left) bytes to `out` and returns how many (0 at the end).
+  CUCKOO_COLD std::size_t read(std::uint8_t* out, std::size_t capacity) noexcept {
+    std::size_t written = 0;
+    while (written < capacity && piece_ < pieces_count_) {
+      const Piece& p = pieces_[piece_];
+      if (p.data == sum_ && offset_ == 0) put_le(sum_, sum_state_.digest(), kChecksumSize);
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(capacity - written, p.length - offset_));
+      std::memcpy(out + written, p.data + offset_, n);
+      if (p.data != sum_) sum_state_.update(p.data + offset_, n);
+      written += n;
+      offset_ += n;
+      if (offset_ == p.length) {
+        ++piece_;
+        offset_ = 0;
+      }
+    }
+    return written;
+  }
+
+ private:
+  struct Piece {
+    const std::uint8_t* data;
+    std::uint64_t length;
+  };
+  void add(const std::uint8_t* data, std::uint64_t length) noexcept { pieces_[pieces_count_++] = {data, length}; }
+
+  static constexpr std::size_t kMaxHeaderBytes = kHeaderSize + kChainHeaderSize + kMaxSubFiltersLimit * kSubFilterHeaderSize;
+  std::uint8_t headers_[kMaxHeaderBytes] = {};
+  std::uint8_t sum_[kChecksumSize] = {};
+  Piece pieces_[2 + 2 * kMaxSubFiltersLimit] = {};
+  std::size_t pieces_count_ = 0;
+  std::size_t piece_ = 0;
+  std::uint64_t offset_ = 0;
+  std::uint64_t size_ = 0;
+  Checksum sum_state_;
+};
+
+// Reads an export that arrives in pieces of any size, writing each table straight into the new
+// sub-filter's memory, and checks it as a whole: every header field, every length, the checksum, then
+// each table's unused bits and fingerprint count. After the first error every call returns it.
+//
+// Given the total length in advance (a whole export in memory), it refuses a header that does not
+// describe exactly that many bytes before allocating anything; without it (a stream), the tables a header
+// describes are allocated when the header arrives.
+class Importer {
+ public:
+  static constexpr std::uint64_t kUnknownLength = ~std::uint64_t{0};
+  explicit Importer(std::uint64_t total = kUnknownLength) noexcept : total_(total) {}
+
+  // Takes the next `length` bytes of the export.
+  CUCKOO_COLD Status push(const std::uint8_t* data, std::size_t length) {
+    while (length > 0 && error_.ok()) {
+      if (phase_ == Phase::done) {
+        error_ = bad_format("trailing data: more than the " + std::to_string(received_) + " bytes the header describes");
+        break;
+      }
+      std::size_t n;
+      if (phase_ == Phase::table) {
+        n = static_cast<std::size_t>(std::min<std::uint64_t>(length, table_left_));
+        std::memcpy(table_at_, data, n);
+        table_at_ += n;
+        table_left_ -= n;
+        sum_.update(data, n);
+        received_ += n;
+        if (table_left_ == 0) error_ = next_after_table();
+      } else {
+        n = std::min(length, want_ - have_);
+        std::memcpy(pending_ + have_, data, n);
+        have_ += n;
+        if (phase_ != Phase::checksum) sum_.update(data, n);
+        received_ += n;
+        if (have_ == want_) error_ = take_pending();
+      }
+      data += n;
+      length -= n;
+    }
+    return error_;
+  }
+
+  // The filter's parts, once the whole export has arrived and checked out.
+  CUCKOO_COLD Status finish(Chain& out) {
+    if (error_.ok() && phase_ != Phase::done) error_ = truncated();
+    if (!error_.ok()) return error_;
+    out = std::move(chain_);
+    chain_ = Chain{};
+    return {};
+  }
+
+ private:
+  enum class Phase { version, single_header, chain_header, sub_filter_header, table, checksum, done };
+
+  CUCKOO_COLD Status take_pending() {
+    have_ = 0;
+    switch (phase_) {
+      case Phase::version: {
+        std::uint16_t version = 0;
+        if (Status s = read_version(pending_, version); !s.ok()) return s;
+        phase_ = version == kVersion ? Phase::single_header : Phase::chain_header;
+        want_ = version == kVersion ? kHeaderSize : kChainHeaderSize;
+        have_ = offset::version + 2;  // the header is checked whole: keep its first bytes
+        return {};
+      }
+      case Phase::single_header: {
+        SubFilterInfo info;
+        if (Status s = read_single_header(pending_, chain_.layout, info); !s.ok()) return s;
+        const std::uint64_t total = kHeaderSize + info.table_length + kChecksumSize;
+        if (total_ != kUnknownLength && total_ != total)
+          return bad_format(std::string(total_ < total ? "truncated: " : "trailing data: ") + std::to_string(total_) +
+                            " bytes, but the header describes " + std::to_string(total));
+        return begin_sub_filter(info);
+      }
+      case Phase::chain_header:
+        if (Status s = read_chain_header(pending_, chain_.layout, sub_filters_left_); !s.ok()) return s;
+        phase_ = Phase::sub_filter_header;
+        want_ = kSubFilterHeaderSize;
+        return {};
+      case Phase::sub_filter_header: {
+        SubFilterInfo info;
+        const std::uint64_t k = infos_.size();
+        if (Status s = read_sub_filter_header(pending_, k, chain_.layout, info); !s.ok()) return s;
+        if (total_ != kUnknownLength && (total_ < received_ || total_ - received_ < info.table_length + kChecksumSize))
+          return bad_format("truncated: " + std::to_string(total_) + " bytes end inside sub-filter " +
+                            std::to_string(k) + ": table");
+        if (k == 0) {
+          chain_.layout.capacity = info.capacity;
+          chain_.layout.num_buckets = info.num_buckets;
+        }
+        --sub_filters_left_;
+        return begin_sub_filter(info);
+      }
+      case Phase::checksum:
+        phase_ = Phase::done;
+        if (sum_.digest() != get_le(pending_, kChecksumSize)) return bad_format("checksum mismatch: the data is corrupted");
+        return check_tables();
+      default:
+        return {};
+    }
+  }
+
+  // Allocates the sub-filter a header described and reads its table next.
+  CUCKOO_COLD Status begin_sub_filter(const SubFilterInfo& info) {
+    const std::size_t k = infos_.size();
+    auto& sub_filters = chain_.sub_filters;
+    if (!detail::reserve_nothrow(infos_, k + 1) || !detail::reserve_nothrow(sub_filters, k + 1))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate the reader's bookkeeping");
+    sub_filters.emplace_back();
+    detail::SubFilter& s = sub_filters.back();
+    if (!s.allocate(info.capacity, info.num_buckets, info.fingerprint_bits, chain_.layout.bucket_size))
+      return Status::error(ErrorCode::out_of_memory,
+                           k == 0 ? "cannot allocate " + std::to_string(info.table_length) + " bytes for the table"
+                                  : "cannot allocate sub-filter " + std::to_string(k));
+    s.size = info.item_count;
+    infos_.push_back(info);
+    phase_ = Phase::table;
+    table_at_ = s.table.mutable_data();
+    table_left_ = info.table_length;
+    return {};
+  }
+
+  CUCKOO_COLD Status next_after_table() {
+    if (chain_.layout.growth != 0 && sub_filters_left_ > 0) {
+      phase_ = Phase::sub_filter_header;
+      want_ = kSubFilterHeaderSize;
+      return {};
+    }
+    phase_ = Phase::checksum;
+    want_ = kChecksumSize;
+    if (total_ != kUnknownLength && total_ > received_ + kChecksumSize)
+      return bad_format("trailing data: " + std::to_string(total_ - received_ - kChecksumSize) +
+                        " bytes after the last sub-filter");
+    return {};
+  }
+
+  // What the checksum cannot vouch for: the writer's own invariants on each table.
+  CUCKOO_COLD Status check_tables() const {
+    for (std::size_t k = 0; k < infos_.size(); ++k) {
+      const SubFilterInfo& info = infos_[k];
+      const detail::SubFilter& s = chain_.sub_filters[k];
+      const std::string which = infos_.size() > 1 ? "sub-filter " + std::to_string(k) + ": " : "";
+      const std::uint64_t used_bits = info.num_buckets * chain_.layout.bucket_size * info.fingerprint_bits;
+      const std::uint8_t last = s.table.data()[info.table_length - 1];
+      if (used_bits % 8 != 0 && (last >> (used_bits % 8)) != 0)
+        return bad_format(which + "the unused bits after the last slot are not zero");
+      const std::uint64_t occupied = s.table.count_occupied();
+      if (occupied != info.item_count)
+        return bad_format(which + "item count " + std::to_string(info.item_count) + " does not match the " +
+                          std::to_string(occupied) + " occupied slots");
+    }
+    return {};
+  }
+
+  CUCKOO_COLD Status truncated() const {
+    const std::string n = "truncated: " + std::to_string(received_) + " bytes";
+    if (phase_ == Phase::version || phase_ == Phase::single_header)
+      return bad_format(n + ", but a filter export is at least " + std::to_string(kHeaderSize + kChecksumSize));
+    if (phase_ == Phase::chain_header)
+      return bad_format(n + ", but a version 4 export is at least " +
+                        std::to_string(kChainHeaderSize + kSubFilterHeaderSize + kChecksumSize));
+    if (chain_.layout.growth == 0)
+      return bad_format(n + ", but the header describes " +
+                        std::to_string(kHeaderSize + infos_[0].table_length + kChecksumSize));
+    const std::string where = phase_ == Phase::checksum ? "the checksum"
+                              : phase_ == Phase::table  ? "sub-filter " + std::to_string(infos_.size() - 1) + ": table"
+                                                        : "sub-filter " + std::to_string(infos_.size()) + ": header";
+    return bad_format(n + " end inside " + where);
+  }
+
+  const std::uint64_t total_;
+  Phase phase_ = Phase::version;
+  std::uint8_t pending_[kHeaderSize] = {};  // the header being gathered (the largest is kHeaderSize)
+  std::size_t have_ = 0;
+  std::size_t want_ = offset::version + 2;
+  std::uint64_t received_ = 0;
+  Checksum sum_;
+  Chain chain_;
+  std::uint64_t sub_filters_left_ = 0;
+  std::vector<SubFilterInfo> infos_;
+  std::uint8_t* table_at_ = nullptr;
+  std::uint64_t table_left_ = 0;
+  Status error_;
+};
 
 }  // namespace format
 }  // namespace v1

@@ -13,6 +13,8 @@
 #endif
 #include <xxhash.h>
 
+#include "detail/bits.hpp"
+
 namespace cuckoo {
 inline namespace v1 {
 
@@ -40,23 +42,24 @@ class KeyHasher {
   explicit KeyHasher(std::uint64_t seed) noexcept : seed_(seed) {
     const auto* secret = XXH3_kSecret;
     empty_hash_ = XXH3_64bits_withSeed(nullptr, 0, seed);
-    flip_1to3_ = (load32(secret) ^ load32(secret + 4)) + seed;
-    const std::uint64_t seed_4to8 = seed ^ (std::uint64_t{byteswap32(static_cast<std::uint32_t>(seed))} << 32);
-    flip_4to8_ = (load64(secret + 8) ^ load64(secret + 16)) - seed_4to8;
-    flip_9to16_low_ = (load64(secret + 24) ^ load64(secret + 32)) + seed;
-    flip_9to16_high_ = (load64(secret + 40) ^ load64(secret + 48)) - seed;
+    flip_1to3_ = (detail::load32(secret) ^ detail::load32(secret + 4)) + seed;
+    const std::uint64_t seed_4to8 = seed ^ (std::uint64_t{detail::byteswap32(static_cast<std::uint32_t>(seed))} << 32);
+    flip_4to8_ = (detail::load64(secret + 8) ^ detail::load64(secret + 16)) - seed_4to8;
+    flip_9to16_low_ = (detail::load64(secret + 24) ^ detail::load64(secret + 32)) + seed;
+    flip_9to16_high_ = (detail::load64(secret + 40) ^ detail::load64(secret + 48)) - seed;
   }
 
   [[nodiscard]] std::uint64_t operator()(const void* data, std::size_t length) const noexcept {
     const auto* p = static_cast<const std::uint8_t*>(data);
-    if (length > 16 || !kLittleEndian) return hash_long(data, length, seed_);
+    // Elsewhere than little-endian machines the loads below would need swapping: every call goes to the library.
+    if (length > 16 || !detail::kLittleEndian) return hash_long(data, length, seed_);
     if (length > 8) {
-      const std::uint64_t low = load64(p) ^ flip_9to16_low_;
-      const std::uint64_t high = load64(p + length - 8) ^ flip_9to16_high_;
-      return avalanche(length + byteswap64(low) + high + multiply_fold64(low, high));
+      const std::uint64_t low = detail::load64(p) ^ flip_9to16_low_;
+      const std::uint64_t high = detail::load64(p + length - 8) ^ flip_9to16_high_;
+      return avalanche(length + detail::byteswap64(low) + high + multiply_fold64(low, high));
     }
     if (length >= 4) {
-      const std::uint64_t joined = load32(p + length - 4) + (std::uint64_t{load32(p)} << 32);
+      const std::uint64_t joined = detail::load32(p + length - 4) + (std::uint64_t{detail::load32(p)} << 32);
       return rrmxmx(joined ^ flip_4to8_, length);
     }
     if (length > 0) {
@@ -70,40 +73,12 @@ class KeyHasher {
   [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
 
  private:
-  // Both targets (x86-64, wasm32) are little-endian; elsewhere the loads below would need swapping, so
-  // every call goes to the library instead.
-  static constexpr bool kLittleEndian = std::endian::native == std::endian::little;
-
   // Kept out of line: the short paths above then inline into the batch loops (in wasm the whole call
   // operator, with XXH3's long-key code, was one function called per key).
   [[gnu::noinline]] static std::uint64_t hash_long(const void* data, std::size_t length, std::uint64_t seed) noexcept {
     return XXH3_64bits_withSeed(data, length, seed);
   }
 
-  static std::uint32_t load32(const std::uint8_t* p) noexcept {
-    std::uint32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  static std::uint64_t load64(const std::uint8_t* p) noexcept {
-    std::uint64_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  static constexpr std::uint32_t byteswap32(std::uint32_t x) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_bswap32(x);
-#else
-    return (x >> 24) | ((x >> 8) & 0xFF00u) | ((x << 8) & 0xFF0000u) | (x << 24);
-#endif
-  }
-  static constexpr std::uint64_t byteswap64(std::uint64_t x) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_bswap64(x);
-#else
-    return (std::uint64_t{byteswap32(static_cast<std::uint32_t>(x))} << 32) | byteswap32(static_cast<std::uint32_t>(x >> 32));
-#endif
-  }
   static constexpr std::uint64_t rotl64(std::uint64_t x, int r) noexcept { return (x << r) | (x >> (64 - r)); }
 
   // The low and high halves of the 128-bit product, XORed. wasm32 has no 64x64->128 multiply and the

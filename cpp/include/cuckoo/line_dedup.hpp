@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "cuckoo_filter.hpp"
+#include "detail/bits.hpp"
 
 namespace cuckoo {
 inline namespace v1 {
@@ -86,13 +87,9 @@ class Buffer {
 // The offset of the first "\n" in data[from, n), or n. Eight bytes a step (the classic zero-byte test on
 // the word XOR "\n"s: its lowest flagged byte is always a real match): wasm's memchr goes by 32-bit words.
 [[nodiscard]] inline std::uint32_t find_newline(const std::uint8_t* data, std::uint32_t from, std::uint32_t n) noexcept {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
   std::uint32_t i = from;
   for (; n - i >= 8; i += 8) {
-    std::uint64_t word;
-    std::memcpy(&word, data + i, 8);
-    const std::uint64_t x = word ^ (kOnes * '\n');
-    const std::uint64_t found = (x - kOnes) & ~x & (kOnes * 0x80);
+    const std::uint64_t found = bytes_equal_to(load64(data + i), '\n');
     if (found != 0) return i + static_cast<std::uint32_t>(std::countr_zero(found) >> 3);
   }
   for (; i < n; ++i)
@@ -215,15 +212,15 @@ class LineDeduper {
     (void)filter_.add_if_absent_ranges(data, ranges, count, results);
     std::size_t run = SIZE_MAX;  // where the current run of new lines starts
     for (std::size_t i = 0; i < count; ++i) {
-      const std::uint8_t r = results[i];
-      if (r == 1) {
+      const auto r = static_cast<KeyResult>(results[i]);
+      if (r == KeyResult::yes) {
         ++unique_;
         if (run == SIZE_MAX) run = ranges[2 * i];
         continue;
       }
       if (run != SIZE_MAX) output_.append_unchecked(data + run, ranges[2 * i] - run);
       run = SIZE_MAX;
-      if (r != 0) {  // absent, and no room could be made: this line and the ones after it are not done
+      if (r != KeyResult::no) {  // absent, and no room could be made: this line and the ones after it are not done
         lines_ += i;
         return fail_add();
       }

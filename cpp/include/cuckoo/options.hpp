@@ -7,17 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "detail/compiler.hpp"
 #include "hashing.hpp"
-
-// Marks code that runs once per filter (option checks, export reading, merge), not per key: compiled for
-// size, so that the wasm module stays small while the per-key paths keep -O3.
-#if defined(__clang__)
-#define CUCKOO_COLD [[gnu::cold]] __attribute__((minsize))
-#elif defined(__GNUC__)
-#define CUCKOO_COLD [[gnu::cold]]
-#else
-#define CUCKOO_COLD
-#endif
+#include "status.hpp"
 
 namespace cuckoo {
 inline namespace v1 {
@@ -30,7 +22,7 @@ struct Options {
   std::optional<double> fp_rate;
   // Explicit fingerprint size in bits, 4..32. Exclusive with fp_rate.
   std::optional<unsigned> fingerprint_bits;
-  // Slots per bucket: 2, 4 or 8 (default 4, the best bits per item for any rate: see docs/SIZING.md).
+  // Slots per bucket: 2, 4 or 8 (default 4: the paper's choice, 95% load with short fingerprints).
   std::optional<unsigned> bucket_size;
   // Evictions tried before an add gives up (and is undone). 0 means "only direct placements".
   unsigned max_kicks = 500;
@@ -44,22 +36,12 @@ struct Options {
   std::optional<unsigned> max_sub_filters;
 };
 
-enum class ErrorCode : int { ok = 0, invalid_argument = 1, bad_format = 2, out_of_memory = 3, capacity_exceeded = 4 };
-
-// The one funnel for errors of the non-throwing API (used by the wasm binding, which is built without
-// exceptions); the throwing API turns a Status into an exception.
-struct Status {
-  ErrorCode code = ErrorCode::ok;
-  std::string message;
-  [[nodiscard]] bool ok() const noexcept { return code == ErrorCode::ok; }
-  [[nodiscard]] static Status error(ErrorCode c, std::string m) { return Status{c, std::move(m)}; }
-};
-
 inline constexpr unsigned kMinFingerprintBits = 4;
 inline constexpr unsigned kMaxFingerprintBits = 32;
 inline constexpr unsigned kDefaultBucketSize = 4;
 inline constexpr unsigned kMaxKicksLimit = 100000;
 inline constexpr double kDefaultFpRate = 0.001;
+inline constexpr unsigned kMinGrowth = 2;
 inline constexpr unsigned kMaxGrowth = 16;
 inline constexpr unsigned kDefaultMaxSubFilters = 16;
 inline constexpr unsigned kMaxSubFiltersLimit = 32;
@@ -123,7 +105,7 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
                    std::to_string(options.max_kicks) + ")");
 
   const unsigned growth = options.growth.value_or(0);
-  if (options.growth && (growth < 2 || growth > kMaxGrowth))
+  if (options.growth && (growth < kMinGrowth || growth > kMaxGrowth))
     return invalid("growth must be from 2 to " + std::to_string(kMaxGrowth) + " (got " + std::to_string(growth) + ")");
   if (options.max_sub_filters && !options.growth) return invalid("max_sub_filters needs growth");
   const unsigned max_sub_filters = options.max_sub_filters.value_or(kDefaultMaxSubFilters);

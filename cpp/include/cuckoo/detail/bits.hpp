@@ -1,0 +1,89 @@
+// Loads, stores and word-at-a-time (SWAR) helpers: the one place where bytes become integers.
+//
+// Both targets (x86-64, wasm32) are little-endian. The native loads below are only used where that is
+// checked (the packed table, the short-key hash) or where byte order does not matter (zero-byte search);
+// the export format goes through put_le / get_le, which are explicit about it.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace cuckoo {
+inline namespace v1 {
+namespace detail {
+
+inline constexpr bool kLittleEndian = std::endian::native == std::endian::little;
+
+[[nodiscard]] inline std::uint32_t load32(const std::uint8_t* p) noexcept {
+  std::uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+[[nodiscard]] inline std::uint64_t load64(const std::uint8_t* p) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline void store64(std::uint8_t* p, std::uint64_t v) noexcept { std::memcpy(p, &v, sizeof v); }
+
+// `bytes` little-endian bytes, whatever the machine's byte order (the export format).
+inline void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes) noexcept {
+  for (unsigned i = 0; i < bytes; ++i) out[i] = static_cast<std::uint8_t>(value >> (8 * i));
+}
+
+[[nodiscard]] inline std::uint64_t get_le(const std::uint8_t* in, unsigned bytes) noexcept {
+  std::uint64_t value = 0;
+  for (unsigned i = 0; i < bytes; ++i) value |= static_cast<std::uint64_t>(in[i]) << (8 * i);
+  return value;
+}
+
+[[nodiscard]] constexpr std::uint32_t byteswap32(std::uint32_t x) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_bswap32(x);
+#else
+  return (x >> 24) | ((x >> 8) & 0xFF00u) | ((x << 8) & 0xFF0000u) | (x << 24);
+#endif
+}
+
+[[nodiscard]] constexpr std::uint64_t byteswap64(std::uint64_t x) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_bswap64(x);
+#else
+  return (std::uint64_t{byteswap32(static_cast<std::uint32_t>(x))} << 32) | byteswap32(static_cast<std::uint32_t>(x >> 32));
+#endif
+}
+
+// SWAR over f-bit fields, `low` holding bit 0 of each field and `high` its top bit. Non-zero iff some
+// field of x is zero; its lowest set bit is the top bit of the lowest zero field (bits above that one may
+// be spurious, from the borrow).
+[[nodiscard]] inline std::uint64_t zero_fields(std::uint64_t x, std::uint64_t low, std::uint64_t high) noexcept {
+  return (x - low) & ~x & high;
+}
+
+// zero_fields for 8-bit fields: the byte `byte` in a word.
+inline constexpr std::uint64_t kByteLows = 0x0101010101010101ULL;
+[[nodiscard]] inline std::uint64_t bytes_equal_to(std::uint64_t word, std::uint8_t byte) noexcept {
+  return zero_fields(word ^ (kByteLows * byte), kByteLows, kByteLows * 0x80);
+}
+
+// True when some f-bit field of word1 or of word2 equals `fingerprint`: XOR turns matches into zero
+// fields, then the zero-field test. Exact as a yes/no: a borrow only leaves a field that is zero.
+[[nodiscard]] inline bool either_has_field_equal(std::uint64_t word1, std::uint64_t word2, std::uint32_t fingerprint,
+                                                 std::uint64_t low, std::uint64_t high) noexcept {
+  const std::uint64_t pattern = fingerprint * low;
+  return (zero_fields(word1 ^ pattern, low, high) | zero_fields(word2 ^ pattern, low, high)) != 0;
+}
+
+// The field whose top bit is the lowest set bit of a non-zero zero_fields() result: bit s*f + f - 1 gives
+// s. `reciprocal` is ceil(2^16 / f): floor(n / f) == (n * reciprocal) >> 16 for every n <= 64, f <= 32.
+[[nodiscard]] inline unsigned lowest_field(std::uint64_t zero_field_mask, unsigned reciprocal) noexcept {
+  return (((static_cast<unsigned>(std::countr_zero(zero_field_mask)) + 1) * reciprocal) >> 16) - 1;
+}
+
+}  // namespace detail
+}  // namespace v1
+}  // namespace cuckoo

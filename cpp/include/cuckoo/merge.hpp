@@ -1,0 +1,118 @@
+// Merge and union of two filters' fingerprints (CuckooFilter::merge, CuckooFilter::union_with): the
+// compatibility check, the merge of one sub-filter into another, and the order of the merged chain.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "detail/compiler.hpp"
+#include "hashing.hpp"
+#include "options.hpp"
+#include "status.hpp"
+#include "sub_filter.hpp"
+
+namespace cuckoo {
+inline namespace v1 {
+namespace detail {
+
+enum class Combine {
+  multiset_sum,  // merge: every fingerprint of the other is added
+  set_union,     // union: only the copies a bucket pair lacks
+};
+
+// ok when filters of these layouts can be merged: same options and seed. Otherwise invalid_argument
+// naming the first difference.
+[[nodiscard]] CUCKOO_COLD inline Status check_mergeable(const Layout& a, const Layout& b) {
+  // "different <what> (<prefix>x and y)"
+  const auto differ = [](const std::string& what, std::uint64_t x, std::uint64_t y, const char* prefix = "") {
+    return Status::error(ErrorCode::invalid_argument, "cannot merge filters with different " + what + " (" + prefix +
+                                                          std::to_string(x) + " and " + std::to_string(y) + ")");
+  };
+  if (a.growth != b.growth || a.max_sub_filters != b.max_sub_filters)
+    return differ("growth settings", a.growth, b.growth, "growth ");
+  if (a.bucket_size != b.bucket_size) return differ("bucket sizes", a.bucket_size, b.bucket_size);
+  if (a.fingerprint_bits != b.fingerprint_bits) return differ("fingerprint bits", a.fingerprint_bits, b.fingerprint_bits);
+  if (a.num_buckets != b.num_buckets || a.capacity != b.capacity) return differ("capacities", a.capacity, b.capacity);
+  if (a.seed != b.seed) return Status::error(ErrorCode::invalid_argument, "cannot merge filters with different seeds");
+  return {};
+}
+
+[[nodiscard]] CUCKOO_COLD inline Status merge_copy_out_of_memory() {
+  return Status::error(ErrorCode::out_of_memory, "cannot allocate a copy of the table for the merge");
+}
+
+// Union: how many copies of fingerprint fp (at `slot` of bucket i, other bucket j) `into` lacks of those
+// `from` holds in the pair. Each (pair, fingerprint) is counted once, at its first slot in bucket order:
+// elsewhere the answer is 0. Kicks move fingerprints only within their own pair, so the counts of a pair
+// handled earlier stay right.
+[[nodiscard]] CUCKOO_COLD inline std::size_t copies_lacking(const SubFilter& into, const SubFilter& from, std::uint32_t i,
+                                                            std::uint32_t j, std::uint32_t fp, unsigned slot) noexcept {
+  if (from.table.find(i, fp) != static_cast<int>(slot) || (j < i && from.table.count(j, fp) != 0)) return 0;
+  const auto copies_in = [&](const SubFilter& s) { return s.table.count(i, fp) + (j != i ? s.table.count(j, fp) : 0); };
+  const std::size_t want = copies_in(from);
+  const std::size_t have = copies_in(into);
+  return want > have ? want - have : 0;
+}
+
+// Adds the fingerprints of `from` to `into`, a sub-filter of the same shape. Returns false when they do
+// not fit; `into` is then partly changed (the caller restores it).
+[[nodiscard]] CUCKOO_COLD inline bool combine_into(SubFilter& into, const SubFilter& from, Combine mode,
+                                                   const Layout& layout, PathStep* path) {
+  for (std::uint64_t bucket = 0; bucket < from.num_buckets; ++bucket) {
+    const auto i = static_cast<std::uint32_t>(bucket);
+    for (unsigned slot = 0; slot < layout.bucket_size; ++slot) {
+      const std::uint32_t fp = from.table.get(i, slot);
+      if (fp == 0) continue;
+      // The fingerprint's bucket pair is known from where it sits.
+      const std::uint32_t j = alternate_index(i, fp, from.num_buckets);
+      const std::size_t copies = mode == Combine::multiset_sum ? 1 : copies_lacking(into, from, i, j, fp, slot);
+      // The walk's generator is seeded from the place (there is no key hash), so merges are reproducible.
+      const Location at{(std::uint64_t{i} << 32 | fp) ^ layout.seed, i, j, fp};
+      for (std::size_t c = 0; c < copies; ++c)
+        if (into.insert<false>(at, layout.max_kicks, path, nullptr) != InsertOutcome::placed) return false;
+    }
+  }
+  return true;
+}
+
+// Sub-filter k of the other filter (`from`) goes into sub-filter k of the working chain when it has the
+// same shape (both chains grew by the same rule) and room; `own` is how many sub-filters the chain had
+// before the merge. A fingerprint cannot move to a table of another shape (its buckets and width come from
+// hash bits that are gone), so otherwise, when growth is on, the chain takes a copy of `from`: every key is
+// kept, and the false-positive rates add up.
+[[nodiscard]] CUCKOO_COLD inline Status merge_sub_filter(std::vector<SubFilter>& work, std::size_t own, std::size_t k,
+                                                         const SubFilter& from, Combine mode, const Layout& layout,
+                                                         PathStep* path) {
+  if (k < own && work[k].num_buckets == from.num_buckets && work[k].fingerprint_bits == from.fingerprint_bits) {
+    SubFilter saved;
+    if (!saved.copy_of(work[k])) return merge_copy_out_of_memory();
+    if (combine_into(work[k], from, mode, layout, path)) return {};
+    work[k] = std::move(saved);
+  }
+  if (layout.growth == 0 || work.size() >= layout.max_sub_filters)
+    return Status::error(ErrorCode::capacity_exceeded,
+                         layout.growth == 0 ? "the merged fingerprints do not fit (this filter was left unchanged)"
+                                            : "the merged fingerprints do not fit in " +
+                                                  std::to_string(layout.max_sub_filters) +
+                                                  " sub-filters (this filter was left unchanged)");
+  work.emplace_back();  // reserved for max_sub_filters by the caller
+  return work.back().copy_of(from) ? Status{} : merge_copy_out_of_memory();
+}
+
+// Smallest first, so that new keys and growth continue from the largest sub-filter. The first keeps its
+// place: it is the filter's shape. A stable insertion sort: at most 32 entries, and std::stable_sort would
+// add kilobytes to the wasm module.
+CUCKOO_COLD inline void order_chain(std::vector<SubFilter>& chain) noexcept {
+  const auto before = [](const SubFilter& x, const SubFilter& y) {
+    return x.capacity < y.capacity || (x.capacity == y.capacity && x.fingerprint_bits < y.fingerprint_bits);
+  };
+  for (std::size_t i = 2; i < chain.size(); ++i)
+    for (std::size_t j = i; j > 1 && before(chain[j], chain[j - 1]); --j) std::swap(chain[j], chain[j - 1]);
+}
+
+}  // namespace detail
+}  // namespace v1
+}  // namespace cuckoo

@@ -1,0 +1,65 @@
+// The records that cross the wasm boundary through the heap, and the boundary's own codes. Together with
+// the core's enums (ErrorCode, AddFailure, KeyResult, TraceStepKind, InsertOutcome) and limits, these are
+// every number the TypeScript side needs: js/src/abi.ts is generated from them by abi_ts.cpp
+// (`npm run abi`), and the native test `abi` fails when the committed file differs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cuckoo_wasm {
+
+// What create() reads: the options of a new filter. A field marked optional is read only when its bit is
+// set in `given`; the others always are.
+struct CreateOptions {
+  double capacity;                // exact below 2^53
+  double fp_rate;                 // optional
+  std::uint32_t seed_low;         // the seed's two halves: JavaScript writes them without BigInt
+  std::uint32_t seed_high;
+  std::uint32_t fingerprint_bits;  // optional
+  std::uint32_t bucket_size;       // optional
+  std::uint32_t max_kicks;
+  std::uint32_t growth;           // optional
+  std::uint32_t max_sub_filters;  // optional
+  std::uint32_t given;            // which optional fields are set: the kGiven bits
+};
+enum Given : std::uint32_t {
+  kGivenFpRate = 1,
+  kGivenFingerprintBits = 2,
+  kGivenBucketSize = 4,
+  kGivenGrowth = 8,
+  kGivenMaxSubFilters = 16,
+};
+
+// What locate() writes: where a key lives in the first sub-filter. The hash is split in two u32 halves.
+struct LocateRecord {
+  std::uint32_t index;
+  std::uint32_t alternate_index;
+  std::uint32_t fingerprint;
+  std::uint32_t hash_low;
+  std::uint32_t hash_high;
+  std::uint32_t alternate_offset;
+};
+
+// What trace_steps() writes for each step of the last traced insert (cuckoo::TraceStep, widened).
+struct TraceRecord {
+  std::uint32_t kind;  // cuckoo::TraceStepKind
+  std::uint32_t bucket;
+  std::uint32_t slot;
+  std::uint32_t fingerprint_in;
+  std::uint32_t fingerprint_out;
+};
+
+// What a line deduplicator reports after each push and finish (doubles: exact below 2^53).
+struct DedupReport {
+  double output_address;
+  double output_length;
+  double lines;
+  double unique;
+};
+
+// add() and add_if_absent() return a cuckoo::AddFailure (none: added); add_if_absent() returns this when
+// the key was already there (nothing added).
+inline constexpr std::uint32_t kAlreadyPresent = 255;
+
+}  // namespace cuckoo_wasm

@@ -1,0 +1,113 @@
+// Generated from cpp/wasm/abi.hpp and the core's definitions by cpp/wasm/abi_ts.cpp: do not edit.
+// `npm run abi` writes it again; the native test `abi` fails while it differs from the C++.
+
+/** cuckoo::ErrorCode: the status of a call that can fail. */
+export const ErrorCode = {
+  ok: 0,
+  invalidArgument: 1,
+  badFormat: 2,
+  outOfMemory: 3,
+  capacityExceeded: 4,
+} as const;
+
+/** What add() and addIfAbsent() return: cuckoo::AddFailure (none: added), or alreadyPresent. */
+export const AddResult = {
+  added: 0,
+  tableFull: 1,
+  duplicateLimit: 2,
+  growthLimit: 3,
+  outOfMemory: 4,
+  alreadyPresent: 255,
+} as const;
+
+/** cuckoo::KeyResult: what a batch stores for each key, one byte each. */
+export const KeyResult = {
+  no: 0,
+  yes: 1,
+  noRoom: 2,
+  stoppedHere: 3,
+  notTried: 4,
+} as const;
+
+/** cuckoo::TraceStepKind. */
+export const TraceStepKind = {
+  place: 0,
+  kick: 1,
+  undo: 2,
+} as const;
+
+/** cuckoo::InsertOutcome. */
+export const InsertOutcome = {
+  placed: 0,
+  tableFull: 1,
+  duplicateLimit: 2,
+} as const;
+
+/** CreateOptions: byte offsets of what create() reads, and the bits of `given`. */
+export const CreateOptions = {
+  bytes: 48,
+  capacity: 0,
+  fpRate: 8,
+  seedLow: 16,
+  seedHigh: 20,
+  fingerprintBits: 24,
+  bucketSize: 28,
+  maxKicks: 32,
+  growth: 36,
+  maxSubFilters: 40,
+  given: 44,
+  givenFpRate: 1,
+  givenFingerprintBits: 2,
+  givenBucketSize: 4,
+  givenGrowth: 8,
+  givenMaxSubFilters: 16,
+} as const;
+
+/** LocateRecord: what locate() writes, as u32 indices. */
+export const LocateRecord = {
+  words: 6,
+  index: 0,
+  alternateIndex: 1,
+  fingerprint: 2,
+  hashLow: 3,
+  hashHigh: 4,
+  alternateOffset: 5,
+} as const;
+
+/** TraceRecord: what traceSteps() writes for each step, as u32 indices. */
+export const TraceRecord = {
+  words: 5,
+  kind: 0,
+  bucket: 1,
+  slot: 2,
+  fingerprintIn: 3,
+  fingerprintOut: 4,
+} as const;
+
+/** DedupReport: what dedupReport() points at, as f64 indices. */
+export const DedupReport = {
+  doubles: 4,
+  outputAddress: 0,
+  outputLength: 1,
+  lines: 2,
+  unique: 3,
+} as const;
+
+/** The core's defaults (cuckoo::Options). */
+export const Defaults = {
+  maxKicks: 500,
+  seedLow: 2135587861,
+  seedHigh: 2654435769,
+  bucketSize: 4,
+  maxSubFilters: 16,
+} as const;
+
+/** The core's limits on options. */
+export const Limits = {
+  minFingerprintBits: 4,
+  maxFingerprintBits: 32,
+  maxKicks: 100000,
+  minGrowth: 2,
+  maxGrowth: 16,
+  maxSubFilters: 32,
+} as const;

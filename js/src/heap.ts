@@ -1,0 +1,327 @@
+// The wasm heap: every address the TypeScript side uses is made and read here, so that the rest of the
+// package calls the core with what these functions return and never computes an address itself.
+//
+// One scratch area is shared by every filter (JavaScript is single-threaded per module instance, and no
+// call keeps a key past its return). It only grows. Any call into the module may grow the memory, which
+// detaches every view of the old buffer, so views are always taken from module.HEAPU8 after the call
+// that may have grown it, never kept across calls. Record layouts come from abi.ts (generated from C++).
+import { CreateOptions, DedupReport, LocateRecord, TraceRecord } from './abi.js';
+import { CuckooFilterError } from './errors.js';
+import { Key, keyTypeError, typedLength } from './key_codec.js';
+import type { CuckooModule } from './wasm_module.js';
+
+const encoder = new TextEncoder();
+
+let scratch = 0;
+let scratchSize = 0;
+
+let lastKeyLength = 0;
+
+/** The length in bytes of the key the last writeKey() wrote. */
+export function keyLength(): number {
+  return lastKeyLength;
+}
+
+function malloc(m: CuckooModule, size: number): number {
+  // Addresses at or above 2 GiB come back negative from _malloc: read them as unsigned.
+  const address = m._malloc(size) >>> 0;
+  if (address === 0) {
+    throw new CuckooFilterError('OUT_OF_MEMORY', `cannot allocate ${size} bytes in the WebAssembly heap`);
+  }
+  return address;
+}
+
+/** Returns the address of at least `size` bytes of scratch (valid until the next call to ensureScratch). */
+function ensureScratch(m: CuckooModule, size: number): number {
+  if (size > scratchSize) {
+    const next = Math.max(size, scratchSize * 2, 4096);
+    const address = malloc(m, next);
+    if (scratch !== 0) m._free(scratch);
+    scratch = address;
+    scratchSize = next;
+  }
+  return scratch;
+}
+
+/** Runs `use` with `size` bytes of heap memory of its own, freed afterwards. */
+function withAllocation<T>(m: CuckooModule, size: number, use: (address: number) => T): T {
+  const address = malloc(m, Math.max(size, 1));
+  try {
+    return use(address);
+  } finally {
+    m._free(address);
+  }
+}
+
+/**
+ * Writes one key into the scratch area and returns its address there; keyLength() is its length in bytes,
+ * so that a call reads `m.op(handle, writeKey(m, key), keyLength())` (arguments are evaluated in order).
+ * Strings are written as UTF-8: a plain loop for ASCII (the common case, and faster than TextEncoder for
+ * short keys), encodeInto from the first non-ASCII character on.
+ */
+export function writeKey(m: CuckooModule, key: Key): number {
+  if (typeof key === 'string') {
+    const units = key.length;
+    // UTF-8 needs at most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units).
+    const address = units * 3 > scratchSize ? ensureScratch(m, units * 3) : scratch;
+    const heap = m.HEAPU8;
+    for (let i = 0; i < units; i++) {
+      const c = key.charCodeAt(i);
+      if (c > 0x7f) {
+        lastKeyLength = encoder.encodeInto(key, heap.subarray(address, address + units * 3)).written;
+        return address;
+      }
+      heap[address + i] = c;
+    }
+    lastKeyLength = units;
+    return address;
+  }
+  const length = typedLength(key, 'Uint8Array');
+  if (length < 0) throw keyTypeError(key);
+  const address = length > scratchSize ? ensureScratch(m, length) : scratch;
+  m.HEAPU8.set(key, address); // copies the array's real length, which `length` is
+  lastKeyLength = length;
+  return address;
+}
+
+/** Where a packed batch sits in the scratch area. */
+export interface PackedBatch {
+  offsets: number; // u32 offsets, count + 1 of them, relative to `bytes`
+  results: number; // one byte per key
+  bytes: number;
+  count: number;
+}
+
+// A batch is cut into chunks so that the scratch area stays small whatever the caller passes.
+const CHUNK_KEYS = 4096;
+const CHUNK_BYTES = 1 << 20;
+
+// Offsets of the chunk being packed, computed in the same pass that checks the keys' types, then
+// copied into the heap in one call (the heap's address is only known once the chunk's size is).
+const chunkOffsets = new Uint32Array(CHUNK_KEYS + 1);
+
+/**
+ * Packs keys[start, end) (or fewer: the chunk ends early past CHUNK_BYTES) into the scratch area and
+ * returns where. `keys` comes from copyKeys: every key is a string or a Uint8Array.
+ */
+export function packChunk(m: CuckooModule, keys: readonly Key[], start: number): PackedBatch {
+  // Common case first: every key a string. One pass checks the types and records each key's end as if
+  // every character were one byte, which holds when the chunk is ASCII; one join and one encodeInto then
+  // write the whole chunk. (Concatenating with += in the same pass is as fast in a small heap, but its
+  // rope of 4096 cons cells per chunk quadruples the garbage, and scavenges in a large heap cost more.)
+  const last = Math.min(keys.length, start + CHUNK_KEYS);
+  const charLimit = CHUNK_BYTES / 3;
+  let chars = 0;
+  let end = start;
+  while (end < last && (end === start || chars < charLimit)) {
+    const key = keys[end];
+    if (typeof key !== 'string') break;
+    chars += key.length;
+    end++;
+    chunkOffsets[end - start] = chars;
+  }
+  if (end === last || chars >= charLimit) {
+    const count = end - start;
+    const joined = count === 1 ? (keys[start] as string)
+      : count === keys.length ? (keys as string[]).join('') // the common one-chunk batch: no copy of the array
+        : (keys.slice(start, end) as string[]).join('');
+    const offsetsBytes = (count + 1) * 4;
+    const bound = chars * 3; // UTF-8 needs at most 3 bytes per UTF-16 unit
+    const base = ensureScratch(m, offsetsBytes + count + bound);
+    const results = base + offsetsBytes;
+    const bytes = results + count;
+    const heap = m.HEAPU8;
+    const written = encoder.encodeInto(joined, heap.subarray(bytes, bytes + bound)).written;
+    if (written === chars) {
+      chunkOffsets[0] = 0;
+      new Uint32Array(heap.buffer, base, count + 1).set(chunkOffsets.subarray(0, count + 1));
+      return { offsets: base, results, bytes, count };
+    }
+    return packEach(m, keys, start, end, bound);
+  }
+  // A Uint8Array (or a bad key) in the chunk: size it key by key.
+  end = start;
+  let bound = 0; // an upper bound of the chunk's bytes
+  while (end < last && (end === start || bound < CHUNK_BYTES)) {
+    const key = keys[end];
+    bound += typeof key === 'string' ? key.length * 3 : typedLength(key, 'Uint8Array');
+    end++;
+  }
+  return packEach(m, keys, start, end, bound);
+}
+
+/** Packs keys[start, end), whose bytes are at most `bound`, one key at a time. */
+function packEach(m: CuckooModule, keys: readonly Key[], start: number, end: number, bound: number): PackedBatch {
+  const count = end - start;
+  const offsetsBytes = (count + 1) * 4;
+  const base = ensureScratch(m, offsetsBytes + count + bound);
+  const results = base + offsetsBytes;
+  const bytes = results + count;
+  const heap = m.HEAPU8;
+  const offsets = new Uint32Array(heap.buffer, base, count + 1);
+  offsets[0] = 0;
+  let offset = 0;
+  for (let i = 0; i < count; i++) {
+    const key = keys[start + i];
+    if (typeof key === 'string') {
+      offset += encoder.encodeInto(key, heap.subarray(bytes + offset, bytes + bound)).written;
+    } else {
+      heap.set(key, bytes + offset);
+      offset += typedLength(key, 'Uint8Array');
+    }
+    offsets[i + 1] = offset;
+  }
+  return { offsets: base, results, bytes, count };
+}
+
+/** The answers a batch wrote, one KeyResult byte per key: a view, valid until the next call into the module. */
+export function batchResults(m: CuckooModule, packed: { results: number; count: number }): Uint8Array {
+  return m.HEAPU8.subarray(packed.results, packed.results + packed.count);
+}
+
+/** Copies `bytes` into the scratch area and returns their address there. */
+export function copyToScratch(m: CuckooModule, bytes: Uint8Array): number {
+  const address = ensureScratch(m, Math.max(bytes.length, 1));
+  m.HEAPU8.set(bytes, address);
+  return address;
+}
+
+/** A view of `length` bytes the core wrote at `address`, valid until the next call into the module. */
+export function heapBytes(m: CuckooModule, address: number, length: number): Uint8Array {
+  return m.HEAPU8.subarray(address, address + length);
+}
+
+/** Keys given as ranges of one buffer, where addIfAbsentRanges() reads them. */
+export interface PackedRanges {
+  bytes: number;
+  ranges: number; // u32 pairs (start, end) relative to `bytes`
+  results: number; // one byte per key
+  count: number;
+}
+
+/** Copies a buffer and its (start, end) ranges into the scratch area. */
+export function packRanges(m: CuckooModule, bytes: Uint8Array, ranges: Uint32Array): PackedRanges {
+  const count = ranges.length / 2;
+  // Ranges first (4-byte aligned), then the results, then the bytes.
+  const base = ensureScratch(m, ranges.byteLength + count + bytes.length);
+  const results = base + ranges.byteLength;
+  const data = results + count;
+  const heap = m.HEAPU8;
+  heap.set(new Uint8Array(ranges.buffer, ranges.byteOffset, ranges.byteLength), base);
+  heap.set(bytes, data);
+  return { bytes: data, ranges: base, results, count };
+}
+
+/** The options of a new filter, as create() reads them (abi.ts CreateOptions); undefined: not given. */
+export interface CreateArguments {
+  capacity: number;
+  fpRate?: number;
+  fingerprintBits?: number;
+  bucketSize?: number;
+  maxKicks: number;
+  seedLow: number;
+  seedHigh: number;
+  growth?: number;
+  maxSubFilters?: number;
+}
+
+/** Writes a CreateOptions record into the scratch area and returns its address. */
+export function writeCreateOptions(m: CuckooModule, a: CreateArguments): number {
+  const address = ensureScratch(m, CreateOptions.bytes);
+  const view = new DataView(m.HEAPU8.buffer, address, CreateOptions.bytes);
+  let given = 0;
+  const optional = (value: number | undefined, offset: number, bit: number, write: (offset: number, value: number) => void) => {
+    write(offset, value ?? 0);
+    if (value !== undefined) given |= bit;
+  };
+  const u32 = (offset: number, value: number) => view.setUint32(offset, value, true);
+  const f64 = (offset: number, value: number) => view.setFloat64(offset, value, true);
+  f64(CreateOptions.capacity, a.capacity);
+  optional(a.fpRate, CreateOptions.fpRate, CreateOptions.givenFpRate, f64);
+  u32(CreateOptions.seedLow, a.seedLow);
+  u32(CreateOptions.seedHigh, a.seedHigh);
+  optional(a.fingerprintBits, CreateOptions.fingerprintBits, CreateOptions.givenFingerprintBits, u32);
+  optional(a.bucketSize, CreateOptions.bucketSize, CreateOptions.givenBucketSize, u32);
+  u32(CreateOptions.maxKicks, a.maxKicks);
+  optional(a.growth, CreateOptions.growth, CreateOptions.givenGrowth, u32);
+  optional(a.maxSubFilters, CreateOptions.maxSubFilters, CreateOptions.givenMaxSubFilters, u32);
+  u32(CreateOptions.given, given);
+  return address;
+}
+
+/** A LocateRecord, with the hash joined. */
+export interface LocateAnswer {
+  hash: bigint;
+  index: number;
+  alternateIndex: number;
+  fingerprint: number;
+  alternateOffset: number;
+}
+
+/** Runs `locate(out)`, which writes a LocateRecord at `out`, and reads it. */
+export function readLocateRecord(m: CuckooModule, locate: (out: number) => void): LocateAnswer {
+  return withAllocation(m, LocateRecord.words * 4, (out) => {
+    locate(out);
+    const v = new Uint32Array(m.HEAPU8.buffer, out, LocateRecord.words);
+    return {
+      hash: (BigInt(v[LocateRecord.hashHigh]) << 32n) | BigInt(v[LocateRecord.hashLow]),
+      index: v[LocateRecord.index],
+      alternateIndex: v[LocateRecord.alternateIndex],
+      fingerprint: v[LocateRecord.fingerprint],
+      alternateOffset: v[LocateRecord.alternateOffset],
+    };
+  });
+}
+
+/** One TraceRecord. */
+export interface TraceRecordValues {
+  kind: number;
+  bucket: number;
+  slot: number;
+  fingerprintIn: number;
+  fingerprintOut: number;
+}
+
+/** Runs `write(out)`, which writes `count` TraceRecords at `out`, and reads them. */
+export function readTraceRecords(m: CuckooModule, count: number, write: (out: number) => void): TraceRecordValues[] {
+  const words = TraceRecord.words;
+  return withAllocation(m, count * words * 4, (out) => {
+    write(out);
+    const v = new Uint32Array(m.HEAPU8.buffer, out, count * words);
+    const list: TraceRecordValues[] = [];
+    for (let at = 0; at < count * words; at += words) {
+      list.push({
+        kind: v[at + TraceRecord.kind],
+        bucket: v[at + TraceRecord.bucket],
+        slot: v[at + TraceRecord.slot],
+        fingerprintIn: v[at + TraceRecord.fingerprintIn],
+        fingerprintOut: v[at + TraceRecord.fingerprintOut],
+      });
+    }
+    return list;
+  });
+}
+
+/** A line deduplicator's DedupReport at `address`: its new lines (a view, valid until the next call) and counters. */
+export function readDedupReport(m: CuckooModule, address: number): { output: Uint8Array; lines: number; unique: number } {
+  const v = new Float64Array(m.HEAPU8.buffer, address, DedupReport.doubles);
+  const output = v[DedupReport.outputAddress];
+  return {
+    output: m.HEAPU8.subarray(output, output + v[DedupReport.outputLength]),
+    lines: v[DedupReport.lines],
+    unique: v[DedupReport.unique],
+  };
+}
+
+/**
+ * Reads the next at most min(limit, pieceBytes) bytes of an export into the scratch area with
+ * `read(address, size)` (which returns how many it wrote) and hands them to `take` (a view of the heap,
+ * valid during the call). Returns how many bytes were read: 0 at the end.
+ */
+export function readPiece(m: CuckooModule, size: number, read: (address: number, size: number) => number,
+  take: (piece: Uint8Array) => void): number {
+  const address = ensureScratch(m, size);
+  const n = read(address, size);
+  if (n > 0) take(m.HEAPU8.subarray(address, address + n));
+  return n;
+}
