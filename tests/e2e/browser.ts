@@ -16,7 +16,7 @@ export interface Session {
 
 export async function startSession(): Promise<Session> {
   mkdirSync(screenshotDir, { recursive: true });
-  const server = spawn('node', [join(repoRoot, 'js', 'scripts', 'serve.mjs')], {
+  const server = spawn('node', [join(repoRoot, 'scripts', 'serve.mjs')], {
     env: { ...process.env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # Builds everything: the native core with its tests and benchmark, the wasm module and the Catch2 suites
 # as wasm, and the TypeScript package (js/dist: ESM, CommonJS, .d.ts, and the one wasm glue module).
+# `build.sh --package` builds only the wasm module and the package: what `npm start` serves.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 jobs="$(nproc)"
 # emcc's JS optimizer needs Debian's acorn, which Node does not find by itself.
 export NODE_PATH=/usr/share/nodejs
+package_only=false
+if [ "${1:-}" = "--package" ]; then package_only=true; fi
 
-echo "[build] native"
-cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/native -j "$jobs"
+if ! $package_only; then
+  echo "[build] native"
+  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native -j "$jobs"
+fi
 
 echo "[build] wasm"
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DCUCKOO_BUILD_BENCH=OFF >/dev/null
-cmake --build build/wasm -j "$jobs"
+if $package_only; then
+  cmake --build build/wasm -j "$jobs" --target cuckoo_wasm cuckoo_wasm_cjs
+else
+  cmake --build build/wasm -j "$jobs"
+fi
 
 echo "[build] TypeScript package"
 rm -rf js/dist
@@ -28,7 +37,7 @@ echo '{ "type": "commonjs" }' > js/dist/cjs/package.json
 mkdir -p js/dist/esm/generated js/dist/cjs/generated
 cp js/generated/cuckoo_wasm.mjs js/dist/esm/generated/cuckoo_wasm.js
 cp js/generated/cuckoo_wasm_cjs.cjs js/dist/cjs/generated/cuckoo_wasm.js
-node js/scripts/minify.mjs js/dist/esm/*.js js/dist/esm/generated/*.js js/dist/esm/cli/*.js js/dist/cjs/*.js \
+node scripts/minify.mjs js/dist/esm/*.js js/dist/esm/generated/*.js js/dist/esm/cli/*.js js/dist/cjs/*.js \
   js/dist/cjs/generated/*.js
 # The command-line tool (js/src/cli) is compiled with the ES module build and imports it as it is.
 chmod +x js/dist/esm/cli/cuckoo.js

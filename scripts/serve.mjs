@@ -5,7 +5,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(fileURLToPath(import.meta.url), '..', '..', '..');
+const root = join(fileURLToPath(import.meta.url), '..', '..');
 const mounts = [
   ['/dist/', join(root, 'js', 'dist')],
   ['/', join(root, 'demo')],

@@ -3,7 +3,7 @@
 # SECONDS seconds (first argument, or FUZZ_SECONDS; default 20). `npm test` runs them briefly;
 # `npm run fuzz -- 600` runs them for ten minutes each. The corpus grows in build/fuzz/corpus.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 seconds="${1:-${FUZZ_SECONDS:-20}}"
 mkdir -p build/fuzz
 node tests/fuzz/make_seeds.mjs build/fuzz/seeds

@@ -3,7 +3,7 @@
 # through sudo) and node_modules (npm ci, when absent or older than package-lock.json). Idempotent and
 # quick on a machine that has everything.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
+root="$(cd "$(dirname "$0")/.." && pwd)"
 
 # emscripten: the wasm build (Debian's 3.1.6); libxxhash-dev: XXH3; catch2: the C++ suites; chromium:
 # the browser tests; cmake/g++: the native build; clang-14 and its runtime: fuzzing and sanitizers.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing, builds, and runs every suite.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bash js/scripts/ensure-deps.sh
-bash js/scripts/build.sh
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+bash scripts/build.sh
 
 echo "[test] Catch2, native"
 ctest --test-dir build/native --output-on-failure -j 2
@@ -15,7 +15,7 @@ CXX=clang++-14 cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -D
 cmake --build build/sanitize -j "$(nproc)" --target cuckoo_tests
 ctest --test-dir build/sanitize --output-on-failure -j 2
 echo "[test] fuzzing (short runs; npm run fuzz -- SECONDS for long ones)"
-bash js/scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 echo "[test] tsc --noEmit"
 npx tsc --noEmit -p tsconfig.json
 echo "[test] Jest"
