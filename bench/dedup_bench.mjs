@@ -38,7 +38,7 @@ function engine() {
 
 function coreAddMany(plan) {
   const filter = new CuckooFilter({ capacity: plan.capacity, fpRate: plan.fpRate, growth: plan.growth, maxSubFilters: plan.maxSubFilters });
-  const { m, handle } = filter;
+  const { m, handle } = /** @type {any} */ (filter); // the module behind the API, which users never need
   // The lines without their endings, packed as the batch calls take them (the split is not timed).
   const offsets = [0];
   const parts = [];

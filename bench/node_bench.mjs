@@ -1,7 +1,7 @@
 // Node benchmark: cuckoo-wasm (single calls and batches) against JavaScript's Set and the npm package
 // bloom-filters (its CuckooFilter and BloomFilter, sized for the same capacity and rate), on the same keys.
 // One JSON line per case: ops/s (best of BENCH_REPEATS runs, default 3), bytes per item, measured
-// false-positive rate, false negatives (worst run); then one line of the ratios the targets name.
+// false-positive rate, false negatives (worst run); then one line of ratios between them.
 //
 // Every run of a case gets new string objects with the same contents, as keys read from a file or a socket
 // are: V8 computes a string's hash the first time a Set sees it and keeps it in the string, so re-used
@@ -14,8 +14,8 @@
 import { createRequire } from 'node:module';
 import { ready, CuckooFilter } from '../js/dist/esm/index.js';
 
-const require = createRequire(import.meta.url);
-const bloom = require('bloom-filters');
+const requireCommonJs = createRequire(import.meta.url);
+const bloom = requireCommonJs('bloom-filters');
 
 const FP_RATE = 0.001;
 const BATCH = 4096;
@@ -189,7 +189,7 @@ function bloomFiltersCase(name, make, label, { keys, probes, absent }) {
 function wasmCoreCase({ keys, absent }) {
   const n = keys.length;
   const filter = new CuckooFilter({ capacity: n, fpRate: FP_RATE });
-  const { m, handle } = filter;
+  const { m, handle } = /** @type {any} */ (filter);
   const pack = (list) => {
     const joined = list.join('');
     const bytes = m._malloc(joined.length) >>> 0;
@@ -271,7 +271,7 @@ for (const n of runs) {
   ratios(n);
 }
 
-// The targets are ratios between the lines above; one more line states them.
+// The ratios that matter are between the lines above (against Set and bloom-filters); one more line states them.
 function ratios(n) {
   const set = printed.get('Set strings');
   const single = printed.get('cuckoo-wasm single strings');

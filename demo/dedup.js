@@ -1,7 +1,14 @@
 // The dedup page's main thread: it hands the file to the worker and shows what it reports, so the page
 // stays responsive whatever the file's size.
-const $ = (id) => document.getElementById(id);
+/**
+ * The element of the page's own markup with this id (it exists). Typed as a form control, which most of
+ * them are; other kinds are cast where they are used.
+ * @param {string} id
+ * @returns {HTMLInputElement}
+ */
+const $ = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 const number = (n) => n.toLocaleString('en');
+const progressBar = /** @type {HTMLProgressElement} */ (document.getElementById('dedup-progress'));
 let worker;
 let downloadUrl;
 
@@ -20,7 +27,7 @@ function outputName(name) {
 function resetCounters() {
   for (const id of ['lines', 'unique', 'duplicates']) $(id).textContent = '0';
   for (const id of ['rate', 'percent', 'time-left', 'false-drops']) $(id).textContent = '–';
-  $('dedup-progress').value = 0;
+  progressBar.value = 0;
   $('binary-warning').hidden = true;
   $('dedup-download').hidden = true;
 }
@@ -45,7 +52,7 @@ function start(file) {
   worker.onmessage = ({ data }) => {
     if (data.type === 'progress' || data.type === 'done') {
       const fraction = data.total > 0 ? data.done / data.total : 1;
-      $('dedup-progress').value = fraction;
+      progressBar.value = fraction;
       $('percent').textContent = `${(fraction * 100).toFixed(1)}%`;
       $('lines').textContent = number(data.lines);
       $('unique').textContent = number(data.unique);
@@ -57,7 +64,7 @@ function start(file) {
     if (data.type === 'done') {
       $('false-drops').textContent = data.wrongDropBound.toPrecision(2);
       downloadUrl = URL.createObjectURL(data.output);
-      const link = $('dedup-download');
+      const link = /** @type {HTMLAnchorElement} */ (document.getElementById('dedup-download'));
       link.href = downloadUrl;
       link.download = outputName(name);
       link.textContent = `Download ${outputName(name)}`;
@@ -73,7 +80,7 @@ function start(file) {
 }
 
 $('dedup-file').addEventListener('change', (event) => {
-  const file = event.target.files?.[0];
+  const file = /** @type {HTMLInputElement} */ (event.target).files?.[0];
   if (file) start(file);
 });
 $('run-paste').addEventListener('click', () => {

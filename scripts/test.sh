@@ -16,7 +16,8 @@ cmake --build build/sanitize -j "$(nproc)" --target cuckoo_tests
 ctest --test-dir build/sanitize --output-on-failure -j 2
 echo "[test] fuzzing (short runs; npm run fuzz -- SECONDS for long ones)"
 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
-echo "[test] tsc --noEmit"
+echo "[test] tsc --noEmit: the TypeScript, and the JavaScript from its JSDoc"
 npx tsc --noEmit -p tsconfig.json
+npx tsc -p tsconfig.js.json
 echo "[test] Jest"
 npx jest --ci

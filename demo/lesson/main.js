@@ -339,9 +339,10 @@ $('experiment').addEventListener('click', async () => {
 });
 $('export').addEventListener('click', exportFile);
 $('import').addEventListener('change', (event) => {
-  const file = event.target.files?.[0];
+  const input = /** @type {HTMLInputElement} */ (event.target);
+  const file = input.files?.[0];
   if (file) importFile(file);
-  event.target.value = '';
+  input.value = '';
 });
 let resizeTimer;
 window.addEventListener('resize', () => {
@@ -354,7 +355,7 @@ window.addEventListener('resize', () => {
 drawSizing();
 
 // For the browser tests: the real filter and the page's operations.
-window.cuckooDemo = {
+/** @type {any} */ (window).cuckooDemo = {
   get filter() { return state.filter; },
   get trace() { return state.trace; },
   get frame() { return state.frame; },

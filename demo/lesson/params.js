@@ -6,6 +6,13 @@ import { $ } from './text.js';
 export const LIMITS = { buckets: [8, 64], bits: [4, 16], kicks: [0, 500] };
 const MAX_SEED = (1n << 64n) - 1n;
 
+/**
+ * A whole number from a form field, or an error naming the field.
+ * @param {string} id
+ * @param {string} name
+ * @param {number[]} range [min, max]
+ * @returns {{ value?: number | bigint, error?: string }}
+ */
 function integerField(id, name, [min, max]) {
   const text = $(id).value.trim();
   if (!/^\d+$/.test(text)) return { error: `${name} must be a whole number from ${min} to ${max}${text === '' ? ' (it is empty)' : ''}.` };
@@ -16,6 +23,7 @@ function integerField(id, name, [min, max]) {
 
 /** The parameters in the form, or { error, field } naming the first field that is not valid. */
 export function readParams() {
+  /** @type {[string, { value?: number | bigint, error?: string }][]} */
   const fields = [
     ['param-buckets', integerField('param-buckets', 'Buckets', LIMITS.buckets)],
     ['param-bits', integerField('param-bits', 'Fingerprint bits', LIMITS.bits)],
@@ -32,7 +40,8 @@ export function readParams() {
   }
   const bad = fields.find(([, result]) => result.error);
   if (bad) return { error: bad[1].error, field: bad[0] };
-  const [buckets, bits, maxKicks, seedValue] = fields.map(([, result]) => result.value);
+  const [buckets, bits, maxKicks] = fields.slice(0, 3).map(([, result]) => Number(result.value));
+  const seedValue = fields[3][1].value;
   if (buckets % 2 !== 0) {
     $('param-buckets').setAttribute('aria-invalid', 'true');
     return { error: `Buckets must be even (the second-bucket formula needs an even count), not ${buckets}.`, field: 'param-buckets' };

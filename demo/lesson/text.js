@@ -33,7 +33,13 @@ export function percent(p) {
   return `${value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toPrecision(2)}%`;
 }
 
-export const $ = (id) => document.getElementById(id);
+/**
+ * The element of the page's own markup with this id (it exists). Typed as a form control, which most of
+ * them are; other kinds are cast where they are used.
+ * @param {string} id
+ * @returns {HTMLInputElement}
+ */
+export const $ = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 export const SVG = 'http://www.w3.org/2000/svg';
 
 /** An SVG element with attributes (and text), appended to `parent` when given. */
