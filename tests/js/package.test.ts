@@ -51,6 +51,11 @@ test('the tarball holds the built package and nothing else of the repo', () => {
     'package/js/dist/cjs/node.d.ts', 'package/docs/DEDUP.md',
   ]));
   expect(listing.filter((p) => p.startsWith('package/cpp/') || p.startsWith('package/tests/'))).toEqual([]);
+  // Every document the README links to is in the package, where npm's page and an installed copy look.
+  const readme = execFileSync('tar', ['-xzOf', tarball, 'package/README.md']).toString();
+  const linked = [...readme.matchAll(/\]\((docs\/[^)#\s]+)\)/g)].map((m) => `package/${m[1]}`);
+  expect(linked.length).toBeGreaterThan(0);
+  expect(listing).toEqual(expect.arrayContaining(linked));
 });
 
 // The budget is 60 KB. The line-dedup engine took the wasm 4 KB over it, and export/import in chunks
