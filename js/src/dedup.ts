@@ -117,7 +117,7 @@ function chainLimit(fpRate: number): number {
   }
   if (limit < 2) {
     throw invalid(`fpRate ${fpRate} is too small for a filter that grows: its first sub-filter gets half the rate ` +
-      `and each later one a fingerprint bit more, up to 32 bits, so rates below ${MIN_GROWING_FP_RATE} leave no room to grow`);
+      `and each later one a fingerprint bit more, up to ${Limits.maxFingerprintBits} bits, so rates below ${MIN_GROWING_FP_RATE} leave no room to grow`);
   }
   return limit;
 }
@@ -327,7 +327,7 @@ export class LineDeduper {
     this.failure = error.code === 'CAPACITY_EXCEEDED'
       ? new CuckooFilterError('CAPACITY_EXCEEDED', `the filter is full after ${stats.unique} unique lines: it started ` +
         `with room for ${plan.capacity} and grew ${plan.growth}x a step to ${plan.maxSubFilters} sub-filters, the most ` +
-        `fpRate ${plan.fpRate} allows (each sub-filter takes one more fingerprint bit, up to 32); start with a larger ` +
+        `fpRate ${plan.fpRate} allows (each sub-filter takes one more fingerprint bit, up to ${Limits.maxFingerprintBits}); start with a larger ` +
         `capacity, or allow a larger fpRate`)
       : new CuckooFilterError('OUT_OF_MEMORY', `${error.message} (after ${stats.unique} unique lines: the WebAssembly ` +
         'heap holds at most 4 GiB; allow a larger fpRate for shorter fingerprints)');

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_FP_RATE, MIN_GROWING_FP_RATE } from '../node.js';
+import { Limits } from '../abi.js';
 import { abortPending, BrokenPipe, checkInputs, InputError, openOutput, readBlocks, readFilterFile, UsageError } from './io.js';
 import { makeProgress } from './progress.js';
 
@@ -110,7 +111,7 @@ function rate(flag: string, text: string | boolean | undefined, fallback: number
   }
   if (value < MIN_GROWING_FP_RATE) {
     throw new UsageError(`${flag} ${text} is too small for a filter that grows: its first sub-filter gets half the ` +
-      `rate and each later one a fingerprint bit more, up to 32 bits; use ${MIN_GROWING_FP_RATE} or more`);
+      `rate and each later one a fingerprint bit more, up to ${Limits.maxFingerprintBits} bits; use ${MIN_GROWING_FP_RATE} or more`);
   }
   return value;
 }
