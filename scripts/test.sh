@@ -12,7 +12,7 @@ ctest --test-dir build/wasm --output-on-failure -j 2
 echo "[test] Catch2, native with AddressSanitizer and UndefinedBehaviorSanitizer"
 CXX=clang++-14 cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_BUILD_BENCH=OFF \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" >/dev/null
-cmake --build build/sanitize -j "$(nproc)" --target cuckoo_tests
+cmake --build build/sanitize -j "$(nproc)" --target cuckoo_tests cuckoo_abi
 ctest --test-dir build/sanitize --output-on-failure -j 2
 echo "[test] fuzzing (short runs; npm run fuzz -- SECONDS for long ones)"
 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
