@@ -33,10 +33,13 @@ npx tsc -p js/tsconfig.esm.json
 npx tsc -p js/tsconfig.cjs.json
 echo '{ "type": "module" }' > js/dist/esm/package.json
 echo '{ "type": "commonjs" }' > js/dist/cjs/package.json
-# The Emscripten glue, each build's own beside it (wasm_module.ts imports ./generated/cuckoo_wasm.js).
+# The Emscripten glue and the wasm binary module, each build's own beside it (wasm_module.ts imports
+# ./generated/cuckoo_wasm.js and ./generated/cuckoo_wasm_binary.js).
 mkdir -p js/dist/esm/generated js/dist/cjs/generated
 cp js/generated/cuckoo_wasm.mjs js/dist/esm/generated/cuckoo_wasm.js
+cp js/generated/cuckoo_wasm_binary.mjs js/dist/esm/generated/cuckoo_wasm_binary.js
 cp js/generated/cuckoo_wasm_cjs.cjs js/dist/cjs/generated/cuckoo_wasm.js
+cp js/generated/cuckoo_wasm_binary_cjs.cjs js/dist/cjs/generated/cuckoo_wasm_binary.js
 node scripts/minify.mjs js/dist/esm/*.js js/dist/esm/generated/*.js js/dist/esm/cli/*.js js/dist/cjs/*.js \
   js/dist/cjs/generated/*.js
 # The command-line tool (js/src/cli) is compiled with the ES module build and imports it as it is.
