@@ -1,4 +1,4 @@
-// A small JSON reader for the golden vectors (tests only). Numbers keep their source text so that
+// A small JSON reader for the test vectors (golden.json, redisbloom.json; tests only). Numbers keep their source text so that
 // 64-bit integers are not rounded through a double.
 #pragma once
 
@@ -114,11 +114,15 @@ class Parser {
         case 'b': out += '\b'; break;
         case 'f': out += '\f'; break;
         case 'u': {
-          if (pos_ + 4 > s_.size()) fail("bad \\u escape");
-          const auto code = static_cast<unsigned>(std::stoul(s_.substr(pos_, 4), nullptr, 16));
-          pos_ += 4;
-          if (code >= 0x80) fail("only ASCII \\u escapes are supported");
-          out += static_cast<char>(code);
+          unsigned code = hex4();
+          // A surrogate pair is one code point; a lone surrogate is written as it stands (as WTF-8).
+          if (code >= 0xD800 && code < 0xDC00 && s_.compare(pos_, 2, "\\u") == 0) {
+            pos_ += 2;
+            const unsigned low = hex4();
+            if (low >= 0xDC00 && low < 0xE000) code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+            else pos_ -= 6;
+          }
+          append_utf8(out, code);
           break;
         }
         default: out += c;
@@ -127,6 +131,32 @@ class Parser {
     if (pos_ >= s_.size()) fail("unterminated string");
     ++pos_;
     return out;
+  }
+
+  unsigned hex4() {
+    if (pos_ + 4 > s_.size()) fail("bad \\u escape");
+    const auto code = static_cast<unsigned>(std::stoul(s_.substr(pos_, 4), nullptr, 16));
+    pos_ += 4;
+    return code;
+  }
+
+  static void append_utf8(std::string& out, unsigned code) {
+    const auto byte = [&](unsigned b) { out += static_cast<char>(b); };
+    if (code < 0x80) {
+      byte(code);
+    } else if (code < 0x800) {
+      byte(0xC0 | (code >> 6));
+      byte(0x80 | (code & 0x3F));
+    } else if (code < 0x10000) {
+      byte(0xE0 | (code >> 12));
+      byte(0x80 | ((code >> 6) & 0x3F));
+      byte(0x80 | (code & 0x3F));
+    } else {
+      byte(0xF0 | (code >> 18));
+      byte(0x80 | ((code >> 12) & 0x3F));
+      byte(0x80 | ((code >> 6) & 0x3F));
+      byte(0x80 | (code & 0x3F));
+    }
   }
 
   const std::string& s_;
