@@ -572,3 +572,143 @@ TEST_CASE("RedisCuckooFilter against an exact multiset", "[redis][model]") {
     REQUIRE(f.count(span_of(model_key(key_index))) >= static_cast<std::uint64_t>(copies));
   }
 }
+
+namespace {
+
+using Pairs = std::vector<std::pair<std::uint64_t, std::string>>;
+
+// A filter's dump as CF.SCANDUMP gives it: the (iterator, chunk) pairs CF.LOADCHUNK takes.
+Pairs dump_of(const RedisCuckooFilter& f) {
+  Pairs out;
+  std::uint64_t iterator = 0;
+  for (;;) {
+    const Reply r = Server::scandump(f, iterator);
+    if (r.items[0].integer == 0) return out;
+    iterator = static_cast<std::uint64_t>(r.items[0].integer);
+    out.emplace_back(iterator, r.items[1].text);
+  }
+}
+
+cuckoo::Status load(const Pairs& pairs, std::optional<RedisCuckooFilter>& out) {
+  cuckoo::redis::ChunkLoader loader;
+  for (const auto& [iterator, chunk] : pairs)
+    if (cuckoo::Status s = loader.push(iterator, reinterpret_cast<const std::uint8_t*>(chunk.data()), chunk.size()); !s.ok())
+      return s;
+  return loader.finish(out);
+}
+
+std::string load_error(const Pairs& pairs) {
+  std::optional<RedisCuckooFilter> out;
+  const cuckoo::Status s = load(pairs, out);
+  if (s.ok()) return "(accepted)";
+  CHECK(s.code == cuckoo::ErrorCode::bad_format);
+  return s.message;
+}
+
+// A grown filter with items in three sub-filters of different sizes.
+RedisCuckooFilter grown() {
+  std::optional<RedisCuckooFilter> made;
+  REQUIRE(RedisCuckooFilter::make({32, 2, 20, 2}, made).ok());
+  for (int i = 0; i < 150; ++i) REQUIRE(made->add(span_of("grown-" + std::to_string(i))) == cuckoo::redis::AddResult::added);
+  REQUIRE(made->sub_filter_count() >= 3);
+  return std::move(*made);
+}
+
+}  // namespace
+
+TEST_CASE("ChunkLoader reads every dump back to the same filter", "[redis]") {
+  std::vector<RedisCuckooFilter> filters;
+  filters.push_back(grown());
+  for (const Value& config : vectors()["configs"].items) {
+    Server server;
+    for (const Value& c : config["commands"].items) (void)server.call(args_of(c["args"]));
+    RedisCuckooFilter* f = server.filter(bytes_of(config["key"]));
+    REQUIRE(f != nullptr);
+    std::optional<RedisCuckooFilter> copy;
+    if (f->num_items() == 0 || f->num_items() != f->occupied_slots()) continue;  // nothing to dump; loaded garbage
+    REQUIRE(load(dump_of(*f), copy).ok());
+    filters.push_back(std::move(*copy));
+  }
+  CHECK(filters.size() >= 10);
+  for (const RedisCuckooFilter& f : filters) {
+    std::optional<RedisCuckooFilter> copy;
+    const Pairs dump = dump_of(f);
+    REQUIRE(load(dump, copy).ok());
+    CHECK(dump_of(*copy) == dump);
+    CHECK(copy->num_deletes() == f.num_deletes());
+    for (int i = 0; i < 200; ++i) {
+      const std::string probe = "grown-" + std::to_string(i);
+      REQUIRE(copy->count(span_of(probe)) == f.count(span_of(probe)));
+    }
+  }
+}
+
+TEST_CASE("ChunkLoader refuses damaged, reordered, truncated and legacy dumps by name", "[redis]") {
+  const RedisCuckooFilter f = grown();
+  const Pairs good = dump_of(f);
+  REQUIRE(good.size() == 1 + f.sub_filter_count());
+  CHECK(load_error(good) == "(accepted)");
+
+  // Legacy headers, and other lengths.
+  CHECK_THAT(load_error({{1, std::string(32, '\0')}}), Catch::Contains("32-byte header is RedisBloom 1.0-2.0's"));
+  CHECK_THAT(load_error({{1, std::string(46, '\0')}}), Catch::Contains("46-byte header is RedisBloom 2.2.0-2.2.10's"));
+  CHECK_THAT(load_error({{1, std::string(40, '\0')}}), Catch::Contains("the header is 40 bytes, not 38"));
+  CHECK_THAT(load_error({}), Catch::Contains("no header"));
+
+  // Truncation: a missing last chunk, a shorter one, data after the end.
+  CHECK_THAT(load_error({good.begin(), good.end() - 1}), Catch::Contains("truncated"));
+  Pairs cut = good;
+  cut.back().second.pop_back();
+  --cut.back().first;
+  CHECK_THAT(load_error(cut), Catch::Contains("CF.SCANDUMP gives"));
+  Pairs longer = good;
+  longer.emplace_back(good.back().first + 2, "ab");
+  CHECK_THAT(load_error(longer), Catch::Contains("trailing data"));
+
+  // Wrong iterators: the header elsewhere than 1, a chunk off by one, two chunks swapped, one repeated.
+  Pairs moved = good;
+  moved.front().first = 0;
+  CHECK_THAT(load_error(moved), Catch::Contains("at iterator 1"));
+  Pairs shifted = good;
+  ++shifted[2].first;
+  CHECK_THAT(load_error(shifted), Catch::Contains("CF.SCANDUMP gives"));
+  Pairs swapped = good;
+  std::swap(swapped[1], swapped[2]);
+  CHECK_THAT(load_error(swapped), Catch::Contains("CF.SCANDUMP gives"));
+  Pairs repeated = good;
+  repeated.insert(repeated.begin() + 2, repeated[1]);
+  CHECK_THAT(load_error(repeated), Catch::Contains("CF.SCANDUMP gives"));
+
+  // Every bit of the fields that say how much data follows and how many items it holds (num_items,
+  // num_buckets, num_filters, bucket_size; num_deletes and max_iterations are any value a server can
+  // hold, and the format has no checksum), and every bit of a table byte that is occupied or empty.
+  using namespace cuckoo::redis::header_offset;
+  for (const auto& [offset, width] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {num_items, 8}, {num_buckets, 8}, {num_filters, 8}, {bucket_size, 2}}) {
+    for (std::size_t bit = 0; bit < 8 * width; ++bit) {
+      Pairs flipped = good;
+      flipped.front().second[offset + bit / 8] ^= static_cast<char>(1 << (bit % 8));
+      INFO("header byte " << offset + bit / 8 << " bit " << bit % 8);
+      CHECK(load_error(flipped) != "(accepted)");
+    }
+  }
+  Pairs zeroed = good;
+  std::string& table = zeroed[1].second;
+  const auto used = std::find_if(table.begin(), table.end(), [](char c) { return c != 0; });
+  REQUIRE(used != table.end());
+  *used = 0;
+  CHECK_THAT(load_error(zeroed), Catch::Contains("does not match the"));
+
+  // Headers no server writes: expansion 3, expansion 0 with two sub-filters, 65537 sub-filters.
+  const auto with = [&](std::size_t offset, std::uint64_t value, unsigned width) {
+    Pairs p = good;
+    cuckoo::detail::put_le(reinterpret_cast<std::uint8_t*>(p.front().second.data()) + offset, value, width);
+    return load_error(p);
+  };
+  CHECK_THAT(with(expansion, 3, 2), Catch::Contains("expansion 3 is not 0 or a power of two"));
+  CHECK_THAT(with(expansion, 0, 2), Catch::Contains("expansion 0 (a filter that never grows) with"));
+  CHECK_THAT(with(num_filters, 65537, 8), Catch::Contains("number of sub-filters 65537"));
+  CHECK_THAT(with(num_buckets, std::uint64_t{1} << 60, 8), Catch::Contains("not a power of two below 2^56"));
+  CHECK_THAT(with(num_buckets, std::uint64_t{1} << 55, 8), Catch::Contains("would have more than 2^56 buckets"));
+  CHECK_THAT(with(num_buckets, std::uint64_t{1} << 50, 8), Catch::Contains("CF.SCANDUMP gives 16777216 bytes"));
+}

@@ -120,6 +120,8 @@ enum class AddResult : std::uint8_t {
   out_of_memory = 3,  // the next sub-filter could not be allocated (nothing changed)
 };
 
+class ChunkLoader;
+
 class RedisCuckooFilter {
  public:
   // CF.RESERVE: invalid_argument with RedisBloom's error text for arguments it refuses.
@@ -304,6 +306,8 @@ class RedisCuckooFilter {
   }
 
  private:
+  friend class ChunkLoader;
+
   struct Table {
     std::uint64_t buckets = 0;
     unsigned bucket_size = 0;
@@ -422,6 +426,105 @@ class RedisCuckooFilter {
   std::uint64_t num_deletes_ = 0;
   Shape shape_;
   std::vector<Table> tables_;  // oldest first
+};
+
+// Reads a dump as (iterator, chunk) pairs, the header first, in the order CF.SCANDUMP returns them (the
+// pairs CF.LOADCHUNK takes), writing each chunk straight into the new filter's tables. Stricter than
+// CF.LOADCHUNK: besides what the server refuses, it refuses RedisBloom's legacy headers by name, a
+// header outside the ranges a server can write (num_filters 1..65535, expansion 0 or a power of two up to
+// 32768), sizes that overflow, iterators or chunk lengths other than SCANDUMP's, missing or extra data,
+// and an item count that differs from the occupied slots. Every error is bad_format (or out_of_memory
+// for tables that cannot be allocated), and every call after the first error returns it.
+class ChunkLoader {
+ public:
+  CUCKOO_COLD Status push(std::uint64_t iterator, const std::uint8_t* data, std::size_t length) {
+    if (error_.ok()) error_ = header_ ? take_data(iterator, data, length) : take_header(iterator, data, length);
+    return error_;
+  }
+
+  // The filter, once every chunk the header describes has arrived and checked out.
+  CUCKOO_COLD Status finish(std::optional<RedisCuckooFilter>& out) {
+    if (!error_.ok()) return error_;
+    if (!header_) return error_ = bad("no header: a dump starts with the 38-byte header at iterator 1");
+    if (filter_.tables_.size() < header_->num_filters || offset_ != 0)
+      return error_ = bad("truncated: " + std::to_string(received_) + " data bytes, but the header describes " +
+                          std::to_string(total_));
+    const std::uint64_t occupied = filter_.occupied_slots();
+    if (occupied != filter_.num_items_)
+      return error_ = bad("item count " + std::to_string(filter_.num_items_) + " does not match the " +
+                          std::to_string(occupied) + " occupied slots");
+    out.emplace(std::move(filter_));
+    header_.reset();
+    return {};
+  }
+
+ private:
+  static Status bad(std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); }
+
+  CUCKOO_COLD Status take_header(std::uint64_t iterator, const std::uint8_t* data, std::size_t length) {
+    if (iterator != 1) return bad("the first chunk must be the header, at iterator 1 (got " + std::to_string(iterator) + ")");
+    if (length == 32)
+      return bad("a 32-byte header is RedisBloom 1.0-2.0's (before December 2019), whose filters hashed items "
+                 "differently: it cannot be read; dump the filter from RedisBloom 2.2.11 or later");
+    if (length == 46)
+      return bad("a 46-byte header is RedisBloom 2.2.0-2.2.10's (its last 8 bytes were a memory address): it cannot "
+                 "be read; dump the filter from RedisBloom 2.2.11 or later");
+    if (length != kHeaderSize) return bad("the header is " + std::to_string(length) + " bytes, not 38");
+    const Header h = read_header(data);
+    const Shape& s = h.shape;
+    if (s.bucket_size < 1 || s.bucket_size > kMaxBucketSize)
+      return bad("bucket size " + std::to_string(s.bucket_size) + " is not from 1 to 255");
+    if (s.num_buckets == 0 || s.num_buckets > kMaxBuckets || (s.num_buckets & (s.num_buckets - 1)) != 0)
+      return bad("number of buckets " + std::to_string(s.num_buckets) + " is not a power of two below 2^56");
+    if (s.max_iterations < 1) return bad("max iterations is 0");
+    if (h.num_filters < 1 || h.num_filters > 65535)
+      return bad("number of sub-filters " + std::to_string(h.num_filters) + " is not from 1 to 65535");
+    if (s.expansion > kMaxExpansion || (s.expansion & (s.expansion - 1)) != 0)
+      return bad("expansion " + std::to_string(s.expansion) + " is not 0 or a power of two up to 32768");
+    if (s.expansion == 0 && h.num_filters > 1)
+      return bad("expansion 0 (a filter that never grows) with " + std::to_string(h.num_filters) + " sub-filters");
+    filter_.shape_ = s;
+    filter_.num_items_ = h.num_items;
+    filter_.num_deletes_ = h.num_deletes;
+    // The sizes must add up in 64 bits; the tables are allocated as their data arrives, so a header that
+    // describes more than the stream holds is found out (truncated) before it costs memory.
+    for (std::uint64_t k = 0; k < h.num_filters; ++k) {
+      const std::uint64_t buckets = filter_.buckets_of(k);
+      if (buckets == 0 || buckets > kMaxBuckets)
+        return bad("sub-filter " + std::to_string(k) + " would have more than 2^56 buckets");
+      if (total_ > ~std::uint64_t{0} - buckets * s.bucket_size) return bad("the sub-filters' sizes overflow 64 bits");
+      total_ += buckets * s.bucket_size;
+    }
+    header_ = h;
+    return {};
+  }
+
+  CUCKOO_COLD Status take_data(std::uint64_t iterator, const std::uint8_t* data, std::size_t length) {
+    const std::size_t k = filter_.tables_.size() - (offset_ != 0 ? 1 : 0);  // the sub-filter this chunk fills
+    if (k >= header_->num_filters)
+      return bad("trailing data: a chunk at iterator " + std::to_string(iterator) + " after the " +
+                 std::to_string(received_) + " bytes the header describes");
+    const std::uint64_t size = filter_.buckets_of(k) * filter_.shape_.bucket_size;
+    const std::uint64_t left = size - offset_;
+    const std::uint64_t want = size <= kMaxChunk ? size : (left < kMaxChunk ? left : kMaxChunk);
+    if (length != want || iterator != 1 + received_ + length)
+      return bad("chunk at iterator " + std::to_string(iterator) + " of " + std::to_string(length) +
+                 " bytes: CF.SCANDUMP gives " + std::to_string(want) + " bytes at iterator " +
+                 std::to_string(1 + received_ + want) + " here (sub-filter " + std::to_string(k) + ")");
+    if (offset_ == 0)
+      if (Status s = filter_.append_table(filter_.buckets_of(k)); !s.ok()) return s;
+    std::memcpy(filter_.mutable_sub_filter(k).data() + offset_, data, length);
+    received_ += length;
+    offset_ = offset_ + length == size ? 0 : offset_ + length;
+    return {};
+  }
+
+  std::optional<Header> header_;
+  RedisCuckooFilter filter_;   // its tables so far; the last one may be partly filled
+  std::uint64_t offset_ = 0;    // how much of the last table is filled, when it is not all
+  std::uint64_t received_ = 0;  // data bytes so far
+  std::uint64_t total_ = 0;     // data bytes the header describes
+  Status error_;
 };
 
 }  // namespace redis
