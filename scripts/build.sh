@@ -19,7 +19,7 @@ fi
 echo "[build] wasm"
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DCUCKOO_BUILD_BENCH=OFF >/dev/null
 if $package_only; then
-  cmake --build build/wasm -j "$jobs" --target cuckoo_wasm cuckoo_wasm_cjs
+  cmake --build build/wasm -j "$jobs" --target cuckoo_wasm cuckoo_wasm_cjs cuckoo_redis_wasm cuckoo_redis_wasm_cjs
 else
   cmake --build build/wasm -j "$jobs"
 fi
@@ -33,13 +33,15 @@ npx tsc -p js/tsconfig.esm.json
 npx tsc -p js/tsconfig.cjs.json
 echo '{ "type": "module" }' > js/dist/esm/package.json
 echo '{ "type": "commonjs" }' > js/dist/cjs/package.json
-# The Emscripten glue and the wasm binary module, each build's own beside it (wasm_module.ts imports
-# ./generated/cuckoo_wasm.js and ./generated/cuckoo_wasm_binary.js).
+# Each wasm module's Emscripten glue and binary module, each build's own beside it (wasm_module.ts imports
+# ./generated/cuckoo_wasm.js and ./generated/cuckoo_wasm_binary.js; redis_module.ts the cuckoo_redis_wasm ones).
 mkdir -p js/dist/esm/generated js/dist/cjs/generated
-cp js/generated/cuckoo_wasm.mjs js/dist/esm/generated/cuckoo_wasm.js
-cp js/generated/cuckoo_wasm_binary.mjs js/dist/esm/generated/cuckoo_wasm_binary.js
-cp js/generated/cuckoo_wasm_cjs.cjs js/dist/cjs/generated/cuckoo_wasm.js
-cp js/generated/cuckoo_wasm_binary_cjs.cjs js/dist/cjs/generated/cuckoo_wasm_binary.js
+for module in cuckoo_wasm cuckoo_redis_wasm; do
+  cp "js/generated/${module}.mjs" "js/dist/esm/generated/${module}.js"
+  cp "js/generated/${module}_binary.mjs" "js/dist/esm/generated/${module}_binary.js"
+  cp "js/generated/${module}_cjs.cjs" "js/dist/cjs/generated/${module}.js"
+  cp "js/generated/${module}_binary_cjs.cjs" "js/dist/cjs/generated/${module}_binary.js"
+done
 node scripts/minify.mjs js/dist/esm/*.js js/dist/esm/generated/*.js js/dist/esm/cli/*.js js/dist/cjs/*.js \
   js/dist/cjs/generated/*.js
 # The command-line tool (js/src/cli) is compiled with the ES module build and imports it as it is.

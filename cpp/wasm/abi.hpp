@@ -58,8 +58,30 @@ struct DedupReport {
   double unique;
 };
 
+// What redis_chunk_at() writes: the next iterator (0 at the end) and where the chunk's bytes are.
+struct RedisChunkRecord {
+  double next;
+  double address;
+  double length;
+};
+
+// What redis_info() writes: CF.INFO's numbers, in CF.INFO's order (signed counters aside: doubles).
+struct RedisInfoRecord {
+  double size;
+  double num_buckets;
+  double num_filters;
+  double num_items;
+  double num_deletes;
+  double bucket_size;
+  double expansion;
+  double max_iterations;
+};
+
 // add() and add_if_absent() return a cuckoo::AddFailure (none: added); add_if_absent() returns this when
 // the key was already there (nothing added).
 inline constexpr std::uint32_t kAlreadyPresent = 255;
+
+// redis_add() with check_limit on a filter that has RedisBloom's maximum of sub-filters (nothing added).
+inline constexpr std::uint32_t kRedisMaxExpansions = 255;
 
 }  // namespace cuckoo_wasm

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <cuckoo/cuckoo_filter.hpp>
+#include <cuckoo/redis_filter.hpp>
 
 #include "abi.hpp"
 
@@ -22,7 +23,8 @@ using namespace cuckoo_wasm;
 
 // The records hold only 4- and 8-byte fields in an order without padding: the same layout on every target.
 static_assert(sizeof(CreateOptions) == 48 && offsetof(CreateOptions, given) == 44);
-static_assert(sizeof(LocateRecord) == 24 && sizeof(TraceRecord) == 20 && sizeof(DedupReport) == 32);
+static_assert(sizeof(LocateRecord) == 24 && sizeof(TraceRecord) == 20 && sizeof(DedupReport) == 32 &&
+              sizeof(RedisChunkRecord) == 24 && sizeof(RedisInfoRecord) == 64);
 
 using Fields = std::vector<std::pair<const char*, std::string>>;
 
@@ -97,6 +99,26 @@ std::string render() {
   record("DedupReport: what dedupReport() points at, as f64 indices.", "DedupReport", "doubles", sizeof(DedupReport), 8,
          {{"outputAddress", offsetof(DedupReport, output_address)}, {"outputLength", offsetof(DedupReport, output_length)},
           {"lines", offsetof(DedupReport, lines)}, {"unique", offsetof(DedupReport, unique)}});
+  record("RedisChunkRecord: what redisChunkAt() writes, as f64 indices.", "RedisChunkRecord", "doubles",
+         sizeof(RedisChunkRecord), 8,
+         {{"next", offsetof(RedisChunkRecord, next)}, {"address", offsetof(RedisChunkRecord, address)},
+          {"length", offsetof(RedisChunkRecord, length)}});
+  record("RedisInfoRecord: what redisInfo() writes (CF.INFO's numbers), as f64 indices.", "RedisInfoRecord", "doubles",
+         sizeof(RedisInfoRecord), 8,
+         {{"size", offsetof(RedisInfoRecord, size)}, {"numBuckets", offsetof(RedisInfoRecord, num_buckets)},
+          {"numFilters", offsetof(RedisInfoRecord, num_filters)}, {"numItems", offsetof(RedisInfoRecord, num_items)},
+          {"numDeletes", offsetof(RedisInfoRecord, num_deletes)}, {"bucketSize", offsetof(RedisInfoRecord, bucket_size)},
+          {"expansion", offsetof(RedisInfoRecord, expansion)}, {"maxIterations", offsetof(RedisInfoRecord, max_iterations)}});
+  object(out, "What redisAdd() returns: cuckoo::redis::AddResult, or maxExpansions.", "RedisAddResult",
+         {{"added", code(cuckoo::redis::AddResult::added)}, {"present", code(cuckoo::redis::AddResult::present)},
+          {"full", code(cuckoo::redis::AddResult::full)}, {"outOfMemory", code(cuckoo::redis::AddResult::out_of_memory)},
+          {"maxExpansions", number(kRedisMaxExpansions)}});
+  object(out, "RedisBloom's limits and defaults (CF.RESERVE).", "RedisLimits",
+         {{"headerSize", number(cuckoo::redis::kHeaderSize)}, {"maxSubFiltersForAdd", number(cuckoo::redis::kMaxSubFiltersForAdd)},
+          {"maxBucketSize", number(cuckoo::redis::kMaxBucketSize)}, {"maxIterations", number(cuckoo::redis::kMaxIterations)},
+          {"maxExpansion", number(cuckoo::redis::kMaxExpansion)}, {"defaultBucketSize", number(cuckoo::redis::Params{}.bucket_size)},
+          {"defaultMaxIterations", number(cuckoo::redis::Params{}.max_iterations)},
+          {"defaultExpansion", number(cuckoo::redis::Params{}.expansion)}});
   object(out, "The core's defaults (cuckoo::Options).", "Defaults",
          {{"maxKicks", number(cuckoo::Options{}.max_kicks)},
           {"seedLow", number(cuckoo::kDefaultSeed & 0xFFFFFFFFu)}, {"seedHigh", number(cuckoo::kDefaultSeed >> 32)},

@@ -16,16 +16,13 @@
 #include <string>
 
 #include "abi.hpp"
+#include "handles.hpp"
 
 namespace {
 
 using namespace cuckoo_wasm;
 
 using cuckoo::CuckooFilter;
-using Handle = std::uint32_t;
-
-// Set by every call that can fail; read by the wrapper right after a failure.
-cuckoo::Status g_last_error;
 
 // Holds the filter and, for the demo, the trace of its last insert.
 struct Instance {
@@ -34,29 +31,9 @@ struct Instance {
   cuckoo::InsertTrace trace;
 };
 
-// Handles are the objects' addresses.
-template <class T>
-T& object_at(Handle h) {
-  return *reinterpret_cast<T*>(static_cast<std::uintptr_t>(h));
-}
 Instance& at(Handle h) { return object_at<Instance>(h); }
 CuckooFilter& filter(Handle h) { return at(h).filter; }
-const std::uint8_t* ptr(std::uint32_t address) {
-  return reinterpret_cast<const std::uint8_t*>(static_cast<std::uintptr_t>(address));
-}
-std::uint8_t* mutable_ptr(std::uint32_t address) {
-  return reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(address));
-}
-std::span<const std::uint8_t> key(std::uint32_t address, std::uint32_t length) { return {ptr(address), length}; }
 
-template <class T>
-Handle handle_of(T* object, const char* what) {
-  if (object == nullptr) {
-    g_last_error = cuckoo::Status::error(cuckoo::ErrorCode::out_of_memory, std::string("cannot allocate the ") + what);
-    return 0;
-  }
-  return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(object));
-}
 Handle adopt(std::optional<CuckooFilter>& made) {
   return handle_of(new (std::nothrow) Instance(std::move(*made)), "filter object");
 }
@@ -112,8 +89,6 @@ void import_end(Handle i) { delete &object_at<Importer>(i); }
 
 void destroy(Handle h) { delete &at(h); }
 
-int last_error_code() { return static_cast<int>(g_last_error.code); }
-std::string last_error_message() { return g_last_error.message; }
 
 // A cuckoo::AddFailure: none when the key was added, else why not, in the same call.
 unsigned add(Handle h, std::uint32_t address, std::uint32_t length) {

@@ -93,6 +93,48 @@ export const DedupReport = {
   unique: 3,
 } as const;
 
+/** RedisChunkRecord: what redisChunkAt() writes, as f64 indices. */
+export const RedisChunkRecord = {
+  doubles: 3,
+  next: 0,
+  address: 1,
+  length: 2,
+} as const;
+
+/** RedisInfoRecord: what redisInfo() writes (CF.INFO's numbers), as f64 indices. */
+export const RedisInfoRecord = {
+  doubles: 8,
+  size: 0,
+  numBuckets: 1,
+  numFilters: 2,
+  numItems: 3,
+  numDeletes: 4,
+  bucketSize: 5,
+  expansion: 6,
+  maxIterations: 7,
+} as const;
+
+/** What redisAdd() returns: cuckoo::redis::AddResult, or maxExpansions. */
+export const RedisAddResult = {
+  added: 0,
+  present: 1,
+  full: 2,
+  outOfMemory: 3,
+  maxExpansions: 255,
+} as const;
+
+/** RedisBloom's limits and defaults (CF.RESERVE). */
+export const RedisLimits = {
+  headerSize: 38,
+  maxSubFiltersForAdd: 32,
+  maxBucketSize: 255,
+  maxIterations: 65535,
+  maxExpansion: 32768,
+  defaultBucketSize: 2,
+  defaultMaxIterations: 20,
+  defaultExpansion: 1,
+} as const;
+
 /** The core's defaults (cuckoo::Options). */
 export const Defaults = {
   maxKicks: 500,

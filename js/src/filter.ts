@@ -7,6 +7,9 @@ import {
 } from './heap.js';
 import { copyKeys, describe, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
 import { CuckooModule, loadedModule, ready } from './wasm_module.js';
+import { disposeSymbol } from './dispose.js';
+
+export { disposeSymbol } from './dispose.js';
 
 export type { Key } from './key_codec.js';
 
@@ -247,17 +250,6 @@ function beginExport(m: CuckooModule, handle: number): number {
 function readExport(m: CuckooModule, exporter: number, limit: number, take: (piece: Uint8Array) => void): number {
   return readPiece(m, Math.min(limit, PIECE_BYTES), (address, size) => m.exportRead(exporter, address, size), take);
 }
-
-// Symbol.dispose in the declarations, for projects whose `lib` predates it (ES2022 without
-// esnext.disposable, no @types/node): the same declaration as TypeScript's own lib and @types/node.
-declare global {
-  interface SymbolConstructor {
-    readonly dispose: unique symbol;
-  }
-}
-
-export const disposeSymbol: typeof Symbol.dispose =
-  (Symbol as { dispose?: typeof Symbol.dispose }).dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
 
 /**
  * A cuckoo filter: an approximate set (a multiset, up to 2 x bucketSize copies of a key) with add, has

@@ -1,19 +1,30 @@
 // The wasm heap: every address the TypeScript side uses is made and read here, so that the rest of the
 // package calls the core with what these functions return and never computes an address itself.
 //
-// One scratch area is shared by every filter (JavaScript is single-threaded per module instance, and no
+// One scratch area per module is shared by every filter of it (JavaScript is single-threaded, and no
 // call keeps a key past its return). It only grows. Any call into the module may grow the memory, which
 // detaches every view of the old buffer, so views are always taken from module.HEAPU8 after the call
 // that may have grown it, never kept across calls. Record layouts come from abi.ts (generated from C++).
-import { CreateOptions, DedupReport, LocateRecord, TraceRecord } from './abi.js';
+import { CreateOptions, DedupReport, LocateRecord, RedisChunkRecord, RedisInfoRecord, TraceRecord } from './abi.js';
 import { CuckooFilterError } from './errors.js';
 import { Key, keyTypeError, typedLength } from './key_codec.js';
-import type { CuckooModule } from './wasm_module.js';
+import type { HeapModule } from './wasm_loader.js';
 
 const encoder = new TextEncoder();
 
+// The scratch area of the module that used one last (`owner`); the other modules' wait in `parked`. A
+// switch costs a map lookup, a call of the same module one comparison.
+let owner: HeapModule | undefined;
 let scratch = 0;
 let scratchSize = 0;
+const parked = new Map<HeapModule, { scratch: number; scratchSize: number }>();
+
+function switchTo(m: HeapModule): void {
+  if (owner) parked.set(owner, { scratch, scratchSize });
+  ({ scratch, scratchSize } = parked.get(m) ?? { scratch: 0, scratchSize: 0 });
+  parked.delete(m);
+  owner = m;
+}
 
 let lastKeyLength = 0;
 
@@ -22,7 +33,7 @@ export function keyLength(): number {
   return lastKeyLength;
 }
 
-function malloc(m: CuckooModule, size: number): number {
+function malloc(m: HeapModule, size: number): number {
   // Addresses at or above 2 GiB come back negative from _malloc: read them as unsigned.
   const address = m._malloc(size) >>> 0;
   if (address === 0) {
@@ -32,7 +43,8 @@ function malloc(m: CuckooModule, size: number): number {
 }
 
 /** Returns the address of at least `size` bytes of scratch (valid until the next call to ensureScratch). */
-function ensureScratch(m: CuckooModule, size: number): number {
+function ensureScratch(m: HeapModule, size: number): number {
+  if (m !== owner) switchTo(m);
   if (size > scratchSize) {
     const next = Math.max(size, scratchSize * 2, 4096);
     const address = malloc(m, next);
@@ -44,7 +56,7 @@ function ensureScratch(m: CuckooModule, size: number): number {
 }
 
 /** Runs `use` with `size` bytes of heap memory of its own, freed afterwards. */
-function withAllocation<T>(m: CuckooModule, size: number, use: (address: number) => T): T {
+function withAllocation<T>(m: HeapModule, size: number, use: (address: number) => T): T {
   const address = malloc(m, Math.max(size, 1));
   try {
     return use(address);
@@ -59,7 +71,8 @@ function withAllocation<T>(m: CuckooModule, size: number, use: (address: number)
  * Strings are written as UTF-8: a plain loop for ASCII (the common case, and faster than TextEncoder for
  * short keys), encodeInto from the first non-ASCII character on.
  */
-export function writeKey(m: CuckooModule, key: Key): number {
+export function writeKey(m: HeapModule, key: Key): number {
+  if (m !== owner) switchTo(m);
   if (typeof key === 'string') {
     const units = key.length;
     // UTF-8 needs at most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units).
@@ -104,7 +117,7 @@ const chunkOffsets = new Uint32Array(CHUNK_KEYS + 1);
  * Packs keys[start, end) (or fewer: the chunk ends early past CHUNK_BYTES) into the scratch area and
  * returns where. `keys` comes from copyKeys: every key is a string or a Uint8Array.
  */
-export function packChunk(m: CuckooModule, keys: readonly Key[], start: number): PackedBatch {
+export function packChunk(m: HeapModule, keys: readonly Key[], start: number): PackedBatch {
   // Common case first: every key a string. One pass checks the types and records each key's end as if
   // every character were one byte, which holds when the chunk is ASCII; one join and one encodeInto then
   // write the whole chunk. (Concatenating with += in the same pass is as fast in a small heap, but its
@@ -151,7 +164,7 @@ export function packChunk(m: CuckooModule, keys: readonly Key[], start: number):
 }
 
 /** Packs keys[start, end), whose bytes are at most `bound`, one key at a time. */
-function packEach(m: CuckooModule, keys: readonly Key[], start: number, end: number, bound: number): PackedBatch {
+function packEach(m: HeapModule, keys: readonly Key[], start: number, end: number, bound: number): PackedBatch {
   const count = end - start;
   const offsetsBytes = (count + 1) * 4;
   const base = ensureScratch(m, offsetsBytes + count + bound);
@@ -175,19 +188,19 @@ function packEach(m: CuckooModule, keys: readonly Key[], start: number, end: num
 }
 
 /** The answers a batch wrote, one KeyResult byte per key: a view, valid until the next call into the module. */
-export function batchResults(m: CuckooModule, packed: { results: number; count: number }): Uint8Array {
+export function batchResults(m: HeapModule, packed: { results: number; count: number }): Uint8Array {
   return m.HEAPU8.subarray(packed.results, packed.results + packed.count);
 }
 
 /** Copies `bytes` into the scratch area and returns their address there. */
-export function copyToScratch(m: CuckooModule, bytes: Uint8Array): number {
+export function copyToScratch(m: HeapModule, bytes: Uint8Array): number {
   const address = ensureScratch(m, Math.max(bytes.length, 1));
   m.HEAPU8.set(bytes, address);
   return address;
 }
 
 /** A view of `length` bytes the core wrote at `address`, valid until the next call into the module. */
-export function heapBytes(m: CuckooModule, address: number, length: number): Uint8Array {
+export function heapBytes(m: HeapModule, address: number, length: number): Uint8Array {
   return m.HEAPU8.subarray(address, address + length);
 }
 
@@ -200,7 +213,7 @@ export interface PackedRanges {
 }
 
 /** Copies a buffer and its (start, end) ranges into the scratch area. */
-export function packRanges(m: CuckooModule, bytes: Uint8Array, ranges: Uint32Array): PackedRanges {
+export function packRanges(m: HeapModule, bytes: Uint8Array, ranges: Uint32Array): PackedRanges {
   const count = ranges.length / 2;
   // Ranges first (4-byte aligned), then the results, then the bytes.
   const base = ensureScratch(m, ranges.byteLength + count + bytes.length);
@@ -226,7 +239,7 @@ export interface CreateArguments {
 }
 
 /** Writes a CreateOptions record into the scratch area and returns its address. */
-export function writeCreateOptions(m: CuckooModule, a: CreateArguments): number {
+export function writeCreateOptions(m: HeapModule, a: CreateArguments): number {
   const address = ensureScratch(m, CreateOptions.bytes);
   const view = new DataView(m.HEAPU8.buffer, address, CreateOptions.bytes);
   let given = 0;
@@ -259,7 +272,7 @@ export interface LocateAnswer {
 }
 
 /** Runs `locate(out)`, which writes a LocateRecord at `out`, and reads it. */
-export function readLocateRecord(m: CuckooModule, locate: (out: number) => void): LocateAnswer {
+export function readLocateRecord(m: HeapModule, locate: (out: number) => void): LocateAnswer {
   return withAllocation(m, LocateRecord.words * 4, (out) => {
     locate(out);
     const v = new Uint32Array(m.HEAPU8.buffer, out, LocateRecord.words);
@@ -283,7 +296,7 @@ export interface TraceRecordValues {
 }
 
 /** Runs `write(out)`, which writes `count` TraceRecords at `out`, and reads them. */
-export function readTraceRecords(m: CuckooModule, count: number, write: (out: number) => void): TraceRecordValues[] {
+export function readTraceRecords(m: HeapModule, count: number, write: (out: number) => void): TraceRecordValues[] {
   const words = TraceRecord.words;
   return withAllocation(m, count * words * 4, (out) => {
     write(out);
@@ -303,7 +316,7 @@ export function readTraceRecords(m: CuckooModule, count: number, write: (out: nu
 }
 
 /** A line deduplicator's DedupReport at `address`: its new lines (a view, valid until the next call) and counters. */
-export function readDedupReport(m: CuckooModule, address: number): { output: Uint8Array; lines: number; unique: number } {
+export function readDedupReport(m: HeapModule, address: number): { output: Uint8Array; lines: number; unique: number } {
   const v = new Float64Array(m.HEAPU8.buffer, address, DedupReport.doubles);
   const output = v[DedupReport.outputAddress];
   return {
@@ -318,10 +331,36 @@ export function readDedupReport(m: CuckooModule, address: number): { output: Uin
  * `read(address, size)` (which returns how many it wrote) and hands them to `take` (a view of the heap,
  * valid during the call). Returns how many bytes were read: 0 at the end.
  */
-export function readPiece(m: CuckooModule, size: number, read: (address: number, size: number) => number,
+export function readPiece(m: HeapModule, size: number, read: (address: number, size: number) => number,
   take: (piece: Uint8Array) => void): number {
   const address = ensureScratch(m, size);
   const n = read(address, size);
   if (n > 0) take(m.HEAPU8.subarray(address, address + n));
   return n;
+}
+
+/** Runs `write(out)`, which writes `length` bytes at `out`, and returns a copy of them. */
+export function readBytes(m: HeapModule, length: number, write: (out: number) => void): Uint8Array {
+  return withAllocation(m, length, (out) => {
+    write(out);
+    return m.HEAPU8.slice(out, out + length);
+  });
+}
+
+/** Runs `write(out)`, which writes a RedisChunkRecord at `out`: the next iterator and a copy of the chunk. */
+export function readRedisChunk(m: HeapModule, write: (out: number) => void): { next: number; chunk: Uint8Array } {
+  return withAllocation(m, RedisChunkRecord.doubles * 8, (out) => {
+    write(out);
+    const v = new Float64Array(m.HEAPU8.buffer, out, RedisChunkRecord.doubles);
+    const address = v[RedisChunkRecord.address];
+    return { next: v[RedisChunkRecord.next], chunk: m.HEAPU8.slice(address, address + v[RedisChunkRecord.length]) };
+  });
+}
+
+/** Runs `write(out)`, which writes a RedisInfoRecord at `out`, and returns a copy (index it with RedisInfoRecord). */
+export function readRedisInfo(m: HeapModule, write: (out: number) => void): Float64Array {
+  return withAllocation(m, RedisInfoRecord.doubles * 8, (out) => {
+    write(out);
+    return new Float64Array(m.HEAPU8.buffer, out, RedisInfoRecord.doubles).slice();
+  });
 }

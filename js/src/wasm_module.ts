@@ -1,22 +1,13 @@
-// Loads the WebAssembly module once and hands out the one instance every filter shares.
-//
-// The wasm binary is inlined in a JavaScript module beside the Emscripten glue (deflated and in base64,
-// by scripts/inline-wasm.mjs), so loading needs no fetch, no file system and no bundler configuration, in
-// Node, browsers and workers alike. Each build has its glue and binary module beside it (generated/: ES
-// modules in the ES module build, CommonJS in the CommonJS build), loaded by static imports; inflating
-// (DecompressionStream) and compiling the wasm are asynchronous, hence ready().
-import { base64Decode } from './base64.js';
+// The package's main WebAssembly module (cpp/wasm/bindings.cpp): loaded once, shared by every filter.
 import createCuckooModule from './generated/cuckoo_wasm.js';
 import deflatedWasm from './generated/cuckoo_wasm_binary.js';
+import { HeapModule, moduleLoader } from './wasm_loader.js';
 
 /**
  * The embind surface of cpp/wasm/bindings.cpp. Handles and addresses are u32; counts are doubles; codes and
  * record layouts are in abi.ts, generated from the C++. Only heap.ts computes addresses.
  */
-export interface CuckooModule {
-  HEAPU8: Uint8Array;
-  _malloc(size: number): number;
-  _free(address: number): void;
+export interface CuckooModule extends HeapModule {
   /** options: the address of a CreateOptions record (abi.ts). */
   create(options: number): number;
   exportBegin(handle: number): number;
@@ -29,8 +20,6 @@ export interface CuckooModule {
   importFinish(importer: number): number;
   importEnd(importer: number): void;
   destroy(handle: number): void;
-  lastErrorCode(): number;
-  lastErrorMessage(): string;
   /** An AddResult (abi.ts): added, or why not. */
   add(handle: number, address: number, length: number): number;
   contains(handle: number, address: number, length: number): boolean;
@@ -77,33 +66,10 @@ export interface CuckooModule {
   declaredLength(address: number, length: number): number;
 }
 
-let instance: CuckooModule | undefined;
-let loading: Promise<CuckooModule> | undefined;
+const loader = moduleLoader(createCuckooModule, deflatedWasm);
 
 /** Loads and instantiates the WebAssembly module. Idempotent: every call returns the same promise. */
-export function ready(): Promise<void> {
-  if (!loading) {
-    loading = inflate(base64Decode(deflatedWasm)!)
-      .then((wasmBinary) => createCuckooModule({ wasmBinary }))
-      .then((module) => {
-        instance = module;
-        return module;
-      });
-    // A failed load may be retried by calling ready() again.
-    loading.catch(() => {
-      loading = undefined;
-    });
-  }
-  return loading.then(() => undefined);
-}
+export const ready = (): Promise<void> => loader.ready();
 
 /** The loaded module, or undefined before ready() has resolved. */
-export function loadedModule(): CuckooModule | undefined {
-  return instance;
-}
-
-// The platform's inflater (browsers, workers, Node 18+): about a millisecond for the ~90 KB binary.
-async function inflate(deflated: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([deflated as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('deflate'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
+export const loadedModule = (): CuckooModule | undefined => loader.loaded();

@@ -47,7 +47,8 @@ test('the tarball holds the built package and nothing else of the repo', () => {
     'package/package.json', 'package/js/dist/esm/index.js', 'package/js/dist/cjs/index.js',
     'package/js/dist/esm/index.d.ts', 'package/js/dist/cjs/index.d.ts', 'package/js/dist/esm/generated/cuckoo_wasm.js',
     'package/js/dist/cjs/generated/cuckoo_wasm.js', 'package/js/dist/esm/generated/cuckoo_wasm_binary.js',
-    'package/js/dist/cjs/generated/cuckoo_wasm_binary.js', 'package/README.md', 'package/LICENSE',
+    'package/js/dist/cjs/generated/cuckoo_wasm_binary.js', 'package/js/dist/esm/generated/cuckoo_redis_wasm_binary.js',
+    'package/js/dist/cjs/generated/cuckoo_redis_wasm_binary.js', 'package/js/dist/esm/redis.d.ts', 'package/README.md', 'package/LICENSE',
     'package/js/dist/esm/cli/cuckoo.js', 'package/js/dist/esm/node.js', 'package/js/dist/esm/node.d.ts',
     'package/js/dist/cjs/node.d.ts', 'package/docs/DEDUP.md',
   ]));
@@ -78,7 +79,9 @@ test('stays within its size budget: what one environment loads, wasm included, a
     visit(entry);
     return [...seen].map(read);
   };
-  for (const entry of ['js/dist/esm/index.js', 'js/dist/esm/node.js', 'js/dist/cjs/index.js', 'js/dist/cjs/node.js']) {
+  // The cuckoo-wasm/redis entry loads a wasm module of its own, and none of the main one.
+  for (const entry of ['js/dist/esm/index.js', 'js/dist/esm/node.js', 'js/dist/cjs/index.js', 'js/dist/cjs/node.js',
+    'js/dist/esm/redis.js', 'js/dist/cjs/redis.js']) {
     const files = closure(entry);
     expect(files.length).toBeGreaterThanOrEqual(5);
     expect([entry, gzipSync(Buffer.concat(files), { level: 9 }).length <= 60_000]).toEqual([entry, true]);
@@ -106,6 +109,23 @@ test('installs the cuckoo command', () => {
   expect(out).toBe('b\na\n');
 });
 
+test('cuckoo-wasm/redis works from ESM and CommonJS, without the main module', () => {
+  const use = (load: string) => `${load}
+(async () => {
+  const f = await RedisCuckooFilter.create({ capacity: 1000 });
+  f.add('a');
+  const copy = await RedisCuckooFilter.fromChunks([...f.toChunks()]);
+  console.log(JSON.stringify([f.has('a'), copy.has('a'), copy.info().numberOfBuckets]));
+})();`;
+  writeFileSync(join(project, 'redis.mjs'), use("import { RedisCuckooFilter } from 'cuckoo-wasm/redis';"));
+  writeFileSync(join(project, 'redis.cjs'), use("const { RedisCuckooFilter } = require('cuckoo-wasm/redis');"));
+  for (const file of ['redis.mjs', 'redis.cjs']) {
+    expect(execFileSync('node', [file], { cwd: project, encoding: 'utf8' }).trim()).toBe('[true,true,512]');
+  }
+  const redisEntry = execFileSync('tar', ['-xzOf', tarball, 'package/js/dist/esm/redis.js']).toString();
+  expect(redisEntry).not.toMatch(/wasm_module/);
+});
+
 test('Node gets dedupLines as a Transform, from ESM and CommonJS', () => {
   const use = `const { Readable } = require('node:stream');
 const { dedupLines } = require('cuckoo-wasm');
@@ -130,9 +150,13 @@ test('publint finds nothing to fix in the packed package', () => {
 });
 
 test('are-the-types-wrong finds no problem in any resolution mode', () => {
-  // Exits non-zero on any problem; the table lists node10, node16 (CJS and ESM) and bundler.
-  const out = runIn(project, bin('attw'), [tarball, '--format', 'table-flipped']);
-  expect(out).toMatch(/No problems found/);
+  // Exits non-zero on any problem. The main entry in every mode: node10, node16 (CJS and ESM), bundler;
+  // every entry, cuckoo-wasm/redis too, in the modes that know subpath exports (node10 does not).
+  const main = runIn(project, bin('attw'), [tarball, '--format', 'table-flipped', '--entrypoints', '.']);
+  expect(main).toMatch(/No problems found/);
+  // runIn throws when attw exits non-zero, which it does for any problem it was not told to ignore.
+  const all = runIn(project, bin('attw'), [tarball, '--format', 'table-flipped', '--profile', 'node16']);
+  expect(all.split('\n').find((line) => line.includes('"cuckoo-wasm/redis"'))).toMatch(/🟢 \(CJS\).*🟢 \(ESM\).*🟢.*\(ignored\)/);
 });
 
 describe('TypeScript consumers compile with strict settings', () => {

@@ -50,3 +50,14 @@ int main() {
   execFileSync('g++', ['-std=c++20', '-O1', `-I${join(repoRoot, 'cpp', 'include')}`, `-I${join(repoRoot, 'build', 'native', 'vendor-include')}`, join(dir, 'example.cpp'), '-o', exe]);
   execFileSync(exe);
 });
+
+test("the RedisCuckooFilter example runs, and its chunks read back", () => {
+  const match = readme.match(/```js\n(import \{ RedisCuckooFilter \} from 'cuckoo-wasm\/redis';[\s\S]*?)```/);
+  if (!match) throw new Error('no cuckoo-wasm/redis example in README.md');
+  const entry = JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'redis.js'));
+  const source = `${match[1].replace("from 'cuckoo-wasm/redis'", `from ${entry}`)}
+const copy = await RedisCuckooFilter.fromChunks(chunks);
+console.log(copy.has('user-42') && chunks.length === 2 ? 'ok' : 'wrong');`;
+  writeFileSync(join(dir, 'redis-example.mjs'), source);
+  expect(execFileSync('node', [join(dir, 'redis-example.mjs')], { encoding: 'utf8' }).trim()).toBe('ok');
+});

@@ -1,0 +1,255 @@
+// RedisCuckooFilter: RedisBloom's cuckoo filter (the CF.* commands), reproduced exactly in the wasm core
+// (cpp/include/cuckoo/redis_filter.hpp), so that a filter can move between this package and a Redis
+// server with CF.SCANDUMP / CF.LOADCHUNK and give the same answer for every item on both sides.
+import { ErrorCode, RedisAddResult, RedisInfoRecord, RedisLimits } from './abi.js';
+import { CuckooFilterError } from './errors.js';
+import { disposeSymbol } from './dispose.js';
+import { copyToScratch, keyLength, readBytes, readRedisChunk, readRedisInfo, writeKey } from './heap.js';
+import { copyKeys, describe, Key, ownUint8View, typedLength } from './key_codec.js';
+import { loadedModule, ready, RedisModule } from './redis_module.js';
+
+/** CF.RESERVE's arguments. */
+export interface RedisCuckooFilterOptions {
+  /** Items to size for: the filter gets the power of two >= capacity / bucketSize buckets. At least 2 * bucketSize. */
+  capacity: number;
+  /** Slots (one byte each) per bucket, 1 to 255; default 2. */
+  bucketSize?: number;
+  /** Kicks before an add gives up (and is undone), 1 to 65535; default 20. */
+  maxIterations?: number;
+  /** Growth: each new sub-filter has expansion times the buckets of the last, 0 (never grows) to 32768, rounded up to a power of two; default 1. */
+  expansion?: number;
+}
+
+/** CF.INFO's fields. */
+export interface RedisCuckooFilterInfo {
+  /** The server's memory for the filter, as CF.INFO reports it: 40 + 16 per sub-filter + the tables. */
+  size: number;
+  numberOfBuckets: number;
+  numberOfFilters: number;
+  numberOfItemsInserted: number;
+  numberOfItemsDeleted: number;
+  bucketSize: number;
+  expansionRate: number;
+  maxIterations: number;
+}
+
+/** One reply of CF.SCANDUMP, as CF.LOADCHUNK takes it (node-redis: `{ iterator, chunk }`). */
+export interface RedisDumpChunk {
+  iterator: number;
+  chunk: Uint8Array;
+}
+
+function requireModule(): RedisModule {
+  const m = loadedModule();
+  if (!m) {
+    throw new CuckooFilterError('NOT_READY', "RedisCuckooFilter's WebAssembly module is not loaded yet: `await ready()` " +
+      "from 'cuckoo-wasm/redis' first (or use `await RedisCuckooFilter.create(options)`)");
+  }
+  return m;
+}
+
+function invalid(message: string): CuckooFilterError {
+  return new CuckooFilterError('INVALID_ARGUMENT', message);
+}
+
+function integerOption(o: Record<string, unknown>, name: string, fallback: number): number {
+  const value = o[name] ?? fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid(`${name} must be an integer, got ${describe(value)}`);
+  return value;
+}
+
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry<number>((handle) => loadedModule()!.redisDestroy(handle))
+  : undefined;
+
+/**
+ * RedisBloom's cuckoo filter, byte for byte: MurmurHash64A, 8-bit fingerprints, power-of-two sub-filters,
+ * and the same add, kick walk, growth, delete and compaction, so every item gets the answer a RedisBloom
+ * server gives for the same commands, and toChunks() gives CF.SCANDUMP's bytes. It costs more than
+ * CuckooFilter: about 1-3% false positives per sub-filter (8-bit fingerprints), no seed, sizes only in
+ * powers of two. Lives in WebAssembly memory: dispose() it (or `using`).
+ */
+export class RedisCuckooFilter {
+  private readonly m: RedisModule;
+  private handle: number;
+
+  /** CF.RESERVE: throws INVALID_ARGUMENT with RedisBloom's text for arguments it refuses. */
+  constructor(options: RedisCuckooFilterOptions) {
+    const m = requireModule();
+    if (typeof options !== 'object' || options === null) throw invalid(`options must be an object like { capacity: 1000 }, got ${describe(options)}`);
+    const o = options as unknown as Record<string, unknown>;
+    for (const name of Object.keys(o)) {
+      if (!['capacity', 'bucketSize', 'maxIterations', 'expansion'].includes(name)) throw invalid(`unknown option "${name}"`);
+    }
+    if (o.capacity === undefined) throw invalid('capacity is required');
+    const capacity = integerOption(o, 'capacity', 0);
+    if (capacity < 0) throw invalid('Capacity must be at least (BucketSize * 2)');
+    const handle = m.redisCreate(capacity, integerOption(o, 'bucketSize', RedisLimits.defaultBucketSize),
+      integerOption(o, 'maxIterations', RedisLimits.defaultMaxIterations), integerOption(o, 'expansion', RedisLimits.defaultExpansion));
+    if (handle === 0) throw invalid(m.lastErrorMessage());
+    this.m = m;
+    this.handle = handle;
+    finalizer?.register(this, handle, this);
+  }
+
+  /** ready() and new RedisCuckooFilter(options) in one call. */
+  static async create(options: RedisCuckooFilterOptions): Promise<RedisCuckooFilter> {
+    await ready();
+    return new RedisCuckooFilter(options);
+  }
+
+  /**
+   * A filter from a CF.SCANDUMP stream: `{ iterator, chunk }` pairs, the header first, in the order the
+   * server returned them (node-redis `client.cf.scanDump` on a client that reads blobs as Buffers). Checks
+   * all that CF.LOADCHUNK checks and more (legacy headers, iterators, chunk lengths, sizes, the item
+   * count against the occupied slots): BAD_FORMAT names what is wrong. Each chunk goes straight into the
+   * filter's tables.
+   */
+  static async fromChunks(chunks: Iterable<RedisDumpChunk> | AsyncIterable<RedisDumpChunk>): Promise<RedisCuckooFilter> {
+    const m = requireModule();
+    const source = chunks as Partial<AsyncIterable<RedisDumpChunk> & Iterable<RedisDumpChunk>> | null;
+    if (typeof source !== 'object' || source === null ||
+      (typeof source[Symbol.asyncIterator] !== 'function' && typeof source[Symbol.iterator] !== 'function')) {
+      throw new TypeError(`chunks must be an iterable or async iterable of { iterator, chunk }, got ${describe(chunks)}`);
+    }
+    const loader = m.redisLoaderBegin();
+    if (loader === 0) throw new CuckooFilterError('OUT_OF_MEMORY', m.lastErrorMessage());
+    const fail = () => {
+      const code = m.lastErrorCode();
+      return code === ErrorCode.outOfMemory ? new CuckooFilterError('OUT_OF_MEMORY', m.lastErrorMessage())
+        : new CuckooFilterError('BAD_FORMAT', `not a valid RedisBloom dump: ${m.lastErrorMessage()}`);
+    };
+    try {
+      let index = 0;
+      for await (const entry of source as AsyncIterable<RedisDumpChunk>) {
+        const { iterator, chunk } = (entry ?? {}) as Partial<RedisDumpChunk>;
+        if (typeof iterator !== 'number' || !Number.isSafeInteger(iterator) || iterator < 0) {
+          throw new TypeError(`chunk ${index}: iterator must be a non-negative integer, got ${describe(iterator)}`);
+        }
+        if (typedLength(chunk, 'Uint8Array') < 0) throw new TypeError(`chunk ${index}: chunk must be a Uint8Array (a Buffer), got ${describe(chunk)}`);
+        const bytes = ownUint8View(chunk!);
+        if (m.redisLoaderPush(loader, iterator, copyToScratch(m, bytes), bytes.length) !== ErrorCode.ok) throw fail();
+        index++;
+      }
+      const handle = m.redisLoaderFinish(loader);
+      if (handle === 0) throw fail();
+      const filter = Object.create(RedisCuckooFilter.prototype) as RedisCuckooFilter;
+      Object.assign(filter as unknown as { m: RedisModule; handle: number }, { m, handle });
+      finalizer?.register(filter, handle, filter);
+      return filter;
+    } finally {
+      m.redisLoaderEnd(loader);
+    }
+  }
+
+  private live(): number {
+    if (this.handle === 0) throw new CuckooFilterError('DISPOSED', 'this RedisCuckooFilter was disposed');
+    return this.handle;
+  }
+
+  // An add's answer: true added, false present (addIfAbsent); no room throws, as CF.ADD's "Filter is full".
+  // RedisBloom refuses adds once a filter has 32 sub-filters, checked once per command (CF.INSERT may pass it).
+  private added(result: number): boolean {
+    if (result === RedisAddResult.added) return true;
+    if (result === RedisAddResult.present) return false;
+    if (result === RedisAddResult.maxExpansions) throw new CuckooFilterError('CAPACITY_EXCEEDED', 'Maximum expansions reached');
+    if (result === RedisAddResult.full) throw new CuckooFilterError('CAPACITY_EXCEEDED', 'Filter is full');
+    throw new CuckooFilterError('OUT_OF_MEMORY', 'the next sub-filter does not fit in the WebAssembly heap');
+  }
+
+  /** CF.ADD: true when added. Throws CAPACITY_EXCEEDED ("Filter is full", nothing changed; or "Maximum expansions reached"). */
+  add(key: Key): boolean {
+    return this.added(this.m.redisAdd(this.live(), writeKey(this.m, key), keyLength(), false, true));
+  }
+
+  /** CF.ADDNX: false when the item's fingerprint is already in one of its buckets (a false positive too). */
+  addIfAbsent(key: Key): boolean {
+    return this.added(this.m.redisAdd(this.live(), writeKey(this.m, key), keyLength(), true, true));
+  }
+
+  /** CF.EXISTS. */
+  has(key: Key): boolean {
+    return this.m.redisLookup(this.live(), writeKey(this.m, key), keyLength(), false) === 1;
+  }
+
+  /** CF.COUNT: copies of the fingerprint in the item's buckets; a bucket that is both of them counts twice. */
+  count(key: Key): number {
+    return this.m.redisLookup(this.live(), writeKey(this.m, key), keyLength(), true);
+  }
+
+  /** CF.DEL: removes one copy (newest sub-filter first); compacts when deletes pass a tenth of the items. */
+  delete(key: Key): boolean {
+    return this.m.redisRemove(this.live(), writeKey(this.m, key), keyLength());
+  }
+
+  /**
+   * CF.INSERT: add() for each key, the sub-filter limit checked once for the call. Results in key order:
+   * true added; a key that finds no room gets false (nothing changed for it), as CF.INSERT's -1.
+   */
+  addMany(keys: Iterable<Key>): boolean[] {
+    const copy = copyKeys(keys);
+    const h = this.live();
+    return copy.map((key, i) => {
+      const result = this.m.redisAdd(h, writeKey(this.m, key), keyLength(), false, i === 0);
+      if (result === RedisAddResult.maxExpansions || result === RedisAddResult.outOfMemory) this.added(result);
+      return result === RedisAddResult.added;
+    });
+  }
+
+  /** CF.MEXISTS. */
+  hasMany(keys: Iterable<Key>): boolean[] {
+    const copy = copyKeys(keys);
+    const h = this.live();
+    return copy.map((key) => this.m.redisLookup(h, writeKey(this.m, key), keyLength(), false) === 1);
+  }
+
+  /** CF.COMPACT: moves fingerprints into older sub-filters and drops empty ones at the end. */
+  compact(): void {
+    this.m.redisCompact(this.live());
+  }
+
+  /** Items inserted and not deleted (CF.INFO's "Number of items inserted"). */
+  get size(): number {
+    return this.info().numberOfItemsInserted;
+  }
+
+  /** CF.INFO. */
+  info(): RedisCuckooFilterInfo {
+    const h = this.live();
+    const v = readRedisInfo(this.m, (out) => this.m.redisInfo(h, out));
+    return {
+      size: v[RedisInfoRecord.size], numberOfBuckets: v[RedisInfoRecord.numBuckets], numberOfFilters: v[RedisInfoRecord.numFilters],
+      numberOfItemsInserted: v[RedisInfoRecord.numItems], numberOfItemsDeleted: v[RedisInfoRecord.numDeletes],
+      bucketSize: v[RedisInfoRecord.bucketSize], expansionRate: v[RedisInfoRecord.expansion], maxIterations: v[RedisInfoRecord.maxIterations],
+    };
+  }
+
+  /**
+   * CF.SCANDUMP's replies for this filter, byte for byte: the 38-byte header at iterator 1, then the
+   * tables (a sub-filter whole up to 16 MiB, else in 16 MiB pieces), each with the iterator the server
+   * gives it; feed them to CF.LOADCHUNK in order. Like the server, a filter with no items yields nothing.
+   * The filter must not change until the last chunk.
+   */
+  *toChunks(): Generator<RedisDumpChunk, void, undefined> {
+    const h = this.live();
+    if (this.info().numberOfItemsInserted === 0) return;
+    yield { iterator: 1, chunk: readBytes(this.m, RedisLimits.headerSize, (out) => this.m.redisHeader(h, out)) };
+    for (let iterator = 1; ;) {
+      const { next, chunk } = readRedisChunk(this.m, (out) => this.m.redisChunkAt(this.live(), iterator, out));
+      if (next === 0) return;
+      yield { iterator: next, chunk };
+      iterator = next;
+    }
+  }
+
+  /** Frees the filter's memory. Later calls throw DISPOSED; disposing again does nothing. */
+  dispose(): void {
+    const handle = this.handle;
+    this.handle = 0;
+    if (handle === 0) return;
+    finalizer?.unregister(this);
+    this.m.redisDestroy(handle);
+  }
+
+  [disposeSymbol](): void { this.dispose(); }
+}

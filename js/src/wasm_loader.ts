@@ -1,0 +1,55 @@
+// Loads a WebAssembly module of the package once (the main one, wasm_module.ts; RedisCuckooFilter's,
+// redis_module.ts) and hands out the one instance its objects share.
+//
+// The wasm binary is inlined in a JavaScript module beside its Emscripten glue (deflated and in base64,
+// by scripts/inline-wasm.mjs), so loading needs no fetch, no file system and no bundler configuration, in
+// Node, browsers and workers alike. Each build has its glue and binary modules beside it (generated/: ES
+// modules in the ES module build, CommonJS in the CommonJS build), loaded by static imports; inflating
+// (DecompressionStream) and compiling the wasm are asynchronous, hence ready().
+import { base64Decode } from './base64.js';
+
+/** What every module of the package has: its heap, malloc/free, and the error of its last failed call. */
+export interface HeapModule {
+  HEAPU8: Uint8Array;
+  _malloc(size: number): number;
+  _free(address: number): void;
+  /** A cuckoo::ErrorCode; lastErrorMessage() says what went wrong. */
+  lastErrorCode(): number;
+  lastErrorMessage(): string;
+}
+
+export interface ModuleLoader<M> {
+  /** Loads and instantiates the module. Idempotent: every call returns the same promise; a failed load may be retried. */
+  ready(): Promise<void>;
+  /** The loaded module, or undefined before ready() has resolved. */
+  loaded(): M | undefined;
+}
+
+export function moduleLoader<M>(create: (options: { wasmBinary: Uint8Array }) => Promise<M>, deflatedWasm: string):
+  ModuleLoader<M> {
+  let instance: M | undefined;
+  let loading: Promise<M> | undefined;
+  return {
+    ready() {
+      if (!loading) {
+        loading = inflate(base64Decode(deflatedWasm)!)
+          .then((wasmBinary) => create({ wasmBinary }))
+          .then((module) => {
+            instance = module;
+            return module;
+          });
+        loading.catch(() => {
+          loading = undefined;
+        });
+      }
+      return loading.then(() => undefined);
+    },
+    loaded: () => instance,
+  };
+}
+
+// The platform's inflater (browsers, workers, Node 18+): about a millisecond for the ~90 KB binary.
+async function inflate(deflated: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([deflated as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
