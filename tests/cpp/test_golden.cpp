@@ -44,6 +44,30 @@ TEST_CASE("golden locations: hash, bucket, fingerprint and alternate bucket", "[
   }
 }
 
+TEST_CASE("golden integer keys: an integer and its 8 little-endian bytes locate alike", "[golden]") {
+  const auto vectors = load_vectors();
+  const auto& locations = vectors["integer_locations"].items;
+  REQUIRE(locations.size() >= 30);
+  for (const auto& v : locations) {
+    Options o;
+    o.capacity = v["capacity"].as_u64();
+    o.fingerprint_bits = static_cast<unsigned>(v["fingerprint_bits"].as_u64());
+    o.bucket_size = static_cast<unsigned>(v["bucket_size"].as_u64());
+    o.seed = v["seed"].as_u64();
+    CuckooFilter f(o);
+    const std::string& text = v["key"].text;
+    const auto key = text[0] == '-' ? static_cast<std::uint64_t>(std::stoll(text)) : std::stoull(text);
+    INFO("key " << text << " seed " << v["seed"].text);
+    const auto bytes = mini_json::from_hex(v["key_hex"].text);
+    for (const auto& at : {f.locate(key), f.locate(std::span<const std::uint8_t>(bytes))}) {
+      CHECK(at.hash == v["hash"].as_u64());
+      CHECK(at.index == v["index"].as_u64());
+      CHECK(at.fingerprint == v["fingerprint"].as_u64());
+      CHECK(at.alternate_index == v["alternate_index"].as_u64());
+    }
+  }
+}
+
 TEST_CASE("golden exports: the same keys give the same bytes, and the bytes load", "[golden]") {
   const auto vectors = load_vectors();
   const auto& filters = vectors["filters"].items;

@@ -2,6 +2,8 @@
 // intended (a new hash, a new format version), review the diff, and say why in the commit:
 //   build/native/cuckoo_golden_gen > tests/vectors/golden.json
 #include <cstdio>
+#include <limits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,36 @@ int main() {
                   static_cast<unsigned long long>(shape.capacity), shape.bits, shape.bucket_size,
                   hex64(shape.seed).c_str(), static_cast<unsigned long long>(f.num_buckets()), hex64(at.hash).c_str(),
                   at.index, at.fingerprint, at.alternate_index);
+      first = false;
+    }
+  }
+  // Integer keys: the same keys as their 8 little-endian bytes (key_hex), given as decimal text (signed
+  // values as two's complement).
+  std::printf("\n  ],\n  \"integer_locations\": [\n");
+  const std::vector<std::int64_t> signed_keys = {-1, -42, std::numeric_limits<std::int64_t>::min()};
+  std::vector<std::pair<std::string, std::uint64_t>> integers;
+  for (const std::uint64_t k : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{42}, std::uint64_t{1} << 32,
+                                (std::uint64_t{1} << 53) - 1, std::uint64_t{1} << 63, ~std::uint64_t{0}})
+    integers.emplace_back(std::to_string(k), k);
+  for (const std::int64_t k : signed_keys) integers.emplace_back(std::to_string(k), static_cast<std::uint64_t>(k));
+  first = true;
+  for (const auto& shape : shapes) {
+    cuckoo::Options o;
+    o.capacity = shape.capacity;
+    o.fingerprint_bits = shape.bits;
+    o.bucket_size = shape.bucket_size;
+    o.seed = shape.seed;
+    cuckoo::CuckooFilter f(o);
+    for (const auto& [text, k] : integers) {
+      const auto at = f.locate(k);
+      std::uint8_t le[8];
+      for (int i = 0; i < 8; ++i) le[i] = static_cast<std::uint8_t>(k >> (8 * i));
+      std::printf("%s    {\"key\": \"%s\", \"key_hex\": \"%s\", \"capacity\": %llu, \"fingerprint_bits\": %u, "
+                  "\"bucket_size\": %u, \"seed\": \"%s\", \"hash\": \"%s\", \"index\": %u, \"fingerprint\": %u, "
+                  "\"alternate_index\": %u}",
+                  first ? "" : ",\n", text.c_str(), hex(le, 8).c_str(), static_cast<unsigned long long>(shape.capacity),
+                  shape.bits, shape.bucket_size, hex64(shape.seed).c_str(), hex64(at.hash).c_str(), at.index,
+                  at.fingerprint, at.alternate_index);
       first = false;
     }
   }

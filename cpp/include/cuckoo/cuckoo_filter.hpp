@@ -122,6 +122,14 @@ class CuckooFilter {
     return count_hash(hash_of(key.data(), key.size()));
   }
 
+  // Integer keys: the same key as the integer's 8 little-endian bytes (two's complement for signed
+  // values), whatever it was stored as; 42 and "42" are different keys.
+  bool add(std::uint64_t key) { return add_hash(hasher_(key)); }
+  [[nodiscard]] bool contains(std::uint64_t key) const noexcept { return contains_hash(hasher_(key)); }
+  bool remove(std::uint64_t key) noexcept { return remove_hash(hasher_(key)); }
+  [[nodiscard]] std::size_t count(std::uint64_t key) const noexcept { return count_hash(hasher_(key)); }
+  [[nodiscard]] Location locate(std::uint64_t key) const noexcept { return locate_hash(hasher_(key)); }
+
   // The key's place in the first sub-filter.
   [[nodiscard]] Location locate(std::string_view key) const noexcept { return locate_hash(hash_of(key.data(), key.size())); }
   [[nodiscard]] Location locate(std::span<const std::uint8_t> key) const noexcept {
@@ -145,46 +153,35 @@ class CuckooFilter {
   [[nodiscard]] AddFailure last_add_failure() const noexcept { return last_failure_; }
 
   // --- batches ----------------------------------------------------------------------------------------
-  // Key i is bytes[offsets[i], offsets[i+1]); `offsets` has count + 1 entries. `results[i]` receives the
-  // answer for key i (1 or 0). The keys are processed in order, with the same results as single calls;
-  // batches are faster because a group of keys is hashed and its buckets prefetched before any of them
-  // is touched, so the cache misses of a group overlap.
+  // Key i is bytes[offsets[i], offsets[i+1]); `offsets` has count + 1 entries (or, in the overloads on a
+  // span, the integer keys[i]). `results[i]` receives the answer for key i, a KeyResult byte. The keys are
+  // processed in order, with the same results as single calls; batches are faster because a group of
+  // keys is hashed and its buckets prefetched before any of them is touched, so the cache misses of a
+  // group overlap.
   void contains_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                      std::uint8_t* results) const noexcept {
-    if (tail_.empty() && head_.table.fits_word()) {
-      const auto probe = std::as_const(head_.table).word_probe();
-      for_each_located(bytes, offsets, count, results, [&](const Location& at) {
-        return yes_or_no(probe.contains_either(at.index, at.alternate_index, at.fingerprint));
-      });
-      return;
-    }
-    for_each_located(bytes, offsets, count, results, [&](const Location& at) { return yes_or_no(contains_located(at)); });
+    contains_hashes(PackedKeys{hasher_, bytes, offsets}, count, results);
+  }
+  void contains_many(std::span<const std::uint64_t> keys, std::uint8_t* results) const noexcept {
+    contains_hashes(IntegerKeys{hasher_, keys.data()}, keys.size(), results);
   }
   // Returns how many keys were added. results[i]: yes (added) or no_room (no room, or the duplicate
   // limit). When the chain cannot grow any more (growth_limit, out_of_memory) the batch stops there: that
   // key gets stopped_here, the keys after it are not tried and get not_tried; last_add_failure() says why.
   std::size_t add_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                        std::uint8_t* results) {
-    std::memset(results, static_cast<int>(KeyResult::not_tried), count);
-    if (tail_.empty() && trace_ == nullptr && head_.table.fits_word()) return add_many_word(bytes, offsets, count, results);
-    std::size_t added = 0;
-    for_each_located(bytes, offsets, count, results, [&](const Location& at) {
-      const bool ok = add_located(at);
-      added += ok;
-      return ok ? KeyResult::yes : not_added();
-    });
-    return added;
+    return add_hashes(PackedKeys{hasher_, bytes, offsets}, count, results);
+  }
+  std::size_t add_many(std::span<const std::uint64_t> keys, std::uint8_t* results) {
+    return add_hashes(IntegerKeys{hasher_, keys.data()}, keys.size(), results);
   }
   // Returns how many keys were removed.
   std::size_t remove_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                           std::uint8_t* results) noexcept {
-    std::size_t removed = 0;
-    for_each_located(bytes, offsets, count, results, [&](const Location& at) {
-      const bool ok = remove_located(at);
-      removed += ok;
-      return yes_or_no(ok);
-    });
-    return removed;
+    return remove_hashes(PackedKeys{hasher_, bytes, offsets}, count, results);
+  }
+  std::size_t remove_many(std::span<const std::uint64_t> keys, std::uint8_t* results) noexcept {
+    return remove_hashes(IntegerKeys{hasher_, keys.data()}, keys.size(), results);
   }
 
   // Add-if-absent for keys given as byte ranges of one buffer: key i is bytes[ranges[2i], ranges[2i+1]).
@@ -196,8 +193,8 @@ class CuckooFilter {
                                    std::uint8_t* results) {
     std::size_t added = 0;
     std::memset(results, static_cast<int>(KeyResult::not_tried), count);
-    for_each_located_key(
-        count, [&](std::size_t i) { return KeyBytes{bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]}; },
+    for_each_located(
+        count, [&](std::size_t i) { return hash_of(bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]); },
         results, [&](const Location& at) {
           if (contains_located(at)) return KeyResult::no;
           if (add_located(at)) {
@@ -327,10 +324,56 @@ class CuckooFilter {
  private:
   using SubFilter = detail::SubFilter;
 
-  struct KeyBytes {
-    const std::uint8_t* data;
-    std::size_t length;
+  // Key sources for the batches: the hash of key i.
+  // Each holds a copy of the hasher: its constants then cannot alias the table the batch writes, and stay
+  // in registers.
+  struct PackedKeys {  // key i is bytes[offsets[i], offsets[i+1])
+    KeyHasher hasher;
+    const std::uint8_t* bytes;
+    const std::uint32_t* offsets;
+    std::uint64_t operator()(std::size_t i) const noexcept { return hasher(bytes + offsets[i], offsets[i + 1] - offsets[i]); }
   };
+  struct IntegerKeys {
+    KeyHasher hasher;
+    const std::uint64_t* keys;
+    std::uint64_t operator()(std::size_t i) const noexcept { return hasher(keys[i]); }
+  };
+
+  template <class HashAt>
+  void contains_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) const noexcept {
+    if (tail_.empty() && head_.table.fits_word()) {
+      const auto probe = std::as_const(head_.table).word_probe();
+      for_each_located(count, hash_at, results, [&](const Location& at) {
+        return yes_or_no(probe.contains_either(at.index, at.alternate_index, at.fingerprint));
+      });
+      return;
+    }
+    for_each_located(count, hash_at, results, [&](const Location& at) { return yes_or_no(contains_located(at)); });
+  }
+
+  template <class HashAt>
+  std::size_t add_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) {
+    std::memset(results, static_cast<int>(KeyResult::not_tried), count);
+    if (tail_.empty() && trace_ == nullptr && head_.table.fits_word()) return add_many_word(hash_at, count, results);
+    std::size_t added = 0;
+    for_each_located(count, hash_at, results, [&](const Location& at) {
+      const bool ok = add_located(at);
+      added += ok;
+      return ok ? KeyResult::yes : not_added();
+    });
+    return added;
+  }
+
+  template <class HashAt>
+  std::size_t remove_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) noexcept {
+    std::size_t removed = 0;
+    for_each_located(count, hash_at, results, [&](const Location& at) {
+      const bool ok = remove_located(at);
+      removed += ok;
+      return yes_or_no(ok);
+    });
+    return removed;
+  }
 
   CuckooFilter() = default;
 
@@ -398,11 +441,11 @@ class CuckooFilter {
   // placement through a probe of the table, the rest (kicks, growth) through add_located_slow. Once the
   // chain has grown, new keys belong to its newest sub-filter, so tail_ is checked for every key. Not
   // inlined: inside add_many it made g++ compile the general loop worse (b = 8 batch inserts 15% slower).
-  [[gnu::noinline]] std::size_t add_many_word(const std::uint8_t* bytes, const std::uint32_t* offsets,
-                                              std::size_t count, std::uint8_t* results) {
+  template <class HashAt>
+  [[gnu::noinline]] std::size_t add_many_word(HashAt hash_at, std::size_t count, std::uint8_t* results) {
     std::size_t added = 0;
     auto probe = head_.table.word_probe();
-    for_each_located(bytes, offsets, count, results, [&](const Location& at) {
+    for_each_located(count, hash_at, results, [&](const Location& at) {
       if (tail_.empty() && (probe.insert_if_room(at.index, at.fingerprint) >= 0 ||
                             probe.insert_if_room(at.alternate_index, at.fingerprint) >= 0)) {
         ++head_.size;
@@ -476,32 +519,20 @@ class CuckooFilter {
     return s.insert<true>(at, layout_.max_kicks, path_.data(), trace_);
   }
 
-  // Keys packed back to back: key i is bytes[offsets[i], offsets[i+1]).
-  template <class Op>
-  void for_each_located(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
-                        std::uint8_t* results, Op&& op) const {
-    for_each_located_key(
-        count, [&](std::size_t i) { return KeyBytes{bytes + offsets[i], offsets[i + 1] - offsets[i]}; },
-        results, std::forward<Op>(op));
-  }
-
   // Hashes and prefetches a group of keys, then stores op(place in the first sub-filter), a KeyResult, for
   // each one, in key order, into results. A result of stopped_here ends the walk after that key; results
   // past it keep what they held. A group's results are gathered in a local buffer and copied out once: a
   // store through the caller's byte pointer may alias anything, so storing each one directly would make
   // the compiler reload the table's fields for every key (a third of a lookup's time in wasm).
-  template <class KeyAt, class Op>
-  void for_each_located_key(std::size_t count, KeyAt&& key_at, std::uint8_t* results, Op&& op) const {
+  template <class HashAt, class Op>
+  void for_each_located(std::size_t count, HashAt hash_at, std::uint8_t* results, Op&& op) const {
     constexpr std::size_t kGroup = 16;
     Location group[kGroup];
     std::uint8_t group_results[kGroup];
     std::uint8_t touched = 0;
     for (std::size_t start = 0; start < count; start += kGroup) {
       const std::size_t n = count - start < kGroup ? count - start : kGroup;
-      for (std::size_t j = 0; j < n; ++j) {
-        const KeyBytes key = key_at(start + j);
-        group[j] = locate_hash(hash_of(key.data, key.length));
-      }
+      for (std::size_t j = 0; j < n; ++j) group[j] = locate_hash(hash_at(start + j));
       // A loop of its own, after the hashing: in wasm these are real loads, which stall retirement until
       // they arrive; back to back, all of a group's misses fit in the CPU's window at once.
       for (std::size_t j = 0; j < n; ++j)
@@ -530,7 +561,7 @@ class CuckooFilter {
   std::vector<detail::PathStep> path_;  // scratch for undoing a failed walk; max_kicks entries
   InsertTrace* trace_ = nullptr;
   AddFailure last_failure_ = AddFailure::none;
-  // Keeps the loads of for_each_located_key alive where prefetching is a real load (wasm).
+  // Keeps the loads of for_each_located alive where prefetching is a real load (wasm).
   mutable std::uint8_t prefetch_sink_ = 0;
 };
 

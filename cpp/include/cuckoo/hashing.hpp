@@ -70,6 +70,12 @@ class KeyHasher {
     return empty_hash_;
   }
 
+  // The hash of an integer key: the same as of its 8 little-endian bytes, (*this)(&bytes, 8), without
+  // touching memory (the 4-8 byte path joins the high 32 bits over the low ones).
+  [[nodiscard]] std::uint64_t operator()(std::uint64_t key) const noexcept {
+    return rrmxmx(((key << 32) | (key >> 32)) ^ flip_4to8_, 8);
+  }
+
   [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
 
  private:
