@@ -2,10 +2,10 @@ import { CuckooFilterError } from './errors.js';
 import { base64Decode, base64Encode } from './base64.js';
 import { AddResult, Defaults, ErrorCode, InsertOutcome, KeyResult, Limits, TraceStepKind } from './abi.js';
 import {
-  batchResults, copyToScratch, CreateArguments, keyLength, packChunk, packRanges, readLocateRecord, readPiece,
-  readTraceRecords, writeCreateOptions, writeKey,
+  batchResults, copyToScratch, CreateArguments, keyLength, PackedBatch, packChunk, packIntegers, packRanges,
+  readLocateRecord, readPiece, readTraceRecords, writeCreateOptions, writeKey,
 } from './heap.js';
-import { copyKeys, describe, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
+import { copyKeys, describe, integerArrayBytes, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
 import { CuckooModule, loadedModule, ready } from './wasm_module.js';
 import { disposeSymbol } from './dispose.js';
 
@@ -85,6 +85,9 @@ export interface InsertTrace {
 }
 
 const OPTION_NAMES = new Set(['capacity', 'fpRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed', 'growth', 'maxSubFilters']);
+// Integer keys a call of a typed-array batch (4 or 8 bytes each, and a result byte).
+const INTEGER_CHUNK = 65536;
+
 // The API's names for the core's codes.
 const STEP_KINDS: Record<number, TraceStep['kind']> = {
   [TraceStepKind.place]: 'place', [TraceStepKind.kick]: 'kick', [TraceStepKind.undo]: 'undo',
@@ -426,45 +429,66 @@ export class CuckooFilter {
   }
 
   /**
-   * add() for many keys, crossing into wasm once per chunk of keys. Results in key order. When a growing
+   * add() for many keys, crossing into wasm once per chunk of keys: any iterable of keys, or a Uint32Array,
+   * BigUint64Array or BigInt64Array of integer keys (copied into wasm in bulk). Results in key order. When a growing
    * filter reaches its chain limit the batch stops there and throws CAPACITY_EXCEEDED naming the key's
    * index: the keys before it were processed, that key and the ones after it were not added.
    */
-  addMany(keys: Iterable<Key>): boolean[] {
-    return this.batch(keys, true, (h, p, start) => {
-      this.m.addMany(h, p.bytes, p.offsets, p.count, p.results);
-      if (!this.growing) return;
-      const stopped = batchResults(this.m, p).indexOf(KeyResult.stoppedHere);
-      if (stopped >= 0) this.throwIfChainExhausted(h, this.m.lastAddFailure(h), `keys[${start + stopped}]: `);
-    });
+  addMany(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array): boolean[] {
+    return this.batch(keys, true, (h, p) => this.m.addMany(h, p.bytes, p.offsets, p.count, p.results),
+      (h, results, start) => {
+        if (!this.growing) return;
+        const stopped = results.indexOf(KeyResult.stoppedHere);
+        if (stopped >= 0) this.throwIfChainExhausted(h, this.m.lastAddFailure(h), `keys[${start + stopped}]: `);
+      });
   }
 
   /** has() for many keys. */
-  hasMany(keys: Iterable<Key>): boolean[] {
+  hasMany(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array): boolean[] {
     return this.batch(keys, false, (h, p) => this.m.containsMany(h, p.bytes, p.offsets, p.count, p.results));
   }
 
   /** delete() for many keys. */
-  deleteMany(keys: Iterable<Key>): boolean[] {
+  deleteMany(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array): boolean[] {
     return this.batch(keys, true, (h, p) => this.m.removeMany(h, p.bytes, p.offsets, p.count, p.results));
   }
 
-  private batch(keys: Iterable<Key>, changes: boolean,
-    call: (handle: number, packed: ReturnType<typeof packChunk>, start: number) => void): boolean[] {
+  // A batch: any iterable of keys, packed chunk by chunk; or, without a copy into JavaScript values, a
+  // Uint32Array, BigUint64Array or BigInt64Array of integer keys. `after` sees each chunk's results.
+  private batch(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array, changes: boolean,
+    call: (handle: number, packed: PackedBatch) => void,
+    after?: (handle: number, results: Uint8Array, start: number) => void): boolean[] {
     this.live();
+    const typed = integerArrayBytes(keys);
+    if (typed) {
+      const h = changes ? this.writable() : this.live();
+      const count = typed.bytes.length / typed.width;
+      const out = new Array<boolean>(count);
+      for (let start = 0; start < count; start += INTEGER_CHUNK) {
+        const p = packIntegers(this.m, typed.bytes, typed.width, start, Math.min(INTEGER_CHUNK, count - start));
+        call(h, p);
+        this.collect(h, batchResults(this.m, p), start, out, after);
+      }
+      return out;
+    }
     // Copied and checked first: iterating may run the caller's code (getters, a generator), which may even
     // dispose this filter; nothing of the caller's runs after this line.
     const copy = copyKeys(keys);
     const h = changes ? this.writable() : this.live();
     const out = new Array<boolean>(copy.length);
     for (let start = 0; start < copy.length; ) {
-      const packed = packChunk(this.m, copy, start);
-      call(h, packed, start);
-      const results = batchResults(this.m, packed); // after the call: it may have grown the memory
-      for (let i = 0; i < packed.count; i++) out[start + i] = results[i] === KeyResult.yes;
-      start += packed.count;
+      const p = packChunk(this.m, copy, start);
+      call(h, p);
+      this.collect(h, batchResults(this.m, p), start, out, after); // after the call: it may have grown the memory
+      start += p.count;
     }
     return out;
+  }
+
+  private collect(h: number, results: Uint8Array, start: number, out: boolean[],
+    after?: (handle: number, results: Uint8Array, start: number) => void): void {
+    after?.(h, results, start);
+    for (let i = 0; i < results.length; i++) out[start + i] = results[i] === KeyResult.yes;
   }
 
   /**

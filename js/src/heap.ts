@@ -7,7 +7,7 @@
 // that may have grown it, never kept across calls. Record layouts come from abi.ts (generated from C++).
 import { CreateOptions, DedupReport, LocateRecord, RedisChunkRecord, RedisInfoRecord, TraceRecord } from './abi.js';
 import { CuckooFilterError } from './errors.js';
-import { Key, keyTypeError, typedLength } from './key_codec.js';
+import { integerKeyHalves, Key, keyTypeError, typedLength } from './key_codec.js';
 import type { HeapModule } from './wasm_loader.js';
 
 const encoder = new TextEncoder();
@@ -89,12 +89,38 @@ export function writeKey(m: HeapModule, key: Key): number {
     lastKeyLength = units;
     return address;
   }
+  if (typeof key === 'number' && Number.isSafeInteger(key)) {
+    // An integer key is its 8 little-endian bytes: the low and the high 32 bits of the two's complement.
+    const address = 8 > scratchSize ? ensureScratch(m, 8) : scratch;
+    writeHalves(m.HEAPU8, address, key >>> 0, Math.floor(key / 4294967296) >>> 0);
+    lastKeyLength = 8;
+    return address;
+  }
   const length = typedLength(key, 'Uint8Array');
-  if (length < 0) throw keyTypeError(key);
-  const address = length > scratchSize ? ensureScratch(m, length) : scratch;
-  m.HEAPU8.set(key, address); // copies the array's real length, which `length` is
-  lastKeyLength = length;
+  if (length >= 0) {
+    const address = length > scratchSize ? ensureScratch(m, length) : scratch;
+    m.HEAPU8.set(key as Uint8Array, address); // copies the array's real length, which `length` is
+    lastKeyLength = length;
+    return address;
+  }
+  const halves = integerKeyHalves(key);
+  if (!halves) throw keyTypeError(key);
+  const address = ensureScratch(m, 8);
+  writeHalves(m.HEAPU8, address, halves[0], halves[1]);
+  lastKeyLength = 8;
   return address;
+}
+
+// An integer key's 8 little-endian bytes, from the low and high 32 bits.
+function writeHalves(heap: Uint8Array, address: number, low: number, high: number): void {
+  heap[address] = low;
+  heap[address + 1] = low >>> 8;
+  heap[address + 2] = low >>> 16;
+  heap[address + 3] = low >>> 24;
+  heap[address + 4] = high;
+  heap[address + 5] = high >>> 8;
+  heap[address + 6] = high >>> 16;
+  heap[address + 7] = high >>> 24;
 }
 
 /** Where a packed batch sits in the scratch area. */
@@ -157,7 +183,8 @@ export function packChunk(m: HeapModule, keys: readonly Key[], start: number): P
   let bound = 0; // an upper bound of the chunk's bytes
   while (end < last && (end === start || bound < CHUNK_BYTES)) {
     const key = keys[end];
-    bound += typeof key === 'string' ? key.length * 3 : typedLength(key, 'Uint8Array');
+    bound += typeof key === 'string' ? key.length * 3 : typeof key === 'number' || typeof key === 'bigint' ? 8
+      : typedLength(key, 'Uint8Array');
     end++;
   }
   return packEach(m, keys, start, end, bound);
@@ -178,6 +205,10 @@ function packEach(m: HeapModule, keys: readonly Key[], start: number, end: numbe
     const key = keys[start + i];
     if (typeof key === 'string') {
       offset += encoder.encodeInto(key, heap.subarray(bytes + offset, bytes + bound)).written;
+    } else if (typeof key === 'number' || typeof key === 'bigint') {
+      const [low, high] = integerKeyHalves(key)!;
+      writeHalves(heap, bytes + offset, low, high);
+      offset += 8;
     } else {
       heap.set(key, bytes + offset);
       offset += typedLength(key, 'Uint8Array');
@@ -363,4 +394,29 @@ export function readRedisInfo(m: HeapModule, write: (out: number) => void): Floa
     write(out);
     return new Float64Array(m.HEAPU8.buffer, out, RedisInfoRecord.doubles).slice();
   });
+}
+
+/**
+ * Packs elements [start, start + count) of an integer typed array, given as its bytes with `width`-byte
+ * elements (4: u32, widened here; 8: u64 or i64), as a batch of 8-byte keys: an integer key is its 8
+ * little-endian bytes, so the core's batch of packed keys takes them as they are.
+ */
+export function packIntegers(m: HeapModule, view: Uint8Array, width: number, start: number, count: number): PackedBatch {
+  const offsetsBytes = (count + 1) * 4;
+  const base = ensureScratch(m, offsetsBytes + count + 3 + count * 8);
+  const results = base + offsetsBytes;
+  const bytes = (results + count + 3) & ~3; // 4-aligned, for the Uint32Array view below
+  const offsets = new Uint32Array(m.HEAPU8.buffer, base, count + 1);
+  for (let i = 0; i <= count; i++) offsets[i] = i * 8;
+  if (width === 8) {
+    m.HEAPU8.set(view.subarray(start * 8, (start + count) * 8), bytes);
+  } else {
+    const from = new Uint32Array(view.buffer, view.byteOffset + start * 4, count);
+    const to = new Uint32Array(m.HEAPU8.buffer, bytes, count * 2);
+    for (let i = 0; i < count; i++) {
+      to[2 * i] = from[i];
+      to[2 * i + 1] = 0;
+    }
+  }
+  return { offsets: base, results, bytes, count };
 }

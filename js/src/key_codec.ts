@@ -2,11 +2,13 @@
 // user code), and how values are named in error messages. Writing them into the wasm heap is heap.ts's.
 
 /**
- * A key: a string (hashed as its UTF-8 bytes) or the bytes themselves. A string with a lone surrogate
- * (half of a UTF-16 pair) is encoded as TextEncoder does, with U+FFFD in its place, so it is the same key
- * as the string with U+FFFD written out.
+ * A key: a string (hashed as its UTF-8 bytes), the bytes themselves, or an integer: a safe-integer number
+ * or a bigint from -2^63 to 2^64 - 1, the same key as its 8 little-endian bytes (two's complement for
+ * negative values), so 42 and 42n are one key and '42' another. A string with a lone surrogate (half of
+ * a UTF-16 pair) is encoded as TextEncoder does, with U+FFFD in its place, so it is the same key as the
+ * string with U+FFFD written out.
  */
-export type Key = string | Uint8Array;
+export type Key = string | Uint8Array | number | bigint;
 
 // Typed arrays are recognised and measured through the intrinsic %TypedArray% getters, never through
 // instanceof or a `length` property: a Uint8Array from another realm (an iframe, a vm context, a worker's
@@ -22,7 +24,7 @@ const typedArrayBuffer = intrinsicGetter('buffer') as (this: unknown) => ArrayBu
 const typedArrayOffset = intrinsicGetter('byteOffset') as (this: unknown) => number;
 
 /** The element count of a typed array of the given kind (any realm), or -1 for anything else. */
-export function typedLength(value: unknown, kind: 'Uint8Array' | 'Uint32Array'): number {
+export function typedLength(value: unknown, kind: 'Uint8Array' | 'Uint32Array' | 'BigUint64Array' | 'BigInt64Array'): number {
   return typedArrayTag.call(value) === kind ? typedArrayLength.call(value) : -1;
 }
 
@@ -34,6 +36,19 @@ export function ownUint8View(value: Uint8Array): Uint8Array {
 /** A Uint32Array of this realm over the same elements as `value` (a Uint32Array of any realm or subclass). */
 export function ownUint32View(value: Uint32Array): Uint32Array {
   return new Uint32Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value));
+}
+
+/**
+ * The bytes of a batch of integer keys given as a typed array (any realm): a Uint32Array (4-byte keys,
+ * each the integer it holds) or a BigUint64Array / BigInt64Array (8-byte keys), or undefined for anything
+ * else. A view over the same memory: the batch copies it into the heap one chunk at a time.
+ */
+export function integerArrayBytes(value: unknown): { bytes: Uint8Array; width: 4 | 8 } | undefined {
+  const width = typedLength(value, 'Uint32Array') >= 0 ? 4
+    : typedLength(value, 'BigUint64Array') >= 0 || typedLength(value, 'BigInt64Array') >= 0 ? 8 : 0;
+  if (width === 0) return undefined;
+  const bytes = new Uint8Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value) * width);
+  return { bytes, width };
 }
 
 /** Names a value and its type for an error message: "the string '10'", "undefined", "a Map". */
@@ -63,7 +78,28 @@ export function describe(value: unknown): string {
 }
 
 export function keyTypeError(key: unknown, where = 'key'): TypeError {
-  return new TypeError(`${where} must be a string or a Uint8Array, got ${describe(key)}`);
+  return new TypeError(`${where} must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), ` +
+    `got ${describe(key)}`);
+}
+
+const TWO_32 = 4294967296;
+
+/**
+ * An integer key as the two 32-bit halves of its 64-bit two's complement, or undefined when `key` is not
+ * an integer key; throws for a number that is not a safe integer (TypeError) or a bigint out of range
+ * (RangeError), naming `where`.
+ */
+export function integerKeyHalves(key: unknown, where = 'key'): [low: number, high: number] | undefined {
+  if (typeof key === 'number') {
+    if (!Number.isSafeInteger(key)) throw keyTypeError(key, where);
+    return [key >>> 0, Math.floor(key / TWO_32) >>> 0];
+  }
+  if (typeof key === 'bigint') {
+    if (key < -(1n << 63n) || key >= 1n << 64n) throw new RangeError(`${where} ${key}n is outside -2^63 .. 2^64 - 1`);
+    const v = BigInt.asUintN(64, key);
+    return [Number(v & 0xffffffffn), Number(v >> 32n)];
+  }
+  return undefined;
 }
 
 /**
@@ -84,7 +120,9 @@ export function copyKeys(keys: unknown): Key[] {
   }
   for (let i = 0; i < copy.length; i++) {
     const key = copy[i];
-    if (typeof key !== 'string' && typedLength(key, 'Uint8Array') < 0) throw keyTypeError(key, `keys[${i}]`);
+    if (typeof key !== 'string' && typedLength(key, 'Uint8Array') < 0 && !integerKeyHalves(key, `keys[${i}]`)) {
+      throw keyTypeError(key, `keys[${i}]`);
+    }
   }
   return copy as Key[];
 }

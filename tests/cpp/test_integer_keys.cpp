@@ -135,3 +135,22 @@ TEST_CASE("integer and byte keys in one filter against an exact multiset", "[int
     }
   }
 }
+
+TEST_CASE("32-bit integer batches are the same keys as their 64-bit values", "[integer]") {
+  auto a = make_filter(3000, 12, 4);
+  auto b = make_filter(3000, 12, 4);
+  std::vector<std::uint32_t> narrow;
+  std::vector<std::uint64_t> wide;
+  for (std::uint32_t i = 0; i < 2000; ++i) {
+    narrow.push_back(i * 2654435761u);
+    wide.push_back(narrow.back());
+  }
+  std::vector<std::uint8_t> ra(narrow.size()), rb(wide.size());
+  CHECK(a.add_many(std::span<const std::uint32_t>(narrow), ra.data()) == b.add_many(std::span<const std::uint64_t>(wide), rb.data()));
+  CHECK(ra == rb);
+  CHECK(a.serialize() == b.serialize());
+  a.contains_many(std::span<const std::uint32_t>(narrow), ra.data());
+  for (std::size_t i = 0; i < narrow.size(); ++i) REQUIRE(ra[i] == static_cast<std::uint8_t>(cuckoo::KeyResult::yes));
+  CHECK(a.remove_many(std::span<const std::uint32_t>(narrow), ra.data()) == narrow.size());
+  CHECK(a.size() == 0);
+}

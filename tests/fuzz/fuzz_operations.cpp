@@ -9,9 +9,12 @@
 // rarely, remove another key's fingerprint (documented), and add must never fail below the chain limit.
 // An op byte with bit 7 set makes an add or a contains a batch of 1-8 consecutive keys (bits 2-4): the
 // filter takes it in one add_many / contains_many call, a shadow filter as single calls, and the two must
-// give the same results and stay byte for byte the same (the batch paths are separate code).
+// give the same results and stay byte for byte the same (the batch paths are separate code). Keys 48-63
+// are integer keys: `filter` takes them through the integer API (single calls, and whole batches of them
+// when bit 6 of the op byte is set), `shadow` as their 8 little-endian bytes, which is the same key.
 #include <cstdlib>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,7 +43,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   cuckoo::CuckooFilter shadow(options);  // receives every operation as single calls
   std::map<unsigned, unsigned> model;
   std::size_t model_size = 0;
-  const auto key = [](unsigned k) { return "key-" + std::to_string(k); };
+  constexpr unsigned kFirstInteger = 48;
+  const auto integer_key = [](unsigned k) { return (std::uint64_t{k} + 1) * 0x9E3779B97F4A7C15ull; };
+  // Every key as bytes: an integer key is its 8 little-endian bytes.
+  const auto key = [&](unsigned k) {
+    if (k < kFirstInteger) return "key-" + std::to_string(k);
+    std::string bytes(8, '\0');
+    for (int b = 0; b < 8; ++b) bytes[b] = static_cast<char>(integer_key(k) >> (8 * b));
+    return bytes;
+  };
 
   for (std::size_t i = 4; i + 1 < size; i += 2) {
     const unsigned op = data[i] % 4;
@@ -48,18 +59,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const bool batch = (data[i] & 0x80) != 0 && (op == 0 || op == 2);
     if (batch) {
       const unsigned n = 1 + ((data[i] >> 2) & 7);
+      const bool integers = (data[i] & 0x40) != 0;
+      const auto key_at = [&](unsigned j) { return integers ? kFirstInteger + (k + j) % 16 : (k + j) % 64; };
       std::string bytes;
       std::vector<std::uint32_t> offsets{0};
+      std::vector<std::uint64_t> integer_keys;
       for (unsigned j = 0; j < n; ++j) {
-        bytes += key((k + j) % 64);
+        bytes += key(key_at(j));
         offsets.push_back(static_cast<std::uint32_t>(bytes.size()));
+        integer_keys.push_back(integer_key(key_at(j)));
       }
       std::vector<std::uint8_t> results(n, 9);
       const auto* packed = reinterpret_cast<const std::uint8_t*>(bytes.data());
+      const std::span<const std::uint64_t> integer_span(integer_keys);
       if (op == 0) {
-        filter.add_many(packed, offsets.data(), n, results.data());
+        if (integers) filter.add_many(integer_span, results.data());
+        else filter.add_many(packed, offsets.data(), n, results.data());
         for (unsigned j = 0; j < n; ++j) {
-          const unsigned kj = (k + j) % 64;
+          const unsigned kj = key_at(j);
           const bool ok = shadow.add(key(kj));
           // A growing chain that cannot grow stops the batch there (stopped_here, then not_tried).
           if (results[j] == static_cast<std::uint8_t>(cuckoo::KeyResult::stopped_here)) {
@@ -73,9 +90,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           }
         }
       } else {
-        filter.contains_many(packed, offsets.data(), n, results.data());
+        if (integers) filter.contains_many(integer_span, results.data());
+        else filter.contains_many(packed, offsets.data(), n, results.data());
         for (unsigned j = 0; j < n; ++j) {
-          const unsigned kj = (k + j) % 64;
+          const unsigned kj = key_at(j);
           check(results[j] == (shadow.contains(key(kj)) ? 1 : 0));
           if (model.count(kj) != 0) check(results[j] == 1);
         }
@@ -83,7 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check(filter.serialize() == shadow.serialize());
     } else if (op == 0) {
       const auto before = filter.serialize();
-      const bool added = filter.add(key(k));
+      const bool added = k >= kFirstInteger ? filter.add(integer_key(k)) : filter.add(key(k));
       check(shadow.add(key(k)) == added);
       if (added) {
         ++model[k];
@@ -97,14 +115,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (model.empty() || growth) continue;
       auto it = model.lower_bound(k);
       if (it == model.end()) it = model.begin();
-      check(filter.remove(key(it->first)));
+      check(it->first >= kFirstInteger ? filter.remove(integer_key(it->first)) : filter.remove(key(it->first)));
       check(shadow.remove(key(it->first)));
       if (--it->second == 0) model.erase(it);
       --model_size;
     } else if (op == 2) {
-      if (model.count(k) != 0) check(filter.contains(key(k)));
+      if (model.count(k) != 0) check(k >= kFirstInteger ? filter.contains(integer_key(k)) : filter.contains(key(k)));
     } else {
-      check(filter.count(key(k)) >= (model.count(k) != 0 ? model[k] : 0));
+      const std::size_t copies = k >= kFirstInteger ? filter.count(integer_key(k)) : filter.count(key(k));
+      check(copies >= (model.count(k) != 0 ? model[k] : 0));
     }
     check(filter.size() == model_size);
   }

@@ -171,9 +171,9 @@ describe('batches take any iterable, and keys are checked as the engine sees the
     expect(errorOf(() => new CuckooFilter({} as never))).toBe('INVALID_ARGUMENT: capacity must be an integer >= 1, got undefined');
     expect(errorOf(() => new CuckooFilter({ capacity: 10, bucketSize: 3 } as never))).toBe('INVALID_ARGUMENT: bucketSize must be 2, 4 or 8, got the number 3');
     using f = new CuckooFilter({ capacity: 10 });
-    expect(errorOf(() => f.add(undefined as never))).toBe('TypeError: key must be a string or a Uint8Array, got undefined');
-    expect(errorOf(() => f.add(new Uint16Array(2) as never))).toBe('TypeError: key must be a string or a Uint8Array, got a Uint16Array');
-    expect(errorOf(() => f.add(12 as never))).toBe('TypeError: key must be a string or a Uint8Array, got the number 12');
+    expect(errorOf(() => f.add(undefined as never))).toBe('TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got undefined');
+    expect(errorOf(() => f.add(new Uint16Array(2) as never))).toBe('TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got a Uint16Array');
+    expect(errorOf(() => f.add(12.5 as never))).toBe('TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 12.5');
   });
 
   test('a lone surrogate hashes as U+FFFD (documented)', () => {

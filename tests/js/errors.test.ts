@@ -59,13 +59,13 @@ test('a table that does not fit in 4 GiB gives OUT_OF_MEMORY, and the module kee
 });
 
 describe('keys of the wrong type are TypeErrors and change nothing', () => {
-  const badKeys: unknown[] = [42, null, undefined, {}, [], true, Symbol('s'), new Uint16Array(2), new ArrayBuffer(4)];
+  const badKeys: unknown[] = [1.5, NaN, 2 ** 53, null, undefined, {}, [], true, Symbol('s'), new Uint16Array(2), new ArrayBuffer(4)];
   test.each(badKeys.map((k) => [String(typeof k), k]))('%s', (_t, key) => {
     using f = new CuckooFilter({ capacity: 100 });
     f.add('existing');
     const before = f.export();
     for (const op of ['add', 'has', 'delete', 'count', 'addIfAbsent', 'locate'] as const) {
-      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(key))).toMatch(/^TypeError: key must be a string or a Uint8Array/);
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(key))).toMatch(/^TypeError: key must be a string, a Uint8Array or an integer/);
     }
     for (const op of ['addMany', 'hasMany', 'deleteMany'] as const) {
       // The bad key comes after good ones: the whole batch is refused before anything is added.
@@ -79,12 +79,12 @@ describe('keys of the wrong type are TypeErrors and change nothing', () => {
     f.add('existing');
     const before = f.export();
     // Past the chunk's key limit (4096 keys), and past its byte limit (three keys of 400,000 characters).
-    const manyKeys: unknown[] = [...Array.from({ length: 5000 }, (_, i) => `k${i}`), 42];
+    const manyKeys: unknown[] = [...Array.from({ length: 5000 }, (_, i) => `k${i}`), 4.2];
     const longKeys: unknown[] = ['x'.repeat(400_000), 'y'.repeat(400_000), 'z'.repeat(400_000), null];
     for (const op of ['addMany', 'hasMany', 'deleteMany'] as const) {
-      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(manyKeys))).toBe('TypeError: keys[5000] must be a string or a Uint8Array, got the number 42');
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(manyKeys))).toBe('TypeError: keys[5000] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 4.2');
       expect(f.export()).toEqual(before); // after each call: a deleteMany could undo an addMany's damage
-      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(longKeys))).toBe('TypeError: keys[3] must be a string or a Uint8Array, got null');
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(longKeys))).toBe('TypeError: keys[3] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got null');
       expect(f.export()).toEqual(before);
     }
   });

@@ -49,3 +49,24 @@ test('exports are byte-identical to the native build and load', () => {
     expect(f.subFilterCount).toBe(v.sub_filters);
   }
 });
+
+test('integer keys locate as their 8 little-endian bytes, as in the native build', () => {
+  const integers = vectors.integer_locations as Record<string, unknown>[];
+  expect(integers.length).toBeGreaterThanOrEqual(30);
+  for (const v of integers) {
+    using f = new CuckooFilter({
+      capacity: Number(v.capacity),
+      fingerprintBits: Number(v.fingerprint_bits),
+      bucketSize: Number(v.bucket_size) as 2 | 4 | 8,
+      seed: BigInt(v.seed as string),
+    });
+    const key = BigInt(v.key as string);
+    const expected = { key: v.key, hash: BigInt(v.hash as string), index: v.index, fingerprint: v.fingerprint, alt: v.alternate_index };
+    const forms: (bigint | number | Uint8Array)[] = [key, fromHex(v.key_hex as string)];
+    if (Number.isSafeInteger(Number(key)) && BigInt(Number(key)) === key) forms.push(Number(key));
+    for (const form of forms) {
+      const at = f.locate(form);
+      expect({ key: v.key, hash: at.hash, index: at.index, fingerprint: at.fingerprint, alt: at.alternateIndex }).toEqual(expected);
+    }
+  }
+});

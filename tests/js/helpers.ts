@@ -12,6 +12,7 @@ export function fromHex(hex: string): Uint8Array {
 
 export function readVectors(): {
   locations: Array<Record<string, string | number>>;
+  integer_locations: Array<Record<string, string | number>>;
   filters: Array<Record<string, unknown>>;
 } {
   return JSON.parse(readFileSync(join(repoRoot, 'tests', 'vectors', 'golden.json'), 'utf8'));

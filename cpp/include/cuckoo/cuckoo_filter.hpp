@@ -20,6 +20,7 @@
 #include <span>
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -154,7 +155,7 @@ class CuckooFilter {
 
   // --- batches ----------------------------------------------------------------------------------------
   // Key i is bytes[offsets[i], offsets[i+1]); `offsets` has count + 1 entries (or, in the overloads on a
-  // span, the integer keys[i]). `results[i]` receives the answer for key i, a KeyResult byte. The keys are
+  // span, the integer keys[i], 32- or 64-bit). `results[i]` receives the answer for key i, a KeyResult byte. The keys are
   // processed in order, with the same results as single calls; batches are faster because a group of
   // keys is hashed and its buckets prefetched before any of them is touched, so the cache misses of a
   // group overlap.
@@ -162,8 +163,9 @@ class CuckooFilter {
                      std::uint8_t* results) const noexcept {
     contains_hashes(PackedKeys{hasher_, bytes, offsets}, count, results);
   }
-  void contains_many(std::span<const std::uint64_t> keys, std::uint8_t* results) const noexcept {
-    contains_hashes(IntegerKeys{hasher_, keys.data()}, keys.size(), results);
+  template <class Integer, class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
+  void contains_many(std::span<const Integer> keys, std::uint8_t* results) const noexcept {
+    contains_hashes(IntegerKeys<Integer>{hasher_, keys.data()}, keys.size(), results);
   }
   // Returns how many keys were added. results[i]: yes (added) or no_room (no room, or the duplicate
   // limit). When the chain cannot grow any more (growth_limit, out_of_memory) the batch stops there: that
@@ -172,16 +174,18 @@ class CuckooFilter {
                        std::uint8_t* results) {
     return add_hashes(PackedKeys{hasher_, bytes, offsets}, count, results);
   }
-  std::size_t add_many(std::span<const std::uint64_t> keys, std::uint8_t* results) {
-    return add_hashes(IntegerKeys{hasher_, keys.data()}, keys.size(), results);
+  template <class Integer, class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
+  std::size_t add_many(std::span<const Integer> keys, std::uint8_t* results) {
+    return add_hashes(IntegerKeys<Integer>{hasher_, keys.data()}, keys.size(), results);
   }
   // Returns how many keys were removed.
   std::size_t remove_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                           std::uint8_t* results) noexcept {
     return remove_hashes(PackedKeys{hasher_, bytes, offsets}, count, results);
   }
-  std::size_t remove_many(std::span<const std::uint64_t> keys, std::uint8_t* results) noexcept {
-    return remove_hashes(IntegerKeys{hasher_, keys.data()}, keys.size(), results);
+  template <class Integer, class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
+  std::size_t remove_many(std::span<const Integer> keys, std::uint8_t* results) noexcept {
+    return remove_hashes(IntegerKeys<Integer>{hasher_, keys.data()}, keys.size(), results);
   }
 
   // Add-if-absent for keys given as byte ranges of one buffer: key i is bytes[ranges[2i], ranges[2i+1]).
@@ -333,10 +337,11 @@ class CuckooFilter {
     const std::uint32_t* offsets;
     std::uint64_t operator()(std::size_t i) const noexcept { return hasher(bytes + offsets[i], offsets[i + 1] - offsets[i]); }
   };
-  struct IntegerKeys {
+  template <class Integer>
+  struct IntegerKeys {  // key i is keys[i], widened to 64 bits
     KeyHasher hasher;
-    const std::uint64_t* keys;
-    std::uint64_t operator()(std::size_t i) const noexcept { return hasher(keys[i]); }
+    const Integer* keys;
+    std::uint64_t operator()(std::size_t i) const noexcept { return hasher(std::uint64_t{keys[i]}); }
   };
 
   template <class HashAt>
