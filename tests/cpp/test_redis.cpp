@@ -5,6 +5,9 @@
 // the server does it; the filter itself must give the server's answers and bytes.
 #include <catch2/catch.hpp>
 
+#include <bit>
+#include <tuple>
+
 #include <cuckoo/redis_filter.hpp>
 #include <fstream>
 #include <map>
@@ -680,12 +683,14 @@ TEST_CASE("ChunkLoader refuses damaged, reordered, truncated and legacy dumps by
   CHECK_THAT(load_error(repeated), Catch::Contains("CF.SCANDUMP gives"));
 
   // Every bit of the fields that say how much data follows and how many items it holds (num_items,
-  // num_buckets, num_filters, bucket_size; num_deletes and max_iterations are any value a server can
-  // hold, and the format has no checksum), and every bit of a table byte that is occupied or empty.
+  // num_buckets, num_filters, bucket_size), and of num_deletes where it would pass a tenth of the items of
+  // this grown filter (a server compacts there). Smaller delete counts and max_iterations can hold any
+  // value a server can, and the format has no checksum.
   using namespace cuckoo::redis::header_offset;
-  for (const auto& [offset, width] : std::vector<std::pair<std::size_t, std::size_t>>{
-           {num_items, 8}, {num_buckets, 8}, {num_filters, 8}, {bucket_size, 2}}) {
-    for (std::size_t bit = 0; bit < 8 * width; ++bit) {
+  const std::size_t first_delete_bit = static_cast<std::size_t>(std::bit_width(f.num_items() / 10));
+  for (const auto& [offset, width, from_bit] : std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
+           {num_items, 8, 0}, {num_buckets, 8, 0}, {num_filters, 8, 0}, {bucket_size, 2, 0}, {num_deletes, 8, first_delete_bit}}) {
+    for (std::size_t bit = from_bit; bit < 8 * width; ++bit) {
       Pairs flipped = good;
       flipped.front().second[offset + bit / 8] ^= static_cast<char>(1 << (bit % 8));
       INFO("header byte " << offset + bit / 8 << " bit " << bit % 8);
@@ -711,4 +716,6 @@ TEST_CASE("ChunkLoader refuses damaged, reordered, truncated and legacy dumps by
   CHECK_THAT(with(num_buckets, std::uint64_t{1} << 60, 8), Catch::Contains("not a power of two below 2^56"));
   CHECK_THAT(with(num_buckets, std::uint64_t{1} << 55, 8), Catch::Contains("would have more than 2^56 buckets"));
   CHECK_THAT(with(num_buckets, std::uint64_t{1} << 50, 8), Catch::Contains("CF.SCANDUMP gives 16777216 bytes"));
+  CHECK_THAT(with(num_deletes, f.num_items() / 10 + 1, 8), Catch::Contains("it would have compacted"));
+  CHECK(with(num_deletes, f.num_items() / 10, 8) == "(accepted)");
 }

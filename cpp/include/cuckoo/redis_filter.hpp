@@ -483,6 +483,11 @@ class ChunkLoader {
       return bad("expansion " + std::to_string(s.expansion) + " is not 0 or a power of two up to 32768");
     if (s.expansion == 0 && h.num_filters > 1)
       return bad("expansion 0 (a filter that never grows) with " + std::to_string(h.num_filters) + " sub-filters");
+    // A delete that takes the count past a tenth of the items compacts a filter of several sub-filters,
+    // which resets the count: no server dump of such a filter holds more.
+    if (h.num_filters > 1 && static_cast<double>(h.num_deletes) > static_cast<double>(h.num_items) * 0.10)
+      return bad("deletes " + std::to_string(h.num_deletes) + " pass a tenth of the " + std::to_string(h.num_items) +
+                 " items in a filter of " + std::to_string(h.num_filters) + " sub-filters (it would have compacted)");
     filter_.shape_ = s;
     filter_.num_items_ = h.num_items;
     filter_.num_deletes_ = h.num_deletes;
