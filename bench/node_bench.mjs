@@ -170,6 +170,32 @@ function setCase(label, { keys, probes, absent }) {
     false_negatives: n - hasHashed.result });
 }
 
+// A Set of numbers, for the integer keys: no strings to hash or to hold.
+function setNumbersCase({ keys, probes, absent }) {
+  const n = keys.length;
+  const before = heapUsed();
+  const set = new Set();
+  const add = time(() => { for (let i = 0; i < n; i++) set.add(keys[i]); });
+  const bytes = heapUsed() - before;
+  const has = time(() => { let c = 0; for (let i = 0; i < n; i++) c += set.has(probes[i]) ? 1 : 0; return c; });
+  const miss = time(() => { let c = 0; for (let i = 0; i < n; i++) c += set.has(absent[i]) ? 1 : 0; return c; });
+  line({ case: 'Set numbers', items: n, add_ops_s: n / add.seconds, has_ops_s: n / has.seconds,
+    miss_ops_s: n / miss.seconds, bytes_per_item: bytes / n, fpr: miss.result / n, false_negatives: n - has.result });
+}
+
+// Integer keys as BigUint64Array batches (copied into wasm in bulk, no JavaScript value per key).
+function typedIntegersCase({ keyBatches, probeBatches, absentBatches, n }) {
+  const filter = new CuckooFilter({ capacity: n, fpRate: FP_RATE });
+  const addMany = timeBatchesIgnoringResults(keyBatches, (k) => filter.addMany(k));
+  const stored = filter.size;
+  const hasMany = timeBatches(probeBatches, (k) => filter.hasMany(k));
+  const missMany = timeBatches(absentBatches, (k) => filter.hasMany(k));
+  line({ case: 'cuckoo-wasm batch BigUint64Array', items: n, batch: BATCH, add_ops_s: n / addMany.seconds,
+    has_ops_s: n / hasMany.seconds, miss_ops_s: n / missMany.seconds, bytes_per_item: filter.byteLength / n,
+    fpr: missMany.result / n, false_negatives: n - hasMany.result, failed_adds: n - stored });
+  filter.dispose();
+}
+
 function bloomFiltersCase(name, make, label, { keys, probes, absent }) {
   const n = Math.min(keys.length, SLOW_ITEMS);
   const before = heapUsed();
@@ -190,15 +216,17 @@ function wasmCoreCase({ keys, absent }) {
   const n = keys.length;
   const filter = new CuckooFilter({ capacity: n, fpRate: FP_RATE });
   const { m, handle } = /** @type {any} */ (filter);
+  const integers = typeof keys[0] === 'number';
+  // Strings as their UTF-8 bytes; integer keys as their 8 little-endian bytes (what the API packs).
   const pack = (list) => {
-    const joined = list.join('');
-    const bytes = m._malloc(joined.length) >>> 0;
+    const encoded = integers ? new Uint8Array(BigUint64Array.from(list, BigInt).buffer) : new TextEncoder().encode(list.join(''));
+    const bytes = m._malloc(encoded.length) >>> 0;
     const offsets = m._malloc((list.length + 1) * 4) >>> 0;
-    new TextEncoder().encodeInto(joined, m.HEAPU8.subarray(bytes, bytes + joined.length));
+    m.HEAPU8.set(encoded, bytes);
     const view = new Uint32Array(m.HEAPU8.buffer, offsets, list.length + 1);
     let at = 0;
     view[0] = 0;
-    for (let i = 0; i < list.length; i++) view[i + 1] = at += list[i].length;
+    for (let i = 0; i < list.length; i++) view[i + 1] = at += integers ? 8 : list[i].length;
     return { bytes, offsets };
   };
   const present = pack(keys);
@@ -212,7 +240,8 @@ function wasmCoreCase({ keys, absent }) {
   let found = 0;
   for (let i = 0; i < n; i++) found += m.HEAPU8[results + i];
   const miss = run(missing, (...a) => m.containsMany(...a));
-  line({ case: 'cuckoo-wasm core, keys packed in the heap (compare native packed_string_keys_batch)', items: n,
+  line({ case: integers ? 'cuckoo-wasm core, integer keys packed in the heap'
+    : 'cuckoo-wasm core, keys packed in the heap (compare native packed_string_keys_batch)', items: n,
     add_ops_s: n / add, has_ops_s: n / has, miss_ops_s: n / miss, false_negatives: n - found });
   for (const address of [present.bytes, present.offsets, missing.bytes, missing.offsets, results]) m._free(address);
   filter.dispose();
@@ -225,7 +254,8 @@ function wasmCoreCase({ keys, absent }) {
 function warmUp() {
   const warmKeys = Array.from({ length: 200_000 }, (_, i) => `warm-${i}`);
   const warmBytes = warmKeys.map((k) => new TextEncoder().encode(k));
-  for (const list of [warmKeys, warmBytes]) {
+  const warmNumbers = Array.from({ length: 200_000 }, (_, i) => i * 3 + 1);
+  for (const list of [warmKeys, warmBytes, warmNumbers]) {
     const filter = new CuckooFilter({ capacity: list.length, fpRate: FP_RATE });
     for (const k of list) filter.add(k);
     for (const k of list) filter.has(k);
@@ -242,6 +272,16 @@ async function settle() {
   gc();
   gc();
   await new Promise((resolve) => setTimeout(resolve, 250));
+}
+
+// Integer ids: the keys and probes i * 7 + 1, the absent ones i * 7 + 4 (never a key).
+function integerKeys(n) {
+  const make = (offset) => Array.from({ length: n }, (_, i) => i * 7 + offset);
+  return { keys: make(1), probes: make(1), absent: make(4) };
+}
+
+function typedBatchesOf(list) {
+  return batchesOf(list).map((batch) => BigUint64Array.from(batch, BigInt));
 }
 
 // New string objects for every run (see the top of this file); the contents are the same each time.
@@ -265,6 +305,11 @@ for (const n of runs) {
     [strings, (input) => setCase('strings', input)],
     [() => withBatches(strings()), (input) => cuckooCases('strings', input)],
     [() => bytes, (input) => cuckooCases('Uint8Array', input)],
+    [() => integerKeys(n), wasmCoreCase],
+    [() => integerKeys(n), setNumbersCase],
+    [() => withBatches(integerKeys(n)), (input) => cuckooCases('numbers', input)],
+    [() => { const ids = integerKeys(n); return { n, keyBatches: typedBatchesOf(ids.keys), probeBatches: typedBatchesOf(ids.probes),
+      absentBatches: typedBatchesOf(ids.absent) }; }, typedIntegersCase],
     [strings, (input) => bloomFiltersCase('CuckooFilter', (c) => bloom.CuckooFilter.create(c, FP_RATE), 'strings', input)],
     [strings, (input) => bloomFiltersCase('BloomFilter', (c) => bloom.BloomFilter.create(c, FP_RATE), 'strings', input)],
   ]);
@@ -278,6 +323,14 @@ function ratios(n) {
   const batch = printed.get('cuckoo-wasm batch strings');
   const theirs = printed.get('bloom-filters CuckooFilter strings');
   const x = (a, b) => Math.round((a / b) * 100) / 100;
+  const setNumbers = printed.get('Set numbers');
+  const singleNumbers = printed.get('cuckoo-wasm single numbers');
+  const typed = printed.get('cuckoo-wasm batch BigUint64Array');
+  const core = printed.get('cuckoo-wasm core, integer keys packed in the heap');
+  line({ case: 'ratios, numbers', items: n, add_vs_set_add: x(singleNumbers.add_ops_s, setNumbers.add_ops_s),
+    has_vs_set_has: x(singleNumbers.has_ops_s, setNumbers.has_ops_s), typed_addMany_vs_set_add: x(typed.add_ops_s, setNumbers.add_ops_s),
+    number_add_vs_string_add: x(singleNumbers.add_ops_s, single.add_ops_s),
+    typed_addMany_vs_core_addMany: x(typed.add_ops_s, core.add_ops_s), typed_hasMany_vs_core_has: x(typed.has_ops_s, core.has_ops_s) });
   line({ case: 'ratios, strings', items: n, add_vs_set_add: x(single.add_ops_s, set.add_ops_s),
     has_vs_set_has: x(single.has_ops_s, set.has_ops_s), addMany_vs_set_add: x(batch.add_ops_s, set.add_ops_s),
     hasMany_vs_set_has: x(batch.has_ops_s, set.has_ops_s),
