@@ -149,6 +149,18 @@ export function packChunk(m: HeapModule, keys: readonly Key[], start: number): P
   // write the whole chunk. (Concatenating with += in the same pass is as fast in a small heap, but its
   // rope of 4096 cons cells per chunk quadruples the garbage, and scavenges in a large heap cost more.)
   const last = Math.min(keys.length, start + CHUNK_KEYS);
+  // A run of numbers (copyKeys checked they are safe integers): 8-byte keys, written as 32-bit halves.
+  if (typeof keys[start] === 'number') {
+    let end = start;
+    while (end < last && typeof keys[end] === 'number') end++;
+    const { packed, words } = integerBatch(m, end - start);
+    for (let i = 0; i < packed.count; i++) {
+      const key = keys[start + i] as number;
+      words[2 * i] = key >>> 0;
+      words[2 * i + 1] = Math.floor(key / 4294967296) >>> 0;
+    }
+    return packed;
+  }
   const charLimit = CHUNK_BYTES / 3;
   let chars = 0;
   let end = start;
@@ -396,27 +408,33 @@ export function readRedisInfo(m: HeapModule, write: (out: number) => void): Floa
   });
 }
 
+// Room for a batch of `count` 8-byte keys in the scratch area, with their offsets written, and a view of
+// the keys as 32-bit words (4-aligned) to fill in.
+function integerBatch(m: HeapModule, count: number): { packed: PackedBatch; words: Uint32Array } {
+  const offsetsBytes = (count + 1) * 4;
+  const base = ensureScratch(m, offsetsBytes + count + 3 + count * 8);
+  const results = base + offsetsBytes;
+  const bytes = (results + count + 3) & ~3;
+  const offsets = new Uint32Array(m.HEAPU8.buffer, base, count + 1);
+  for (let i = 0; i <= count; i++) offsets[i] = i * 8;
+  return { packed: { offsets: base, results, bytes, count }, words: new Uint32Array(m.HEAPU8.buffer, bytes, count * 2) };
+}
+
 /**
  * Packs elements [start, start + count) of an integer typed array, given as its bytes with `width`-byte
  * elements (4: u32, widened here; 8: u64 or i64), as a batch of 8-byte keys: an integer key is its 8
  * little-endian bytes, so the core's batch of packed keys takes them as they are.
  */
 export function packIntegers(m: HeapModule, view: Uint8Array, width: number, start: number, count: number): PackedBatch {
-  const offsetsBytes = (count + 1) * 4;
-  const base = ensureScratch(m, offsetsBytes + count + 3 + count * 8);
-  const results = base + offsetsBytes;
-  const bytes = (results + count + 3) & ~3; // 4-aligned, for the Uint32Array view below
-  const offsets = new Uint32Array(m.HEAPU8.buffer, base, count + 1);
-  for (let i = 0; i <= count; i++) offsets[i] = i * 8;
+  const { packed, words } = integerBatch(m, count);
   if (width === 8) {
-    m.HEAPU8.set(view.subarray(start * 8, (start + count) * 8), bytes);
+    m.HEAPU8.set(view.subarray(start * 8, (start + count) * 8), packed.bytes);
   } else {
     const from = new Uint32Array(view.buffer, view.byteOffset + start * 4, count);
-    const to = new Uint32Array(m.HEAPU8.buffer, bytes, count * 2);
     for (let i = 0; i < count; i++) {
-      to[2 * i] = from[i];
-      to[2 * i + 1] = 0;
+      words[2 * i] = from[i];
+      words[2 * i + 1] = 0;
     }
   }
-  return { offsets: base, results, bytes, count };
+  return packed;
 }

@@ -120,9 +120,8 @@ export function copyKeys(keys: unknown): Key[] {
   }
   for (let i = 0; i < copy.length; i++) {
     const key = copy[i];
-    if (typeof key !== 'string' && typedLength(key, 'Uint8Array') < 0 && !integerKeyHalves(key, `keys[${i}]`)) {
-      throw keyTypeError(key, `keys[${i}]`);
-    }
+    if (typeof key === 'string' || (typeof key === 'number' && Number.isSafeInteger(key))) continue;
+    if (typedLength(key, 'Uint8Array') < 0 && !integerKeyHalves(key, `keys[${i}]`)) throw keyTypeError(key, `keys[${i}]`);
   }
   return copy as Key[];
 }

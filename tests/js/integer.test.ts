@@ -67,6 +67,15 @@ describe('typed arrays of integers are batches, with the answers of single calls
     expect(batched.export()).toEqual(single.export());
   });
 
+  test('arrays of numbers, several chunks long, with negatives', () => {
+    using batched = new CuckooFilter({ capacity: 20_000 });
+    using single = new CuckooFilter({ capacity: 20_000 });
+    const numbers = Array.from({ length: 10_000 }, (_, i) => (i % 3 === 0 ? -1 : 1) * (i * 2654435761 % 2 ** 52));
+    expect(batched.addMany(numbers)).toEqual(numbers.map((k) => single.add(k)));
+    expect(batched.export()).toEqual(single.export());
+    expect(batched.hasMany(numbers.map(BigInt)).every(Boolean)).toBe(true);
+  });
+
   test('arrays mixing numbers, bigints, strings and bytes', () => {
     using f = new CuckooFilter({ capacity: 100 });
     expect(f.addMany([1, 2n, 'three', new Uint8Array([4])])).toEqual([true, true, true, true]);
