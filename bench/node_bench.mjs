@@ -143,7 +143,8 @@ function cuckooCases(label, { keys, probes, absent, keyBatches, probeBatches, ab
   batched.dispose();
 }
 
-function setCase(label, { keys, probes, absent }) {
+// A Set filled with the keys and probed: the timings and the heap it took (shared keys not counted).
+function timedSet({ keys, probes, absent }) {
   const n = keys.length;
   const before = heapUsed();
   const set = new Set();
@@ -151,6 +152,12 @@ function setCase(label, { keys, probes, absent }) {
   const bytes = heapUsed() - before;
   const has = time(() => { let c = 0; for (let i = 0; i < n; i++) c += set.has(probes[i]) ? 1 : 0; return c; });
   const miss = time(() => { let c = 0; for (let i = 0; i < n; i++) c += set.has(absent[i]) ? 1 : 0; return c; });
+  return { n, add, bytes, has, miss };
+}
+
+function setCase(label, input) {
+  const { keys, absent } = input;
+  const { n, add, bytes, has, miss } = timedSet(input);
   // A Set is only useful while it holds its keys, so its real cost includes the key strings: measured on a
   // second Set that owns fresh copies of them (the timed Set shares the strings with the other cases).
   const beforeOwned = heapUsed();
@@ -171,14 +178,8 @@ function setCase(label, { keys, probes, absent }) {
 }
 
 // A Set of numbers, for the integer keys: no strings to hash or to hold.
-function setNumbersCase({ keys, probes, absent }) {
-  const n = keys.length;
-  const before = heapUsed();
-  const set = new Set();
-  const add = time(() => { for (let i = 0; i < n; i++) set.add(keys[i]); });
-  const bytes = heapUsed() - before;
-  const has = time(() => { let c = 0; for (let i = 0; i < n; i++) c += set.has(probes[i]) ? 1 : 0; return c; });
-  const miss = time(() => { let c = 0; for (let i = 0; i < n; i++) c += set.has(absent[i]) ? 1 : 0; return c; });
+function setNumbersCase(input) {
+  const { n, add, bytes, has, miss } = timedSet(input);
   line({ case: 'Set numbers', items: n, add_ops_s: n / add.seconds, has_ops_s: n / has.seconds,
     miss_ops_s: n / miss.seconds, bytes_per_item: bytes / n, fpr: miss.result / n, false_negatives: n - has.result });
 }

@@ -20,6 +20,23 @@ mini_json::Value load_vectors() {
   text << in.rdbuf();
   return mini_json::parse(text.str());
 }
+// The filter a location vector was computed in.
+CuckooFilter filter_of(const mini_json::Value& v) {
+  Options o;
+  o.capacity = v["capacity"].as_u64();
+  o.fingerprint_bits = static_cast<unsigned>(v["fingerprint_bits"].as_u64());
+  o.bucket_size = static_cast<unsigned>(v["bucket_size"].as_u64());
+  o.seed = v["seed"].as_u64();
+  return CuckooFilter(o);
+}
+
+// A location against the vector's hash, bucket, fingerprint and alternate bucket.
+void check_location(const cuckoo::Location& at, const mini_json::Value& v) {
+  CHECK(at.hash == v["hash"].as_u64());
+  CHECK(at.index == v["index"].as_u64());
+  CHECK(at.fingerprint == v["fingerprint"].as_u64());
+  CHECK(at.alternate_index == v["alternate_index"].as_u64());
+}
 }  // namespace
 
 TEST_CASE("golden locations: hash, bucket, fingerprint and alternate bucket", "[golden]") {
@@ -27,20 +44,12 @@ TEST_CASE("golden locations: hash, bucket, fingerprint and alternate bucket", "[
   const auto& locations = vectors["locations"].items;
   REQUIRE(locations.size() >= 30);
   for (const auto& v : locations) {
-    Options o;
-    o.capacity = v["capacity"].as_u64();
-    o.fingerprint_bits = static_cast<unsigned>(v["fingerprint_bits"].as_u64());
-    o.bucket_size = static_cast<unsigned>(v["bucket_size"].as_u64());
-    o.seed = v["seed"].as_u64();
-    CuckooFilter f(o);
+    CuckooFilter f = filter_of(v);
     const auto key = mini_json::from_hex(v["key_hex"].text);
     INFO("key " << v["key_hex"].text << " seed " << v["seed"].text);
     REQUIRE(f.num_buckets() == v["num_buckets"].as_u64());
     const auto at = f.locate(std::span<const std::uint8_t>(key));
-    CHECK(at.hash == v["hash"].as_u64());
-    CHECK(at.index == v["index"].as_u64());
-    CHECK(at.fingerprint == v["fingerprint"].as_u64());
-    CHECK(at.alternate_index == v["alternate_index"].as_u64());
+    check_location(at, v);
   }
 }
 
@@ -49,21 +58,13 @@ TEST_CASE("golden integer keys: an integer and its 8 little-endian bytes locate 
   const auto& locations = vectors["integer_locations"].items;
   REQUIRE(locations.size() >= 30);
   for (const auto& v : locations) {
-    Options o;
-    o.capacity = v["capacity"].as_u64();
-    o.fingerprint_bits = static_cast<unsigned>(v["fingerprint_bits"].as_u64());
-    o.bucket_size = static_cast<unsigned>(v["bucket_size"].as_u64());
-    o.seed = v["seed"].as_u64();
-    CuckooFilter f(o);
+    CuckooFilter f = filter_of(v);
     const std::string& text = v["key"].text;
     const auto key = text[0] == '-' ? static_cast<std::uint64_t>(std::stoll(text)) : std::stoull(text);
     INFO("key " << text << " seed " << v["seed"].text);
     const auto bytes = mini_json::from_hex(v["key_hex"].text);
     for (const auto& at : {f.locate(key), f.locate(std::span<const std::uint8_t>(bytes))}) {
-      CHECK(at.hash == v["hash"].as_u64());
-      CHECK(at.index == v["index"].as_u64());
-      CHECK(at.fingerprint == v["fingerprint"].as_u64());
-      CHECK(at.alternate_index == v["alternate_index"].as_u64());
+      check_location(at, v);
     }
   }
 }

@@ -37,18 +37,29 @@ struct FilterCase {
   unsigned growth = 0;  // 0: none (format version 3); else a growing chain (format version 4)
 };
 
+// The shape of the filters the locations are computed in.
+struct Shape {
+  std::uint64_t capacity;
+  unsigned bits;
+  unsigned bucket_size;
+  std::uint64_t seed;
+};
+
+cuckoo::CuckooFilter filter_of(const Shape& shape) {
+  cuckoo::Options o;
+  o.capacity = shape.capacity;
+  o.fingerprint_bits = shape.bits;
+  o.bucket_size = shape.bucket_size;
+  o.seed = shape.seed;
+  return cuckoo::CuckooFilter(o);
+}
+
 }  // namespace
 
 int main() {
   const std::vector<std::string> keys = {
       "", "a", "user-123456", "https://example.com/some/path?q=1", "gr\xC3\xBC\xC3\x9F" "e",
       std::string("\x00\xff\x10", 3), std::string(200, 'z'), "order-0000001"};
-  struct Shape {
-    std::uint64_t capacity;
-    unsigned bits;
-    unsigned bucket_size;
-    std::uint64_t seed;
-  };
   const std::vector<Shape> shapes = {{1000, 12, 4, cuckoo::kDefaultSeed},
                                      {1000000, 13, 4, 42},
                                      {37, 4, 2, 0},
@@ -63,12 +74,7 @@ int main() {
   std::printf("  \"locations\": [\n");
   bool first = true;
   for (const auto& shape : shapes) {
-    cuckoo::Options o;
-    o.capacity = shape.capacity;
-    o.fingerprint_bits = shape.bits;
-    o.bucket_size = shape.bucket_size;
-    o.seed = shape.seed;
-    cuckoo::CuckooFilter f(o);
+    cuckoo::CuckooFilter f = filter_of(shape);
     for (const auto& key : keys) {
       const auto at = f.locate(std::string_view(key));
       std::printf("%s    {\"key_hex\": \"%s\", \"capacity\": %llu, \"fingerprint_bits\": %u, \"bucket_size\": %u, "
@@ -92,12 +98,7 @@ int main() {
   for (const std::int64_t k : signed_keys) integers.emplace_back(std::to_string(k), static_cast<std::uint64_t>(k));
   first = true;
   for (const auto& shape : shapes) {
-    cuckoo::Options o;
-    o.capacity = shape.capacity;
-    o.fingerprint_bits = shape.bits;
-    o.bucket_size = shape.bucket_size;
-    o.seed = shape.seed;
-    cuckoo::CuckooFilter f(o);
+    cuckoo::CuckooFilter f = filter_of(shape);
     for (const auto& [text, k] : integers) {
       const auto at = f.locate(k);
       std::uint8_t le[8];
