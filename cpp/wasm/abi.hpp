@@ -77,6 +77,13 @@ struct RedisInfoRecord {
   double max_iterations;
 };
 
+// integer_batch()'s operation: which of the core's batches it runs.
+enum BatchOp : std::uint32_t {
+  kBatchAdd = 0,
+  kBatchContains = 1,
+  kBatchRemove = 2,
+};
+
 // add() and add_if_absent() return a cuckoo::AddFailure (none: added); add_if_absent() returns this when
 // the key was already there (nothing added).
 inline constexpr std::uint32_t kAlreadyPresent = 255;

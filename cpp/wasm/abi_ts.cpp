@@ -61,6 +61,8 @@ std::string render() {
   object(out, "cuckoo::KeyResult: what a batch stores for each key, one byte each.", "KeyResult",
          {{"no", code(KeyResult::no)}, {"yes", code(KeyResult::yes)}, {"noRoom", code(KeyResult::no_room)},
           {"stoppedHere", code(KeyResult::stopped_here)}, {"notTried", code(KeyResult::not_tried)}});
+  object(out, "BatchOp: which batch integerBatch() runs.", "BatchOp",
+         {{"add", number(kBatchAdd)}, {"contains", number(kBatchContains)}, {"remove", number(kBatchRemove)}});
   object(out, "cuckoo::TraceStepKind.", "TraceStepKind",
          {{"place", code(TraceStepKind::place)}, {"kick", code(TraceStepKind::kick)},
           {"undo", code(TraceStepKind::undo)}});

@@ -10,6 +10,7 @@
 
 #include <cuckoo/cuckoo_filter.hpp>
 #include <cuckoo/line_dedup.hpp>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
@@ -143,6 +144,31 @@ double remove_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::ui
       ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)), count, mutable_ptr(results)));
 }
 
+// Batches of integer keys as a typed array holds them: `count` keys of `width` bytes (4: u32; 8: u64, or
+// i64 in two's complement) at the 8-aligned address `keys`, with room for `count` 8-byte keys there; `op`
+// is a BatchOp. Returns the keys added or removed (contains: 0). 32-bit keys are widened in place, last
+// first, so that only the core's 64-bit batches are compiled in: each one costs about 0.4 KB of the
+// package's gzipped size.
+double integer_batch(Handle h, std::uint32_t op, std::uint32_t keys, std::uint32_t width, std::uint32_t count,
+                     std::uint32_t results) {
+  std::uint8_t* bytes = mutable_ptr(keys);
+  if (width == 4) {
+    // Word i covers the 32-bit keys 2i and 2i + 1: key i itself, read just before, or later ones, widened already.
+    for (std::uint32_t i = count; i-- > 0;) {
+      std::uint32_t narrow;
+      std::memcpy(&narrow, bytes + 4 * std::size_t{i}, 4);
+      const std::uint64_t wide = narrow;
+      std::memcpy(bytes + 8 * std::size_t{i}, &wide, 8);
+    }
+  }
+  const std::span<const std::uint64_t> span(reinterpret_cast<const std::uint64_t*>(bytes), count);
+  CuckooFilter& f = filter(h);
+  if (op == kBatchAdd) return static_cast<double>(f.add_many(span, mutable_ptr(results)));
+  if (op == kBatchRemove) return static_cast<double>(f.remove_many(span, mutable_ptr(results)));
+  f.contains_many(span, mutable_ptr(results));
+  return 0;
+}
+
 double add_if_absent_ranges(Handle h, std::uint32_t bytes, std::uint32_t ranges, std::uint32_t count,
                             std::uint32_t results) {
   return static_cast<double>(filter(h).add_if_absent_ranges(
@@ -269,6 +295,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("addMany", &add_many);
   function("containsMany", &contains_many);
   function("removeMany", &remove_many);
+  function("integerBatch", &integer_batch);
   function("addIfAbsentRanges", &add_if_absent_ranges);
   function("clear", &clear);
   function("size", &size);

@@ -29,6 +29,13 @@ export const KeyResult = {
   notTried: 4,
 } as const;
 
+/** BatchOp: which batch integerBatch() runs. */
+export const BatchOp = {
+  add: 0,
+  contains: 1,
+  remove: 2,
+} as const;
+
 /** cuckoo::TraceStepKind. */
 export const TraceStepKind = {
   place: 0,

@@ -1,8 +1,8 @@
 import { CuckooFilterError } from './errors.js';
 import { base64Decode, base64Encode } from './base64.js';
-import { AddResult, Defaults, ErrorCode, InsertOutcome, KeyResult, Limits, TraceStepKind } from './abi.js';
+import { AddResult, BatchOp, Defaults, ErrorCode, InsertOutcome, KeyResult, Limits, TraceStepKind } from './abi.js';
 import {
-  batchResults, copyToScratch, CreateArguments, keyLength, PackedBatch, packChunk, packIntegers, packRanges,
+  batchResults, copyToScratch, CreateArguments, keyLength, packChunk, packIntegers, packRanges,
   readLocateRecord, readPiece, readTraceRecords, writeCreateOptions, writeKey,
 } from './heap.js';
 import { copyKeys, describe, integerArrayBytes, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
@@ -435,38 +435,37 @@ export class CuckooFilter {
    * index: the keys before it were processed, that key and the ones after it were not added.
    */
   addMany(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array): boolean[] {
-    return this.batch(keys, true, (h, p) => this.m.addMany(h, p.bytes, p.offsets, p.count, p.results),
-      (h, results, start) => {
-        if (!this.growing) return;
-        const stopped = results.indexOf(KeyResult.stoppedHere);
-        if (stopped >= 0) this.throwIfChainExhausted(h, this.m.lastAddFailure(h), `keys[${start + stopped}]: `);
-      });
+    return this.batch(keys, BatchOp.add, (h, results, start) => {
+      if (!this.growing) return;
+      const stopped = results.indexOf(KeyResult.stoppedHere);
+      if (stopped >= 0) this.throwIfChainExhausted(h, this.m.lastAddFailure(h), `keys[${start + stopped}]: `);
+    });
   }
 
   /** has() for many keys. */
   hasMany(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array): boolean[] {
-    return this.batch(keys, false, (h, p) => this.m.containsMany(h, p.bytes, p.offsets, p.count, p.results));
+    return this.batch(keys, BatchOp.contains);
   }
 
   /** delete() for many keys. */
   deleteMany(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array): boolean[] {
-    return this.batch(keys, true, (h, p) => this.m.removeMany(h, p.bytes, p.offsets, p.count, p.results));
+    return this.batch(keys, BatchOp.remove);
   }
 
   // A batch: any iterable of keys, packed chunk by chunk; or, without a copy into JavaScript values, a
-  // Uint32Array, BigUint64Array or BigInt64Array of integer keys. `after` sees each chunk's results.
-  private batch(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array, changes: boolean,
-    call: (handle: number, packed: PackedBatch) => void,
+  // Uint32Array, BigUint64Array or BigInt64Array of integer keys, which the core reads as they are.
+  // `after` sees each chunk's results.
+  private batch(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array, op: number,
     after?: (handle: number, results: Uint8Array, start: number) => void): boolean[] {
     this.live();
     const typed = integerArrayBytes(keys);
     if (typed) {
-      const h = changes ? this.writable() : this.live();
+      const h = op === BatchOp.contains ? this.live() : this.writable();
       const count = typed.bytes.length / typed.width;
       const out = new Array<boolean>(count);
       for (let start = 0; start < count; start += INTEGER_CHUNK) {
         const p = packIntegers(this.m, typed.bytes, typed.width, start, Math.min(INTEGER_CHUNK, count - start));
-        call(h, p);
+        this.m.integerBatch(h, op, p.keys, typed.width, p.count, p.results);
         this.collect(h, batchResults(this.m, p), start, out, after);
       }
       return out;
@@ -474,21 +473,36 @@ export class CuckooFilter {
     // Copied and checked first: iterating may run the caller's code (getters, a generator), which may even
     // dispose this filter; nothing of the caller's runs after this line.
     const copy = copyKeys(keys);
-    const h = changes ? this.writable() : this.live();
+    const h = op === BatchOp.contains ? this.live() : this.writable();
     const out = new Array<boolean>(copy.length);
     for (let start = 0; start < copy.length; ) {
       const p = packChunk(this.m, copy, start);
-      call(h, p);
+      if (op === BatchOp.add) this.m.addMany(h, p.bytes, p.offsets, p.count, p.results);
+      else if (op === BatchOp.contains) this.m.containsMany(h, p.bytes, p.offsets, p.count, p.results);
+      else this.m.removeMany(h, p.bytes, p.offsets, p.count, p.results);
       this.collect(h, batchResults(this.m, p), start, out, after); // after the call: it may have grown the memory
       start += p.count;
     }
     return out;
   }
 
+  // Every batch's results start 4-aligned in the heap, and wasm memory is little-endian (Emscripten requires
+  // a little-endian host): reading them a word at a time takes a quarter of the typed-array reads, which
+  // is most of what turning them into booleans costs (hasMany on a BigUint64Array: 76 -> 83 M keys/s).
   private collect(h: number, results: Uint8Array, start: number, out: boolean[],
     after?: (handle: number, results: Uint8Array, start: number) => void): void {
     after?.(h, results, start);
-    for (let i = 0; i < results.length; i++) out[start + i] = results[i] === KeyResult.yes;
+    const yes = KeyResult.yes;
+    const words = new Uint32Array(results.buffer, results.byteOffset, results.length >>> 2);
+    let i = start;
+    for (let w = 0; w < words.length; w++, i += 4) {
+      const x = words[w];
+      out[i] = (x & 0xff) === yes;
+      out[i + 1] = ((x >>> 8) & 0xff) === yes;
+      out[i + 2] = ((x >>> 16) & 0xff) === yes;
+      out[i + 3] = x >>> 24 === yes;
+    }
+    for (let j = words.length * 4; j < results.length; j++) out[start + j] = results[j] === yes;
   }
 
   /**

@@ -139,6 +139,18 @@ const CHUNK_BYTES = 1 << 20;
 // copied into the heap in one call (the heap's address is only known once the chunk's size is).
 const chunkOffsets = new Uint32Array(CHUNK_KEYS + 1);
 
+// Room for a batch of `count` 8-byte keys in the scratch area, with their offsets written, and a view of
+// the keys as 32-bit words (4-aligned) to fill in.
+function integerBatch(m: HeapModule, count: number): { packed: PackedBatch; words: Uint32Array } {
+  const offsetsBytes = (count + 1) * 4;
+  const base = ensureScratch(m, offsetsBytes + count + 3 + count * 8);
+  const results = base + offsetsBytes;
+  const bytes = (results + count + 3) & ~3;
+  const offsets = new Uint32Array(m.HEAPU8.buffer, base, count + 1);
+  for (let i = 0; i <= count; i++) offsets[i] = i * 8;
+  return { packed: { offsets: base, results, bytes, count }, words: new Uint32Array(m.HEAPU8.buffer, bytes, count * 2) };
+}
+
 /**
  * Packs keys[start, end) (or fewer: the chunk ends early past CHUNK_BYTES) into the scratch area and
  * returns where. `keys` comes from copyKeys: every key is a string or a Uint8Array.
@@ -408,33 +420,20 @@ export function readRedisInfo(m: HeapModule, write: (out: number) => void): Floa
   });
 }
 
-// Room for a batch of `count` 8-byte keys in the scratch area, with their offsets written, and a view of
-// the keys as 32-bit words (4-aligned) to fill in.
-function integerBatch(m: HeapModule, count: number): { packed: PackedBatch; words: Uint32Array } {
-  const offsetsBytes = (count + 1) * 4;
-  const base = ensureScratch(m, offsetsBytes + count + 3 + count * 8);
-  const results = base + offsetsBytes;
-  const bytes = (results + count + 3) & ~3;
-  const offsets = new Uint32Array(m.HEAPU8.buffer, base, count + 1);
-  for (let i = 0; i <= count; i++) offsets[i] = i * 8;
-  return { packed: { offsets: base, results, bytes, count }, words: new Uint32Array(m.HEAPU8.buffer, bytes, count * 2) };
+/** Where packIntegers() put a chunk of integer keys: `count` keys of `width` bytes at `keys`, one result byte each at `results`. */
+export interface IntegerChunk {
+  keys: number; // 8-aligned: the scratch area is a malloc'd block
+  results: number;
+  count: number;
 }
 
 /**
- * Packs elements [start, start + count) of an integer typed array, given as its bytes with `width`-byte
- * elements (4: u32, widened here; 8: u64 or i64), as a batch of 8-byte keys: an integer key is its 8
- * little-endian bytes, so the core's batch of packed keys takes them as they are.
+ * Copies elements [start, start + count) of an integer typed array, given as its bytes with `width`-byte
+ * elements (4: u32; 8: u64 or i64), into the scratch area as they are, with room for 8 bytes per key:
+ * integerBatch() reads them in place (an integer key is its 8 little-endian bytes) and widens u32s there.
  */
-export function packIntegers(m: HeapModule, view: Uint8Array, width: number, start: number, count: number): PackedBatch {
-  const { packed, words } = integerBatch(m, count);
-  if (width === 8) {
-    m.HEAPU8.set(view.subarray(start * 8, (start + count) * 8), packed.bytes);
-  } else {
-    const from = new Uint32Array(view.buffer, view.byteOffset + start * 4, count);
-    for (let i = 0; i < count; i++) {
-      words[2 * i] = from[i];
-      words[2 * i + 1] = 0;
-    }
-  }
-  return packed;
+export function packIntegers(m: HeapModule, view: Uint8Array, width: number, start: number, count: number): IntegerChunk {
+  const keys = ensureScratch(m, count * 9);
+  m.HEAPU8.set(view.subarray(start * width, (start + count) * width), keys);
+  return { keys, results: keys + count * 8, count };
 }

@@ -36,6 +36,7 @@ export interface CuckooModule extends HeapModule {
   addMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
   containsMany(handle: number, bytes: number, offsets: number, count: number, results: number): void;
   removeMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
+  integerBatch(handle: number, op: number, keys: number, width: number, count: number, results: number): number;
   addIfAbsentRanges(handle: number, bytes: number, ranges: number, count: number, results: number): number;
   clear(handle: number): void;
   size(handle: number): number;

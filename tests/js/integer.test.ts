@@ -67,6 +67,21 @@ describe('typed arrays of integers are batches, with the answers of single calls
     expect(batched.export()).toEqual(single.export());
   });
 
+  test('answers in key order across chunks and for lengths that are not a multiple of 4', () => {
+    // Results are read a word (4 keys) at a time, then the rest one by one; batches cross into wasm in
+    // chunks of 65536 keys.
+    using f = new CuckooFilter({ capacity: 70_000 });
+    const stored = BigUint64Array.from({ length: 65_541 }, (_, i) => BigInt(i) * 3n);
+    expect(f.addMany(stored).every(Boolean)).toBe(true);
+    for (const length of [1, 2, 3, 5, 7, 65_536 * 2 + 3]) {
+      const probes = BigUint64Array.from({ length }, (_, i) => BigInt(i) * (i % 5 === 0 ? 3n : 1n));
+      const expected = Array.from(probes, (k) => f.has(k));
+      if (length > 100) expect(new Set(expected)).toEqual(new Set([true, false]));
+      expect(f.hasMany(probes)).toEqual(expected);
+      expect(f.hasMany(Uint32Array.from(probes, Number))).toEqual(expected);
+    }
+  });
+
   test('arrays of numbers, several chunks long, with negatives', () => {
     using batched = new CuckooFilter({ capacity: 20_000 });
     using single = new CuckooFilter({ capacity: 20_000 });

@@ -161,31 +161,31 @@ class CuckooFilter {
   // group overlap.
   void contains_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                      std::uint8_t* results) const noexcept {
-    contains_hashes(PackedKeys{hasher_, bytes, offsets}, count, results);
+    contains_hashes(PackedOrWideKeys{hasher_, bytes, offsets}, count, results);
   }
   template <class Integer, class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
   void contains_many(std::span<const Integer> keys, std::uint8_t* results) const noexcept {
-    contains_hashes(IntegerKeys<Integer>{hasher_, keys.data()}, keys.size(), results);
+    contains_hashes(keys_of(keys), keys.size(), results);
   }
   // Returns how many keys were added. results[i]: yes (added) or no_room (no room, or the duplicate
   // limit). When the chain cannot grow any more (growth_limit, out_of_memory) the batch stops there: that
   // key gets stopped_here, the keys after it are not tried and get not_tried; last_add_failure() says why.
   std::size_t add_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                        std::uint8_t* results) {
-    return add_hashes(PackedKeys{hasher_, bytes, offsets}, count, results);
+    return add_hashes(PackedOrWideKeys{hasher_, bytes, offsets}, count, results);
   }
   template <class Integer, class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
   std::size_t add_many(std::span<const Integer> keys, std::uint8_t* results) {
-    return add_hashes(IntegerKeys<Integer>{hasher_, keys.data()}, keys.size(), results);
+    return add_hashes(keys_of(keys), keys.size(), results);
   }
   // Returns how many keys were removed.
   std::size_t remove_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                           std::uint8_t* results) noexcept {
-    return remove_hashes(PackedKeys{hasher_, bytes, offsets}, count, results);
+    return remove_hashes(PackedOrWideKeys{hasher_, bytes, offsets}, count, results);
   }
   template <class Integer, class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
   std::size_t remove_many(std::span<const Integer> keys, std::uint8_t* results) noexcept {
-    return remove_hashes(IntegerKeys<Integer>{hasher_, keys.data()}, keys.size(), results);
+    return remove_hashes(keys_of(keys), keys.size(), results);
   }
 
   // Add-if-absent for keys given as byte ranges of one buffer: key i is bytes[ranges[2i], ranges[2i+1]).
@@ -331,21 +331,33 @@ class CuckooFilter {
   // Key sources for the batches: the hash of key i.
   // Each holds a copy of the hasher: its constants then cannot alias the table the batch writes, and stay
   // in registers.
-  struct PackedKeys {  // key i is bytes[offsets[i], offsets[i+1])
+  // Packed byte keys, or 64-bit integers: one source for both, so that the batches the wasm module calls
+  // are compiled once (a source each cost 1.3 KB of the package's gzipped size). The branch on `offsets`
+  // goes the same way for a whole batch.
+  struct PackedOrWideKeys {
     KeyHasher hasher;
     const std::uint8_t* bytes;
-    const std::uint32_t* offsets;
-    std::uint64_t operator()(std::size_t i) const noexcept { return hasher(bytes + offsets[i], offsets[i + 1] - offsets[i]); }
+    const std::uint32_t* offsets;  // key i is bytes[offsets[i], offsets[i+1]); null: the u64 at bytes + 8i
+    std::uint64_t operator()(std::size_t i) const noexcept {
+      if (offsets != nullptr) return hasher(bytes + offsets[i], offsets[i + 1] - offsets[i]);
+      return hasher(detail::load64(bytes + 8 * i));
+    }
   };
-  template <class Integer>
-  struct IntegerKeys {  // key i is keys[i], widened to 64 bits
+  struct NarrowKeys {  // 32-bit integers, widened
     KeyHasher hasher;
-    const Integer* keys;
+    const std::uint32_t* keys;
     std::uint64_t operator()(std::size_t i) const noexcept { return hasher(std::uint64_t{keys[i]}); }
   };
+  // The source of a batch of integers.
+  [[nodiscard]] PackedOrWideKeys keys_of(std::span<const std::uint64_t> keys) const noexcept {
+    return {hasher_, reinterpret_cast<const std::uint8_t*>(keys.data()), nullptr};
+  }
+  [[nodiscard]] NarrowKeys keys_of(std::span<const std::uint32_t> keys) const noexcept { return {hasher_, keys.data()}; }
 
+  // Out of line: several batch overloads call each of these with one key source, and at -O3 each call
+  // got its own copy.
   template <class HashAt>
-  void contains_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) const noexcept {
+  [[gnu::noinline]] void contains_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) const noexcept {
     if (tail_.empty() && head_.table.fits_word()) {
       const auto probe = std::as_const(head_.table).word_probe();
       for_each_located(count, hash_at, results, [&](const Location& at) {
@@ -357,7 +369,7 @@ class CuckooFilter {
   }
 
   template <class HashAt>
-  std::size_t add_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) {
+  [[gnu::noinline]] std::size_t add_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) {
     std::memset(results, static_cast<int>(KeyResult::not_tried), count);
     if (tail_.empty() && trace_ == nullptr && head_.table.fits_word()) return add_many_word(hash_at, count, results);
     std::size_t added = 0;
@@ -370,7 +382,7 @@ class CuckooFilter {
   }
 
   template <class HashAt>
-  std::size_t remove_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) noexcept {
+  [[gnu::noinline]] std::size_t remove_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) noexcept {
     std::size_t removed = 0;
     for_each_located(count, hash_at, results, [&](const Location& at) {
       const bool ok = remove_located(at);
