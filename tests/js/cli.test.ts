@@ -1,6 +1,6 @@
 // The `cuckoo` command, run for real in a child process.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, rng } from './helpers';
@@ -61,6 +61,18 @@ describe('dedup', () => {
     const { code, stdout } = run(['dedup', '--fp-rate', '1e-8', a, '-', a], readFileSync(b));
     expect(code).toBe(0);
     expect(stdout.equals(awkDedup(both))).toBe(true);
+  });
+
+  test('files of several blocks, read ahead, and standard input between them, in order', () => {
+    // Regular files are read a block (1 MiB) ahead of the engine, into two buffers that take turns.
+    const a = generate('big-a.txt', 300_000, 200_000, 4);
+    const b = generate('big-b.txt', 250_000, 240_000, 5);
+    expect(statSync(a).size).toBeGreaterThan(3 << 20);
+    const all = join(dir, 'big-aba.txt');
+    writeFileSync(all, Buffer.concat([readFileSync(a), readFileSync(b), readFileSync(a), readFileSync(b)]));
+    const { code, stdout } = run(['dedup', '--fp-rate', '1e-8', a, '-', a, b], readFileSync(b));
+    expect(code).toBe(0);
+    expect(stdout.equals(awkDedup(all))).toBe(true);
   });
 
   test('reads standard input when no file is given', () => {

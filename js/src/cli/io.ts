@@ -70,33 +70,55 @@ function readInto(fd: number, buffer: Buffer): Promise<number> {
   return new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? reject(error) : resolve(n))));
 }
 
+// The next read of a descriptor, retried while a non-blocking descriptor has nothing yet.
+async function readSome(fd: number, buffer: Buffer): Promise<number> {
+  for (;;) {
+    try {
+      return await readInto(fd, buffer);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
+
 /**
  * The blocks of the inputs in order, each file opened when its turn comes (as cat does), read without
- * positions (so pipes, FIFOs and devices work) into one reused buffer: a block is valid until the next.
+ * positions (so pipes, FIFOs and devices work). A block is valid until the next one is asked for. From a
+ * regular file, two buffers take turns: the next block is read while the caller works on this one (a
+ * dedup of 10M lines otherwise waited 185 ms of 1.6 s on reads). Not from a pipe, FIFO or device: a read
+ * there can wait for input indefinitely, and a caller that stops early would then wait for it too.
  */
 export async function* readBlocks(files: readonly string[]): AsyncGenerator<Uint8Array> {
-  const buffer = Buffer.allocUnsafe(BLOCK);
+  const buffers = [Buffer.allocUnsafe(BLOCK), Buffer.allocUnsafe(BLOCK)];
+  let turn = 0;
   for (const file of files) {
     let handle: FileHandle | undefined;
+    let pending: Promise<number> | undefined;
     try {
       const inherited = inheritedDescriptor(file);
       handle = file === STDIN || inherited !== undefined ? undefined : await open(file, 'r');
       const fd = handle ? handle.fd : inherited ?? 0;
+      const readAhead = fstatSync(fd).isFile();
+      pending = readSome(fd, buffers[turn]);
       for (;;) {
-        let n: number;
-        try {
-          n = await readInto(fd, buffer);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-          await new Promise((resolve) => setTimeout(resolve, 5)); // a non-blocking descriptor with nothing yet
-          continue;
-        }
+        const n = await pending;
+        pending = undefined;
         if (n === 0) break;
-        yield buffer.subarray(0, n);
+        const block = buffers[turn].subarray(0, n);
+        turn ^= 1;
+        if (readAhead) {
+          pending = readSome(fd, buffers[turn]);
+          pending.catch(() => {}); // awaited at the next block; the caller may stop before asking for it
+        }
+        yield block;
+        pending ??= readSome(fd, buffers[turn]);
       }
     } catch (error) {
       throw fileError(file, error);
     } finally {
+      // A read still running would go to a closed (or reused) descriptor.
+      await pending?.catch(() => {});
       await handle?.close();
     }
   }
