@@ -141,7 +141,7 @@ const chunkOffsets = new Uint32Array(CHUNK_KEYS + 1);
 
 // Room for a batch of `count` 8-byte keys in the scratch area, with their offsets written, and a view of
 // the keys as 32-bit words (4-aligned) to fill in.
-function integerBatch(m: HeapModule, count: number): { packed: PackedBatch; words: Uint32Array } {
+function eightByteKeysBatch(m: HeapModule, count: number): { packed: PackedBatch; words: Uint32Array } {
   const offsetsBytes = (count + 1) * 4;
   const base = ensureScratch(m, offsetsBytes + count + 3 + count * 8);
   const results = base + offsetsBytes;
@@ -165,7 +165,7 @@ export function packChunk(m: HeapModule, keys: readonly Key[], start: number): P
   if (typeof keys[start] === 'number') {
     let end = start;
     while (end < last && typeof keys[end] === 'number') end++;
-    const { packed, words } = integerBatch(m, end - start);
+    const { packed, words } = eightByteKeysBatch(m, end - start);
     for (let i = 0; i < packed.count; i++) {
       const key = keys[start + i] as number;
       words[2 * i] = key >>> 0;
