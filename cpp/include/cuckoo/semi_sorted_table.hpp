@@ -1,0 +1,136 @@
+// A table of semi-sorted buckets (detail/semi_sort.hpp): four slots a bucket, 4f - 4 bits each, bucket i
+// at bit i * (4f - 4) of a little-endian bit stream with no padding (as BucketTable's layout, one bit less
+// per slot). It offers BucketTable's slot operations, with one difference a caller must know: a bucket
+// keeps its fingerprints in ascending order, so writing a slot re-sorts the bucket and a fingerprint's
+// slot is its rank there, which other writes to the bucket can change. What a bucket holds is a multiset,
+// and its bits are a function of that multiset alone: undoing a write by value restores the bits exactly.
+//
+// Work in progress (issue "Semi-sorted buckets"): not yet used by the filter, the format or the package.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "bucket_table.hpp"
+#include "detail/semi_sort.hpp"
+
+namespace cuckoo {
+inline namespace v1 {
+namespace detail {
+
+class SemiSortedTable {
+ public:
+  static constexpr unsigned kBucketSize = semi_sort::kSlots;
+  using Bucket = std::array<std::uint32_t, kBucketSize>;
+
+  // Returns false if the memory cannot be had (the table is then left empty). 5 <= fingerprint_bits <= 32.
+  [[nodiscard]] bool allocate(std::uint64_t num_buckets, unsigned fingerprint_bits) noexcept {
+    bucket_bits_ = semi_sort::bucket_bits(fingerprint_bits);
+    const std::uint64_t bytes = (num_buckets * bucket_bits_ + 7) / 8;
+    if (bytes > SIZE_MAX - BucketTable::kTailPadding) return false;
+    void* memory = std::calloc(static_cast<std::size_t>(bytes) + BucketTable::kTailPadding, 1);
+    if (memory == nullptr) return false;
+    data_.reset(static_cast<std::uint8_t*>(memory));
+    num_buckets_ = num_buckets;
+    bits_ = fingerprint_bits;
+    byte_length_ = static_cast<std::size_t>(bytes);
+    return true;
+  }
+
+  [[nodiscard]] std::uint64_t num_buckets() const noexcept { return num_buckets_; }
+  [[nodiscard]] static constexpr unsigned bucket_size() noexcept { return kBucketSize; }
+  [[nodiscard]] unsigned fingerprint_bits() const noexcept { return bits_; }
+  [[nodiscard]] std::size_t byte_length() const noexcept { return byte_length_; }
+  [[nodiscard]] const std::uint8_t* data() const noexcept { return data_.get(); }
+
+  // The bucket's fingerprints, ascending (empty slots, 0, first).
+  [[nodiscard]] Bucket read(std::uint64_t bucket) const noexcept {
+    return semi_sort::read_bucket(data_.get(), bucket * bucket_bits_, bits_);
+  }
+  void write(std::uint64_t bucket, const Bucket& fingerprints) noexcept {
+    semi_sort::write_bucket(data_.get(), bucket * bucket_bits_, fingerprints, bits_);
+  }
+
+  [[nodiscard]] std::uint32_t get(std::uint64_t bucket, unsigned slot) const noexcept { return read(bucket)[slot]; }
+
+  // Replaces the fingerprint in `slot` and re-sorts the bucket; returns the slot the new one is in now
+  // (the first of its copies).
+  unsigned set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
+    Bucket b = read(bucket);
+    b[slot] = fingerprint;
+    write(bucket, b);
+    return static_cast<unsigned>(find(bucket, fingerprint));
+  }
+
+  // The first slot holding `fingerprint` (0 finds an empty slot), or -1.
+  [[nodiscard]] int find(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    const Bucket b = read(bucket);
+    for (unsigned s = 0; s < kBucketSize; ++s)
+      if (b[s] == fingerprint) return static_cast<int>(s);
+    return -1;
+  }
+
+  [[nodiscard]] bool contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    return find(bucket, fingerprint) >= 0;
+  }
+  [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2, std::uint32_t fingerprint) const noexcept {
+    return contains(b1, fingerprint) || contains(b2, fingerprint);
+  }
+
+  [[nodiscard]] unsigned count(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    unsigned n = 0;
+    for (const std::uint32_t fp : read(bucket)) n += fp == fingerprint;
+    return n;
+  }
+  [[nodiscard]] bool all_equal(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    return count(bucket, fingerprint) == kBucketSize;
+  }
+
+  // Stores into an empty slot; returns the slot the fingerprint is in after re-sorting, or -1 when the
+  // bucket is full.
+  int insert_if_room(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    Bucket b = read(bucket);
+    if (b[0] != 0) return -1;  // ascending: an empty slot, if any, is first
+    b[0] = fingerprint;
+    write(bucket, b);
+    return find(bucket, fingerprint);
+  }
+
+  // Removes one copy of `old_fingerprint` and stores `new_fingerprint` in its place: the undo of a
+  // kick-out step, by value, since slots move. Returns false (nothing changed) when there is no copy.
+  bool replace(std::uint64_t bucket, std::uint32_t old_fingerprint, std::uint32_t new_fingerprint) noexcept {
+    const int slot = find(bucket, old_fingerprint);
+    if (slot < 0) return false;
+    (void)set(bucket, static_cast<unsigned>(slot), new_fingerprint);
+    return true;
+  }
+
+  void clear() noexcept {
+    if (data_) std::memset(data_.get(), 0, byte_length_);
+  }
+
+  [[nodiscard]] std::uint64_t count_occupied() const noexcept {
+    std::uint64_t n = 0;
+    for (std::uint64_t b = 0; b < num_buckets_; ++b)
+      for (const std::uint32_t fp : read(b)) n += fp != 0;
+    return n;
+  }
+
+ private:
+  struct FreeDeleter {
+    void operator()(std::uint8_t* p) const noexcept { std::free(p); }
+  };
+  std::unique_ptr<std::uint8_t[], FreeDeleter> data_;
+  std::uint64_t num_buckets_ = 0;
+  std::size_t byte_length_ = 0;
+  unsigned bits_ = 0;
+  unsigned bucket_bits_ = 0;
+};
+
+}  // namespace detail
+}  // namespace v1
+}  // namespace cuckoo
