@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <numeric>
 
 #include "bucket_table.hpp"
 #include "detail/semi_sort.hpp"
@@ -38,6 +39,7 @@ class SemiSortedTable {
     num_buckets_ = num_buckets;
     bits_ = fingerprint_bits;
     byte_length_ = static_cast<std::size_t>(bytes);
+    make_word_lookup();
     return true;
   }
 
@@ -75,9 +77,12 @@ class SemiSortedTable {
   }
 
   [[nodiscard]] bool contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    if (spread_) return zero_fields(plain_word(bucket) ^ (fingerprint * plain_low_), plain_low_, plain_high_) != 0;
     return find(bucket, fingerprint) >= 0;
   }
   [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2, std::uint32_t fingerprint) const noexcept {
+    if (spread_)  // both buckets, no early exit: no branch on the data
+      return either_has_field_equal(plain_word(b1), plain_word(b2), fingerprint, plain_low_, plain_high_);
     return contains(b1, fingerprint) || contains(b2, fingerprint);
   }
 
@@ -121,14 +126,48 @@ class SemiSortedTable {
   }
 
  private:
+  // Lookups without sorting, for f <= 16 (a bucket fits one 64-bit load, and four fingerprints a word):
+  // the bucket rewritten as BucketTable's word, slot s in bits [s f, s f + f), so the plain
+  // table's SWAR test applies. Low field s moves from bit 12 + s (f - 4) to bit s f: right by 12 - 4s, a
+  // constant; the four high nibbles come from spread_[code], the code's nibbles already at bits
+  // s f + f - 4 (3,876 words for this f, made at allocate()).
+  // Without the memory for it, lookups decode instead.
+  void make_word_lookup() noexcept {
+    spread_.reset();
+    const unsigned f = bits_;
+    const unsigned bucket_bits = semi_sort::bucket_bits(f);
+    if (kBucketSize * f > 64 || bucket_bits + (8 - std::gcd(bucket_bits, 8u)) > 64) return;  // f = 17 passes the second
+    spread_.reset(static_cast<std::uint64_t*>(std::malloc(semi_sort::kNibbleTuples * sizeof(std::uint64_t))));
+    if (!spread_) return;
+    const auto& nibbles = semi_sort::nibble_table();
+    for (std::uint32_t code = 0; code < semi_sort::kNibbleTuples; ++code) {
+      std::uint64_t w = 0;
+      for (unsigned s = 0; s < kBucketSize; ++s) w |= std::uint64_t{(nibbles[code] >> (4u * s)) & 0xFu} << (s * f + f - 4);
+      spread_[code] = w;
+    }
+    plain_low_ = 0;
+    for (unsigned s = 0; s < kBucketSize; ++s) plain_low_ |= std::uint64_t{1} << (s * f);
+    plain_high_ = plain_low_ << (f - 1);
+    for (unsigned s = 0; s < kBucketSize; ++s) low_at_[s] = ((std::uint64_t{1} << (f - 4)) - 1) << (s * f);
+  }
+  [[nodiscard]] std::uint64_t plain_word(std::uint64_t bucket) const noexcept {
+    const std::uint64_t raw = bits_at(data_.get(), bucket * bucket_bits_);
+    return spread_[raw & ((1u << semi_sort::kCodeBits) - 1)] | ((raw >> 12) & low_at_[0]) | ((raw >> 8) & low_at_[1]) |
+           ((raw >> 4) & low_at_[2]) | (raw & low_at_[3]);
+  }
+
   struct FreeDeleter {
-    void operator()(std::uint8_t* p) const noexcept { std::free(p); }
+    void operator()(void* p) const noexcept { std::free(p); }
   };
   std::unique_ptr<std::uint8_t[], FreeDeleter> data_;
   std::uint64_t num_buckets_ = 0;
   std::size_t byte_length_ = 0;
   unsigned bits_ = 0;
   unsigned bucket_bits_ = 0;
+  std::unique_ptr<std::uint64_t[], FreeDeleter> spread_;  // null: no word lookups (f > 16)
+  std::uint64_t plain_low_ = 0;        // bit 0 of each f-bit field of a plain word
+  std::uint64_t plain_high_ = 0;       // the top bit of each
+  std::uint64_t low_at_[kBucketSize] = {};  // where each low field goes in a plain word
 };
 
 }  // namespace detail
