@@ -170,3 +170,15 @@ TEST_CASE("a semi-sorted table's buckets are multisets: random operations agains
     CHECK(table.count_occupied() == 0);
   }
 }
+
+TEST_CASE("a semi-sorted table too large to address is refused, and the table stays as it was", "[semi_sort]") {
+  SemiSortedTable table;
+  REQUIRE(table.allocate(10, 13));
+  table.write(3, {7, 0, 5, 7});
+  // Its bit count overflows 64 bits. (A size calloc refuses is not tried here: ASan aborts on it.)
+  CHECK_FALSE(table.allocate(std::uint64_t{1} << 62, 13));
+  CHECK(table.num_buckets() == 10);
+  CHECK(table.fingerprint_bits() == 13);
+  CHECK(table.read(3) == Bucket{0, 5, 7, 7});
+  CHECK(table.contains_either(2, 3, 5));
+}

@@ -1,4 +1,4 @@
-// A table of semi-sorted buckets (detail/semi_sort.hpp): four slots a bucket, 4f - 4 bits each, bucket i
+// A table of semi-sorted buckets (detail/semi_sort.hpp): four slots and 4f - 4 bits a bucket, bucket i
 // at bit i * (4f - 4) of a little-endian bit stream with no padding (as BucketTable's layout, one bit less
 // per slot). It offers BucketTable's slot operations, with one difference a caller must know: a bucket
 // keeps its fingerprints in ascending order, so writing a slot re-sorts the bucket and a fingerprint's
@@ -28,14 +28,16 @@ class SemiSortedTable {
   static constexpr unsigned kBucketSize = semi_sort::kSlots;
   using Bucket = std::array<std::uint32_t, kBucketSize>;
 
-  // Returns false if the memory cannot be had (the table is then left empty). 5 <= fingerprint_bits <= 32.
+  // Returns false if the memory cannot be had (the table is then unchanged). 5 <= fingerprint_bits <= 32.
   [[nodiscard]] bool allocate(std::uint64_t num_buckets, unsigned fingerprint_bits) noexcept {
-    bucket_bits_ = semi_sort::bucket_bits(fingerprint_bits);
-    const std::uint64_t bytes = (num_buckets * bucket_bits_ + 7) / 8;
+    const unsigned bucket_bits = semi_sort::bucket_bits(fingerprint_bits);
+    if (num_buckets > (UINT64_MAX - 7) / bucket_bits) return false;
+    const std::uint64_t bytes = (num_buckets * bucket_bits + 7) / 8;
     if (bytes > SIZE_MAX - BucketTable::kTailPadding) return false;
     void* memory = std::calloc(static_cast<std::size_t>(bytes) + BucketTable::kTailPadding, 1);
     if (memory == nullptr) return false;
     data_.reset(static_cast<std::uint8_t*>(memory));
+    bucket_bits_ = bucket_bits;
     num_buckets_ = num_buckets;
     bits_ = fingerprint_bits;
     byte_length_ = static_cast<std::size_t>(bytes);
