@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <utility>
 
 #include "detail/bits.hpp"
 
@@ -37,6 +38,19 @@ inline void store_field(std::uint8_t* data, std::uint64_t bit, std::uint64_t fie
   store64(p, (load64(p) & ~(field_mask << shift)) | (static_cast<std::uint64_t>(value) << shift));
 }
 
+// Frees what calloc and malloc gave.
+struct FreeDeleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+
+// A packed table's bytes: `bytes` zeroed bytes and `padding` more after them; null when they cannot be had.
+[[nodiscard]] inline std::unique_ptr<std::uint8_t[], FreeDeleter> allocate_packed(std::uint64_t bytes,
+                                                                                std::size_t padding) noexcept {
+  if (bytes > SIZE_MAX - padding) return nullptr;
+  return std::unique_ptr<std::uint8_t[], FreeDeleter>(
+      static_cast<std::uint8_t*>(std::calloc(static_cast<std::size_t>(bytes) + padding, 1)));
+}
+
 class BucketTable {
  public:
   // Bytes after the packed data so that a 64-bit load at any slot's first byte stays in bounds.
@@ -51,10 +65,9 @@ class BucketTable {
                               unsigned fingerprint_bits) noexcept {
     const std::uint64_t bits = num_buckets * bucket_size * fingerprint_bits;
     const std::uint64_t bytes = (bits + 7) / 8;
-    if (bytes > SIZE_MAX - kTailPadding) return false;
-    void* memory = std::calloc(static_cast<std::size_t>(bytes) + kTailPadding, 1);
-    if (memory == nullptr) return false;
-    data_.reset(static_cast<std::uint8_t*>(memory));
+    auto memory = allocate_packed(bytes, kTailPadding);
+    if (!memory) return false;
+    data_ = std::move(memory);
     num_buckets_ = num_buckets;
     bucket_size_ = bucket_size;
     bits_ = fingerprint_bits;
@@ -230,10 +243,6 @@ class BucketTable {
     p.slot_reciprocal_ = slot_reciprocal_;
     return p;
   }
-
-  struct FreeDeleter {
-    void operator()(std::uint8_t* p) const noexcept { std::free(p); }
-  };
 
   // The bucket's slots in the low bucket_bits_ bits, and nothing above them.
   [[nodiscard]] std::uint64_t bucket_word(std::uint64_t bucket) const noexcept {

@@ -8,6 +8,7 @@
 // Work in progress (issue "Semi-sorted buckets"): not yet used by the filter, the format or the package.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <utility>
 
 #include "bucket_table.hpp"
 #include "detail/semi_sort.hpp"
@@ -33,10 +35,9 @@ class SemiSortedTable {
     const unsigned bucket_bits = semi_sort::bucket_bits(fingerprint_bits);
     if (num_buckets > (UINT64_MAX - 7) / bucket_bits) return false;
     const std::uint64_t bytes = (num_buckets * bucket_bits + 7) / 8;
-    if (bytes > SIZE_MAX - BucketTable::kTailPadding) return false;
-    void* memory = std::calloc(static_cast<std::size_t>(bytes) + BucketTable::kTailPadding, 1);
-    if (memory == nullptr) return false;
-    data_.reset(static_cast<std::uint8_t*>(memory));
+    auto memory = allocate_packed(bytes, BucketTable::kTailPadding);
+    if (!memory) return false;
+    data_ = std::move(memory);
     bucket_bits_ = bucket_bits;
     num_buckets_ = num_buckets;
     bits_ = fingerprint_bits;
@@ -66,8 +67,7 @@ class SemiSortedTable {
   unsigned set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
     Bucket b = read(bucket);
     b[slot] = fingerprint;
-    write(bucket, b);
-    return static_cast<unsigned>(find(bucket, fingerprint));
+    return write_and_locate(bucket, b, fingerprint);
   }
 
   // The first slot holding `fingerprint` (0 finds an empty slot), or -1.
@@ -103,8 +103,7 @@ class SemiSortedTable {
     Bucket b = read(bucket);
     if (b[0] != 0) return -1;  // ascending: an empty slot, if any, is first
     b[0] = fingerprint;
-    write(bucket, b);
-    return find(bucket, fingerprint);
+    return static_cast<int>(write_and_locate(bucket, b, fingerprint));
   }
 
   // Removes one copy of `old_fingerprint` and stores `new_fingerprint` in its place: the undo of a
@@ -128,6 +127,13 @@ class SemiSortedTable {
   }
 
  private:
+  // Writes the bucket and returns the slot `fingerprint` (one of b's) is in now: the first of its copies.
+  unsigned write_and_locate(std::uint64_t bucket, Bucket b, std::uint32_t fingerprint) noexcept {
+    write(bucket, b);
+    std::sort(b.begin(), b.end());  // as write() stored them
+    return static_cast<unsigned>(std::find(b.begin(), b.end(), fingerprint) - b.begin());
+  }
+
   // Lookups without sorting, for f <= 16 (a bucket fits one 64-bit load, and four fingerprints a word):
   // the bucket rewritten as BucketTable's word, slot s in bits [s f, s f + f), so the plain
   // table's SWAR test applies. Low field s moves from bit 12 + s (f - 4) to bit s f: right by 12 - 4s, a
@@ -158,9 +164,6 @@ class SemiSortedTable {
            ((raw >> 4) & low_at_[2]) | (raw & low_at_[3]);
   }
 
-  struct FreeDeleter {
-    void operator()(void* p) const noexcept { std::free(p); }
-  };
   std::unique_ptr<std::uint8_t[], FreeDeleter> data_;
   std::uint64_t num_buckets_ = 0;
   std::size_t byte_length_ = 0;
