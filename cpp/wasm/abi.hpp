@@ -21,7 +21,9 @@ struct CreateOptions {
   std::uint32_t max_kicks;
   std::uint32_t growth;           // optional
   std::uint32_t max_sub_filters;  // optional
+  std::uint32_t semi_sorted;      // optional: 0 or 1
   std::uint32_t given;            // which optional fields are set: the kGiven bits
+  std::uint32_t unused;           // keeps the record a multiple of 8 bytes (its doubles' alignment)
 };
 enum Given : std::uint32_t {
   kGivenFpRate = 1,
@@ -29,6 +31,7 @@ enum Given : std::uint32_t {
   kGivenBucketSize = 4,
   kGivenGrowth = 8,
   kGivenMaxSubFilters = 16,
+  kGivenSemiSorted = 32,
 };
 
 // What locate() writes: where a key lives in the first sub-filter. The hash is split in two u32 halves.

@@ -22,7 +22,7 @@ namespace {
 using namespace cuckoo_wasm;
 
 // The records hold only 4- and 8-byte fields in an order without padding: the same layout on every target.
-static_assert(sizeof(CreateOptions) == 48 && offsetof(CreateOptions, given) == 44);
+static_assert(sizeof(CreateOptions) == 56 && offsetof(CreateOptions, given) == 48);
 static_assert(sizeof(LocateRecord) == 24 && sizeof(TraceRecord) == 20 && sizeof(DedupReport) == 32 &&
               sizeof(RedisChunkRecord) == 24 && sizeof(RedisInfoRecord) == 64);
 
@@ -79,9 +79,11 @@ std::string render() {
           {"maxKicks", number(offsetof(CreateOptions, max_kicks))},
           {"growth", number(offsetof(CreateOptions, growth))},
           {"maxSubFilters", number(offsetof(CreateOptions, max_sub_filters))},
+          {"semiSorted", number(offsetof(CreateOptions, semi_sorted))},
           {"given", number(offsetof(CreateOptions, given))}, {"givenFpRate", number(kGivenFpRate)},
           {"givenFingerprintBits", number(kGivenFingerprintBits)}, {"givenBucketSize", number(kGivenBucketSize)},
-          {"givenGrowth", number(kGivenGrowth)}, {"givenMaxSubFilters", number(kGivenMaxSubFilters)}});
+          {"givenGrowth", number(kGivenGrowth)}, {"givenMaxSubFilters", number(kGivenMaxSubFilters)},
+          {"givenSemiSorted", number(kGivenSemiSorted)}});
   // A record's fields as indices into an array of `unit`-byte words, and its length in them.
   const auto record = [&](const char* comment, const char* name, const char* length, std::size_t size, std::size_t unit,
                           std::vector<std::pair<const char*, std::size_t>> offsets) {

@@ -39,9 +39,12 @@ Handle adopt(std::optional<CuckooFilter>& made) {
   return handle_of(new (std::nothrow) Instance(std::move(*made)), "filter object");
 }
 
+// The calls made once per filter (create, export, import, merge) are CUCKOO_COLD: compiled for size, with
+// what they inline (the package's size budget).
+
 // `options` is the address of a CreateOptions. The wrapper has already checked types and ranges; the core
 // checks again and has the last word.
-Handle create(std::uint32_t options) {
+CUCKOO_COLD Handle create(std::uint32_t options) {
   const auto& in = *reinterpret_cast<const CreateOptions*>(ptr(options));
   cuckoo::Options o;
   o.capacity = static_cast<std::uint64_t>(in.capacity);
@@ -52,6 +55,7 @@ Handle create(std::uint32_t options) {
   o.seed = (static_cast<std::uint64_t>(in.seed_high) << 32) | in.seed_low;
   if ((in.given & kGivenGrowth) != 0) o.growth = in.growth;
   if ((in.given & kGivenMaxSubFilters) != 0) o.max_sub_filters = in.max_sub_filters;
+  if ((in.given & kGivenSemiSorted) != 0) o.semi_sorted = in.semi_sorted != 0;
   std::optional<CuckooFilter> made;
   g_last_error = CuckooFilter::make(o, made);
   return g_last_error.ok() ? adopt(made) : 0;
@@ -62,7 +66,7 @@ Handle create(std::uint32_t options) {
 using cuckoo::format::Exporter;
 using cuckoo::format::Importer;
 
-Handle export_begin(Handle h) { return handle_of(filter(h).exporter().release(), "exporter"); }
+CUCKOO_COLD Handle export_begin(Handle h) { return handle_of(filter(h).exporter().release(), "exporter"); }
 double export_size(Handle e) { return static_cast<double>(object_at<Exporter>(e).size()); }
 // Copies the next bytes (at most `capacity`) to `out`; returns how many, 0 at the end.
 double export_read(Handle e, std::uint32_t out, std::uint32_t capacity) {
@@ -71,17 +75,17 @@ double export_read(Handle e, std::uint32_t out, std::uint32_t capacity) {
 void export_end(Handle e) { delete &object_at<Exporter>(e); }
 
 // total: the export's length when known (a negative number: unknown, a stream).
-Handle import_begin(double total) {
+CUCKOO_COLD Handle import_begin(double total) {
   const std::uint64_t known = total >= 0 ? static_cast<std::uint64_t>(total) : Importer::kUnknownLength;
   return handle_of(new (std::nothrow) Importer(known), "importer");
 }
 // Returns a cuckoo::ErrorCode (message: last_error_message()).
-int import_push(Handle i, std::uint32_t address, std::uint32_t length) {
+CUCKOO_COLD int import_push(Handle i, std::uint32_t address, std::uint32_t length) {
   g_last_error = object_at<Importer>(i).push(ptr(address), length);
   return static_cast<int>(g_last_error.code);
 }
 // The filter's handle, or 0 (last_error_code() says why).
-Handle import_finish(Handle i) {
+CUCKOO_COLD Handle import_finish(Handle i) {
   std::optional<CuckooFilter> made;
   g_last_error = CuckooFilter::from_import(object_at<Importer>(i), made);
   return g_last_error.ok() ? adopt(made) : 0;
@@ -118,16 +122,17 @@ unsigned add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
 }
 
 // Adds other's fingerprints; returns a cuckoo::ErrorCode (message: last_error_message()).
-int merge(Handle h, Handle other) {
+CUCKOO_COLD int merge(Handle h, Handle other) {
   g_last_error = filter(h).merge(filter(other));
   return static_cast<int>(g_last_error.code);
 }
-int union_with(Handle h, Handle other) {
+CUCKOO_COLD int union_with(Handle h, Handle other) {
   g_last_error = filter(h).union_with(filter(other));
   return static_cast<int>(g_last_error.code);
 }
 unsigned growth(Handle h) { return filter(h).growth(); }
 unsigned max_sub_filters(Handle h) { return filter(h).max_sub_filters(); }
+bool semi_sorted(Handle h) { return filter(h).semi_sorted(); }
 unsigned sub_filter_count(Handle h) { return static_cast<unsigned>(filter(h).sub_filter_count()); }
 
 // Batches: keys are bytes[offsets[i], offsets[i+1]) relative to `bytes`; results get one byte per key.
@@ -193,6 +198,7 @@ std::uint32_t seed_high(Handle h) { return static_cast<std::uint32_t>(filter(h).
 std::uint32_t slot(Handle h, double bucket, unsigned slot_index) {
   return filter(h).slot(static_cast<std::uint64_t>(bucket), slot_index);
 }
+std::uint32_t bucket_code(Handle h, double bucket) { return filter(h).bucket_code(static_cast<std::uint64_t>(bucket)); }
 // Writes a LocateRecord to `out`.
 void locate(Handle h, std::uint32_t address, std::uint32_t length, std::uint32_t out) {
   const auto& f = filter(h);
@@ -259,7 +265,7 @@ int dedup_finish(Handle h) {
 // The length an export declares from its first `length` bytes (cuckoo::format::declared_length): the total
 // when these bytes tell it, else minus the length to read before asking again, or 0 for bytes that are
 // not an export.
-double declared_length(std::uint32_t address, std::uint32_t length) {
+CUCKOO_COLD double declared_length(std::uint32_t address, std::uint32_t length) {
   std::uint64_t need = 0;
   const std::uint64_t total = cuckoo::format::declared_length(ptr(address), length, need);
   return total != 0 ? static_cast<double>(total) : -static_cast<double>(need);
@@ -291,6 +297,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("union", &union_with);
   function("growth", &growth);
   function("maxSubFilters", &max_sub_filters);
+  function("semiSorted", &semi_sorted);
   function("subFilterCount", &sub_filter_count);
   function("addMany", &add_many);
   function("containsMany", &contains_many);
@@ -310,6 +317,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("seedLow", &seed_low);
   function("seedHigh", &seed_high);
   function("slot", &slot);
+  function("bucketCode", &bucket_code);
   function("locate", &locate);
   function("alternateIndex", &alternate_index_of);
   function("alternateOffset", &alternate_offset_of);

@@ -52,7 +52,7 @@ export const InsertOutcome = {
 
 /** CreateOptions: byte offsets of what create() reads, and the bits of `given`. */
 export const CreateOptions = {
-  bytes: 48,
+  bytes: 56,
   capacity: 0,
   fpRate: 8,
   seedLow: 16,
@@ -62,12 +62,14 @@ export const CreateOptions = {
   maxKicks: 32,
   growth: 36,
   maxSubFilters: 40,
-  given: 44,
+  semiSorted: 44,
+  given: 48,
   givenFpRate: 1,
   givenFingerprintBits: 2,
   givenBucketSize: 4,
   givenGrowth: 8,
   givenMaxSubFilters: 16,
+  givenSemiSorted: 32,
 } as const;
 
 /** LocateRecord: what locate() writes, as u32 indices. */

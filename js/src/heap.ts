@@ -293,6 +293,7 @@ export interface CreateArguments {
   seedHigh: number;
   growth?: number;
   maxSubFilters?: number;
+  semiSorted?: boolean;
 }
 
 /** Writes a CreateOptions record into the scratch area and returns its address. */
@@ -315,6 +316,7 @@ export function writeCreateOptions(m: HeapModule, a: CreateArguments): number {
   u32(CreateOptions.maxKicks, a.maxKicks);
   optional(a.growth, CreateOptions.growth, CreateOptions.givenGrowth, u32);
   optional(a.maxSubFilters, CreateOptions.maxSubFilters, CreateOptions.givenMaxSubFilters, u32);
+  optional(a.semiSorted === undefined ? undefined : +a.semiSorted, CreateOptions.semiSorted, CreateOptions.givenSemiSorted, u32);
   u32(CreateOptions.given, given);
   return address;
 }

@@ -32,6 +32,7 @@ export interface CuckooModule extends HeapModule {
   union(handle: number, other: number): number;
   growth(handle: number): number;
   maxSubFilters(handle: number): number;
+  semiSorted(handle: number): boolean;
   subFilterCount(handle: number): number;
   addMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
   containsMany(handle: number, bytes: number, offsets: number, count: number, results: number): void;
@@ -51,6 +52,8 @@ export interface CuckooModule extends HeapModule {
   seedLow(handle: number): number;
   seedHigh(handle: number): number;
   slot(handle: number, bucket: number, slot: number): number;
+  /** A semi-sorted bucket's 12-bit code of its high nibbles (0 for plain buckets). */
+  bucketCode(handle: number, bucket: number): number;
   locate(handle: number, address: number, length: number, out: number): void;
   alternateIndex(handle: number, bucket: number, fingerprint: number): number;
   alternateOffset(handle: number, fingerprint: number): number;

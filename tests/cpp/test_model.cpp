@@ -17,10 +17,12 @@ struct Config {
   unsigned bits;
   std::uint64_t capacity;
   int operations;
+  bool semi_sorted = false;
 };
 
 void run_model(const Config& c, std::uint64_t seed) {
-  auto f = cuckoo_test::make_filter(c.capacity, c.bits, c.bucket_size, 500, seed);
+  auto f = cuckoo_test::make_filter(c.capacity, c.bits, c.bucket_size, 500, seed, c.semi_sorted);
+  REQUIRE(f.layout().semi_sorted == c.semi_sorted);
   std::mt19937_64 rng(seed);
   // More distinct keys than the filter holds, so that it runs full and adds fail; few enough that
   // keys repeat (duplicates).
@@ -94,4 +96,10 @@ TEST_CASE("random operations agree with an exact multiset", "[model]") {
                                  Config{4, 5, 2000, 200'000});
   INFO("b=" << config.bucket_size << " f=" << config.bits << " capacity=" << config.capacity);
   run_model(config, 1000 + config.bits);
+}
+
+TEST_CASE("semi-sorted buckets, every width 5..32: random operations agree with an exact multiset", "[model][semi_sort]") {
+  const unsigned bits = GENERATE(range(5u, 33u));
+  INFO("semi-sorted, f=" << bits);
+  run_model(Config{4, bits, 1000, 20'000, true}, 2000 + bits);
 }

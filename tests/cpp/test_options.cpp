@@ -100,7 +100,7 @@ TEST_CASE("bits per item do not jump at powers of two", "[options]") {
       Layout layout;
       REQUIRE(resolve(o, layout).ok());
       const double bits_per_item =
-          static_cast<double>(format::table_bytes(layout.num_buckets, 4, 12) + 8) * 8 / static_cast<double>(capacity);
+          static_cast<double>(cuckoo::detail::table_bytes(layout.num_buckets, 4, 12, false) + 8) * 8 / static_cast<double>(capacity);
       INFO("capacity " << capacity);
       CHECK(bits_per_item <= 1.06 * 12 / 0.95);
     }

@@ -1,14 +1,14 @@
-// Semi-sorted buckets (detail/semi_sort.hpp, semi_sorted_table.hpp): a one-to-one code for the 3,876
-// sorted nibble tuples; buckets of four fingerprints of every width 5..32 that read back what was written,
-// sorted, whatever the order it was given in; and a table whose buckets behave as multisets, against an
-// exact model.
+// Semi-sorted buckets (detail/semi_sort.hpp, BucketTable's semi-sorted mode): a one-to-one code for the
+// 3,876 sorted nibble tuples; buckets of four fingerprints of every width 5..32 that read back what was
+// written, sorted, whatever the order it was given in; and a table whose buckets behave as multisets,
+// against an exact model.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cuckoo/detail/semi_sort.hpp>
-#include <cuckoo/semi_sorted_table.hpp>
+#include <cuckoo/bucket_table.hpp>
 #include <random>
 #include <set>
 #include <vector>
@@ -107,8 +107,8 @@ TEST_CASE("a semi-sorted table's buckets are multisets: random operations agains
   for (unsigned f : {5u, 6u, 9u, 12u, 13u, 16u, 17u, 24u, 28u, 31u, 32u}) {
     INFO("f = " << f);
     const std::uint64_t buckets = 37;
-    SemiSortedTable table;
-    REQUIRE(table.allocate(buckets, f));
+    BucketTable table;
+    REQUIRE(table.allocate(buckets, kSlots, f, true));
     CHECK(table.byte_length() == (buckets * (4 * f - 4) + 7) / 8);
     std::vector<std::multiset<std::uint32_t>> model(buckets);
     const std::uint32_t top = static_cast<std::uint32_t>((std::uint64_t{1} << f) - 1);
@@ -142,9 +142,11 @@ TEST_CASE("a semi-sorted table's buckets are multisets: random operations agains
           const std::vector<std::uint8_t> before(table.data(), table.data() + table.byte_length());
           const auto slot = static_cast<unsigned>(rng() % kSlots);
           const std::uint32_t evicted = table.get(b, slot);
-          table.set(b, slot, fp);
+          const unsigned placed_at = table.set(b, slot, fp);
+          REQUIRE(table.get(b, placed_at) == fp);
           REQUIRE(table.count(b, fp) == m.count(fp) + (evicted == fp ? 0 : 1));
-          REQUIRE(table.replace(b, fp, evicted));
+          const unsigned restored_at = table.set(b, placed_at, evicted);  // the undo of a kick-out step
+          REQUIRE(table.get(b, restored_at) == evicted);
           REQUIRE(std::vector<std::uint8_t>(table.data(), table.data() + table.byte_length()) == before);
           break;
         }
@@ -162,7 +164,7 @@ TEST_CASE("a semi-sorted table's buckets are multisets: random operations agains
       Bucket expected{};  // the model's bucket, ascending, empties first
       std::size_t i = kSlots - model[b].size();
       for (const std::uint32_t fp : model[b]) expected[i++] = fp;
-      REQUIRE(table.read(b) == expected);
+      REQUIRE(table.semi_sorted_bucket(b) == expected);
       occupied += model[b].size();
     }
     CHECK(table.count_occupied() == occupied);
@@ -172,13 +174,14 @@ TEST_CASE("a semi-sorted table's buckets are multisets: random operations agains
 }
 
 TEST_CASE("a semi-sorted table too large to address is refused, and the table stays as it was", "[semi_sort]") {
-  SemiSortedTable table;
-  REQUIRE(table.allocate(10, 13));
-  table.write(3, {7, 0, 5, 7});
+  BucketTable table;
+  REQUIRE(table.allocate(10, kSlots, 13, true));
+  for (const std::uint32_t fp : {7u, 5u, 7u}) REQUIRE(table.insert_if_room(3, fp) >= 0);
   // Its bit count overflows 64 bits. (A size calloc refuses is not tried here: ASan aborts on it.)
-  CHECK_FALSE(table.allocate(std::uint64_t{1} << 62, 13));
+  CHECK_FALSE(table.allocate(std::uint64_t{1} << 62, kSlots, 13, true));
   CHECK(table.num_buckets() == 10);
   CHECK(table.fingerprint_bits() == 13);
-  CHECK(table.read(3) == Bucket{0, 5, 7, 7});
+  CHECK(table.semi_sorted());
+  CHECK(table.semi_sorted_bucket(3) == Bucket{0, 5, 7, 7});
   CHECK(table.contains_either(2, 3, 5));
 }

@@ -13,8 +13,10 @@ namespace cuckoo_test {
 inline std::string key(const char* prefix, std::uint64_t i) { return std::string(prefix) + "-" + std::to_string(i); }
 
 inline cuckoo::CuckooFilter make_filter(std::uint64_t capacity, unsigned bits, unsigned bucket_size,
-                                        unsigned max_kicks = 500, std::uint64_t seed = cuckoo::kDefaultSeed) {
+                                        unsigned max_kicks = 500, std::uint64_t seed = cuckoo::kDefaultSeed,
+                                        bool semi_sorted = false) {
   cuckoo::Options o;
+  o.semi_sorted = semi_sorted;
   o.capacity = capacity;
   o.fingerprint_bits = bits;
   o.bucket_size = bucket_size;

@@ -2,7 +2,8 @@
 // exact multiset. Checked after every operation: no false negative for a key the model holds, count at
 // least the model's copies, size equal to the model's, and a failed add changes nothing.
 //
-// Input: byte 0 bucket size (b = 2, 4, 8; bit 7 set: growth on), byte 1 fingerprint bits (4..32),
+// Input: byte 0 bucket size (b = 2, 4, 8; bit 7 set: growth on; bit 6 set: semi-sorted buckets, b = 4 and
+// byte 1 gives 5..32 bits), byte 1 fingerprint bits (4..32),
 // byte 2 capacity (1..256), byte 3 max kicks (0..255); then pairs (op, key): op % 4 = add, remove (of a
 // key the model holds: removing a never-added key is documented as unsafe), contains, count; the key is
 // one of 64 short strings. With growth, removes are skipped: in a chain even removing an added key may,
@@ -30,8 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size < 4) return 0;
   cuckoo::Options options;
   const bool growth = (data[0] & 0x80) != 0;
-  options.bucket_size = 2u << ((data[0] & 0x7F) % 3);
-  options.fingerprint_bits = 4 + data[1] % 29;
+  const bool semi_sorted = (data[0] & 0x40) != 0;
+  options.semi_sorted = semi_sorted;
+  options.bucket_size = semi_sorted ? 4u : 2u << ((data[0] & 0x3F) % 3);
+  options.fingerprint_bits = semi_sorted ? 5 + data[1] % 28 : 4 + data[1] % 29;
   if (growth) {
     options.growth = 2 + data[1] % 3;
     options.max_sub_filters = 32;

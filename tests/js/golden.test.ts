@@ -30,6 +30,7 @@ test('locations match the native build', () => {
 
 test('exports are byte-identical to the native build and load', () => {
   expect(vectors.filters.some((v) => (v.sub_filters as number) > 1)).toBe(true); // a version 4 chain too
+  expect(vectors.filters.some((v) => v.semi_sorted === true)).toBe(true); // and semi-sorted buckets
   for (const v of vectors.filters) {
     using f = new CuckooFilter({
       capacity: v.capacity as number,
@@ -38,13 +39,16 @@ test('exports are byte-identical to the native build and load', () => {
       maxKicks: v.max_kicks as number,
       seed: BigInt(v.seed as string),
       ...(v.growth ? { growth: v.growth as number } : {}),
+      semiSorted: v.semi_sorted as boolean,
     });
+    expect(f.semiSorted).toBe(v.semi_sorted);
     const keys = Array.from({ length: v.key_count as number }, (_, i) => `golden-${i}`);
     expect(keys.map((k) => f.add(k))).toEqual(v.add_results);
     const expected = fromHex(v.export_hex as string);
     expect(f.export()).toEqual(expected);
     using loaded = CuckooFilter.import(expected);
     expect(loaded.size).toBe(v.size);
+    expect(loaded.semiSorted).toBe(v.semi_sorted);
     expect(loaded.subFilterCount).toBe(v.sub_filters);
     expect(f.subFilterCount).toBe(v.sub_filters);
   }

@@ -5,11 +5,15 @@ import { rng } from './helpers';
 beforeAll(() => ready());
 
 test.each([
-  [4, 12, 5000],
-  [2, 8, 1000],
-  [8, 16, 4000],
-])('bucketSize %i, %i-bit fingerprints, capacity %i', (bucketSize, fingerprintBits, capacity) => {
-  using f = new CuckooFilter({ capacity, bucketSize: bucketSize as 2 | 4 | 8, fingerprintBits, seed: 11 });
+  [4, 12, 5000, false],
+  [2, 8, 1000, false],
+  [8, 16, 4000, false],
+  [4, 9, 2000, true],
+  [4, 13, 5000, true],
+  [4, 24, 3000, true],
+])('bucketSize %i, %i-bit fingerprints, capacity %i, semiSorted %s', (bucketSize, fingerprintBits, capacity, semiSorted) => {
+  using f = new CuckooFilter({ capacity, bucketSize: bucketSize as 2 | 4 | 8, fingerprintBits, seed: 11, semiSorted });
+  expect(f.semiSorted).toBe(semiSorted);
   const random = rng(bucketSize * 100 + fingerprintBits);
   const pool = Math.floor(capacity * 1.5);
   const model = new Map<number, number>();

@@ -35,6 +35,7 @@ struct FilterCase {
   std::uint64_t seed;
   int key_count;  // keys "golden-0" .. "golden-<n-1>", added in order
   unsigned growth = 0;  // 0: none (format version 3); else a growing chain (format version 4)
+  bool semi_sorted = false;
 };
 
 // The shape of the filters the locations are computed in.
@@ -116,7 +117,13 @@ int main() {
   const std::vector<FilterCase> filters = {{20, 12, 4, 500, cuckoo::kDefaultSeed, 20},
                                            {10, 8, 2, 50, 7, 14},
                                            {30, 13, 8, 500, 123456789, 40},
-                                           {6, 8, 2, 100, 99, 60, 2}};
+                                           {6, 8, 2, 100, 99, 60, 2},
+                                           // Semi-sorted buckets: lookups through the plain word (13 bits),
+                                           // run past full with kicks and undone walks (9 bits), and a
+                                           // chain whose buckets are decoded (24 bits and wider).
+                                           {30, 13, 4, 500, 2024, 40, 0, true},
+                                           {12, 9, 4, 100, 5, 60, 0, true},
+                                           {8, 24, 4, 500, 77, 50, 2, true}};
   first = true;
   for (const auto& c : filters) {
     cuckoo::Options o;
@@ -126,6 +133,7 @@ int main() {
     o.max_kicks = c.max_kicks;
     o.seed = c.seed;
     if (c.growth != 0) o.growth = c.growth;
+    o.semi_sorted = c.semi_sorted;
     cuckoo::CuckooFilter f(o);
     std::string results;
     for (int i = 0; i < c.key_count; ++i) {
@@ -135,9 +143,11 @@ int main() {
     const auto bytes = f.serialize();
     std::printf("%s    {\"capacity\": %llu, \"fingerprint_bits\": %u, \"bucket_size\": %u, \"max_kicks\": %u, "
                 "\"seed\": \"%s\", \"keys\": \"golden-0 .. golden-%d, added in order\", \"key_count\": %d, "
-                "\"growth\": %u, \"sub_filters\": %zu, \"add_results\": [%s], \"size\": %zu, \"export_hex\": \"%s\"}",
+                "\"growth\": %u, \"semi_sorted\": %s, \"sub_filters\": %zu, \"add_results\": [%s], \"size\": %zu, "
+                "\"export_hex\": \"%s\"}",
                 first ? "" : ",\n", static_cast<unsigned long long>(c.capacity), c.bits, c.bucket_size,
-                c.max_kicks, hex64(c.seed).c_str(), c.key_count - 1, c.key_count, c.growth, f.sub_filter_count(),
+                c.max_kicks, hex64(c.seed).c_str(), c.key_count - 1, c.key_count, c.growth,
+                c.semi_sorted ? "true" : "false", f.sub_filter_count(),
                 results.c_str(), f.size(), hex(bytes.data(), bytes.size()).c_str());
     first = false;
   }

@@ -1,11 +1,19 @@
 // The packed slot table. It only stores and finds fingerprints; which buckets a key uses and the kick-out
 // walk belong to the filter.
 //
-// Layout (this is also the table part of the export format): slot j of bucket i holds f bits starting at
-// bit (i*b + j)*f of a little-endian bit stream, i.e. bit k of the stream is bit (k % 8) of byte k / 8.
-// There is no padding between slots or buckets. A slot value of 0 means "empty".
+// Layout (this is also the table part of the export format): bucket i takes B bits starting at bit i*B of
+// a little-endian bit stream, i.e. bit k of the stream is bit (k % 8) of byte k / 8, with no padding
+// between buckets. A slot value of 0 means "empty". Two encodings of a bucket:
+// - plain: B = b*f, slot j in bits [j*f, j*f + f) of its bucket;
+// - semi-sorted (b = 4, 5 <= f <= 32; detail/semi_sort.hpp): B = 4f - 4, the four fingerprints kept in
+//   ascending order, their high nibbles as one 12-bit code. Slot j is then the j-th smallest fingerprint:
+//   writing a slot re-sorts the bucket, so set() and insert_if_room() return where the fingerprint is
+//   afterwards. A bucket's bits are a function of the multiset it holds, so a write is undone exactly by
+//   writing the old fingerprint over the new one's slot.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -16,27 +24,14 @@
 #include <utility>
 
 #include "detail/bits.hpp"
+#include "detail/compiler.hpp"
+#include "detail/semi_sort.hpp"
 
 namespace cuckoo {
 inline namespace v1 {
 namespace detail {
 
 static_assert(kLittleEndian, "the table is read with native 64-bit loads and must be little-endian");
-
-// The arithmetic on the packed bit stream, shared by BucketTable and its WordProbe.
-
-// The 64 bits of the stream from bit `bit` on (bits past a slot or bucket belong to its neighbours).
-[[nodiscard]] inline std::uint64_t bits_at(const std::uint8_t* data, std::uint64_t bit) noexcept {
-  return load64(data + bit / 8) >> (bit % 8);
-}
-
-// Replaces the field of the stream at bit `bit` (width given by `field_mask`); the neighbours sharing the
-// 64-bit word are rewritten with their own bits.
-inline void store_field(std::uint8_t* data, std::uint64_t bit, std::uint64_t field_mask, std::uint32_t value) noexcept {
-  std::uint8_t* p = data + bit / 8;
-  const unsigned shift = static_cast<unsigned>(bit % 8);
-  store64(p, (load64(p) & ~(field_mask << shift)) | (static_cast<std::uint64_t>(value) << shift));
-}
 
 // Frees what calloc and malloc gave.
 struct FreeDeleter {
@@ -51,6 +46,24 @@ struct FreeDeleter {
       static_cast<std::uint8_t*>(std::calloc(static_cast<std::size_t>(bytes) + padding, 1)));
 }
 
+// The bits one bucket takes (see the layout above).
+[[nodiscard]] constexpr unsigned bucket_bits(unsigned bucket_size, unsigned fingerprint_bits, bool semi_sorted) noexcept {
+  return semi_sorted ? semi_sort::bucket_bits(fingerprint_bits) : bucket_size * fingerprint_bits;
+}
+
+// The bytes a table of this shape takes (without padding): its bits rounded up. The unused bits of the
+// last byte are zero.
+[[nodiscard]] constexpr std::uint64_t table_bytes(std::uint64_t num_buckets, unsigned bucket_size,
+                                                  unsigned fingerprint_bits, bool semi_sorted) noexcept {
+  return (num_buckets * bucket_bits(bucket_size, fingerprint_bits, semi_sorted) + 7) / 8;
+}
+
+// Whether a table of this shape may be semi-sorted.
+[[nodiscard]] constexpr bool semi_sortable(unsigned bucket_size, unsigned fingerprint_bits) noexcept {
+  return bucket_size == semi_sort::kSlots && fingerprint_bits >= semi_sort::kMinFingerprintBits &&
+         fingerprint_bits <= semi_sort::kMaxFingerprintBits;
+}
+
 class BucketTable {
  public:
   // Bytes after the packed data so that a 64-bit load at any slot's first byte stays in bounds.
@@ -60,35 +73,47 @@ class BucketTable {
   BucketTable(BucketTable&&) noexcept = default;
   BucketTable& operator=(BucketTable&&) noexcept = default;
 
-  // Returns false if the memory cannot be had; the table is then left empty.
-  [[nodiscard]] bool allocate(std::uint64_t num_buckets, unsigned bucket_size,
-                              unsigned fingerprint_bits) noexcept {
-    const std::uint64_t bits = num_buckets * bucket_size * fingerprint_bits;
-    const std::uint64_t bytes = (bits + 7) / 8;
+  // Returns false if the memory cannot be had, or the bit count would overflow; the table is then
+  // unchanged. Precondition for a semi-sorted table: semi_sortable(bucket_size, fingerprint_bits).
+  [[nodiscard]] CUCKOO_COLD bool allocate(std::uint64_t num_buckets, unsigned bucket_size, unsigned fingerprint_bits,
+                                          bool semi_sorted = false) noexcept {
+    const unsigned bucket_bits = detail::bucket_bits(bucket_size, fingerprint_bits, semi_sorted);
+    if (num_buckets > (UINT64_MAX - 7) / bucket_bits) return false;
+    const std::uint64_t bytes = table_bytes(num_buckets, bucket_size, fingerprint_bits, semi_sorted);
     auto memory = allocate_packed(bytes, kTailPadding);
     if (!memory) return false;
+    std::unique_ptr<std::uint64_t[], FreeDeleter> spread;
+    if (semi_sorted && word_lookups_possible(fingerprint_bits)) {
+      spread.reset(static_cast<std::uint64_t*>(std::malloc(semi_sort::kCodeValues * sizeof(std::uint64_t))));
+      if (!spread) return false;
+    }
     data_ = std::move(memory);
+    spread_ = std::move(spread);
+    semi_sorted_ = semi_sorted;
     num_buckets_ = num_buckets;
     bucket_size_ = bucket_size;
     bits_ = fingerprint_bits;
     byte_length_ = static_cast<std::size_t>(bytes);
-    bucket_bits_ = bucket_size * fingerprint_bits;
+    bucket_bits_ = bucket_bits;
     slot_mask_ = (std::uint64_t{1} << fingerprint_bits) - 1;
     // A bucket fits one 64-bit load when its bits plus the largest possible bit offset inside the first
     // byte fit. Bucket starts are multiples of gcd(bucket_bits, 8) bits, so that offset is at most
-    // 8 - gcd(bucket_bits, 8).
-    fits_word_ = bucket_bits_ + (8 - std::gcd(bucket_bits_, 8u)) <= 64;
+    // 8 - gcd(bucket_bits, 8). (Semi-sorted buckets are never read as a plain word.)
+    fits_word_ = !semi_sorted && bucket_bits_ + (8 - std::gcd(bucket_bits_, 8u)) <= 64;
     bucket_bytes_ = fits_word_ && bucket_bits_ % 8 == 0 ? bucket_bits_ / 8 : 0;
-    if (fits_word_) {
-      bucket_mask_ = bucket_bits_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bucket_bits_) - 1;
+    if (fits_word_) bucket_mask_ = bucket_bits_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bucket_bits_) - 1;
+    if (fits_word_ || spread_) {  // the SWAR constants of a plain bucket's word (or of semi_word()'s)
       low_bits_ = 0;
       for (unsigned s = 0; s < bucket_size; ++s) low_bits_ |= std::uint64_t{1} << (s * fingerprint_bits);
       high_bits_ = low_bits_ << (fingerprint_bits - 1);
       // floor(n / f) == (n * ceil(2^16 / f)) >> 16 for every n <= 64 and f <= 32.
       slot_reciprocal_ = ((1u << 16) + fingerprint_bits - 1) / fingerprint_bits;
     }
+    if (spread_) make_semi_word_lookup();
     return true;
   }
+
+  [[nodiscard]] bool semi_sorted() const noexcept { return semi_sorted_; }
 
   [[nodiscard]] std::uint64_t num_buckets() const noexcept { return num_buckets_; }
   [[nodiscard]] unsigned bucket_size() const noexcept { return bucket_size_; }
@@ -102,19 +127,32 @@ class BucketTable {
   [[nodiscard]] std::uint8_t* mutable_data() noexcept { return data_.get(); }
 
   [[nodiscard]] std::uint32_t get(std::uint64_t bucket, unsigned slot) const noexcept {
-    const std::uint64_t bit = (bucket * bucket_size_ + slot) * bits_;
-    return static_cast<std::uint32_t>(bits_at(data_.get(), bit) & slot_mask_);
+    if (semi_sorted_) return semi_get(bucket, slot);
+    return plain_get(bucket, slot);
   }
 
-  // Only this slot's bits change.
-  void set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
+  // Replaces the fingerprint in `slot`; returns the slot it is in afterwards (the first of its copies in
+  // a semi-sorted bucket, which is re-sorted; `slot` itself in a plain one, where only its bits change).
+  unsigned set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
+    if (semi_sorted_) return semi_set(bucket, slot, fingerprint);
     store_field(data_.get(), (bucket * bucket_size_ + slot) * bits_, slot_mask_, fingerprint);
+    return slot;
+  }
+
+  // The bucket's four fingerprints in slot order (ascending). Precondition: semi_sorted().
+  [[nodiscard]] std::array<std::uint32_t, semi_sort::kSlots> semi_sorted_bucket(std::uint64_t bucket) const noexcept {
+    return semi_read(bucket);
+  }
+  // The 12-bit code of the bucket's high nibbles. Precondition: semi_sorted().
+  [[nodiscard]] std::uint32_t semi_sorted_code(std::uint64_t bucket) const noexcept {
+    return static_cast<std::uint32_t>(bits_at(data_.get(), bucket * bucket_bits_) & (semi_sort::kCodeValues - 1));
   }
 
   [[nodiscard]] bool contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
     if (fits_word_) return has_field_equal(raw_bucket_word(bucket), fingerprint);
+    if (semi_sorted_) return semi_contains(bucket, fingerprint);
     for (unsigned s = 0; s < bucket_size_; ++s)
-      if (get(bucket, s) == fingerprint) return true;
+      if (plain_get(bucket, s) == fingerprint) return true;
     return false;
   }
 
@@ -127,6 +165,7 @@ class BucketTable {
                                     fingerprint, low_bits_, high_bits_);
     if (fits_word_)
       return either_has_field_equal(raw_bucket_word(b1), raw_bucket_word(b2), fingerprint, low_bits_, high_bits_);
+    if (spread_) return semi_contains_either(b1, b2, fingerprint);
     return contains(b1, fingerprint) || contains(b2, fingerprint);
   }
 
@@ -179,8 +218,9 @@ class BucketTable {
       if (matches == 0) return -1;
       return static_cast<int>(lowest_field(matches, slot_reciprocal_));
     }
+    if (semi_sorted_) return semi_find(bucket, fingerprint);
     for (unsigned s = 0; s < bucket_size_; ++s)
-      if (get(bucket, s) == fingerprint) return static_cast<int>(s);
+      if (plain_get(bucket, s) == fingerprint) return static_cast<int>(s);
     return -1;
   }
 
@@ -190,14 +230,17 @@ class BucketTable {
     return count(bucket, fingerprint) == bucket_size_;
   }
 
-  [[nodiscard]] unsigned count(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM unsigned count(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    if (semi_sorted_) return semi_count(bucket, fingerprint);
     unsigned n = 0;
-    for (unsigned s = 0; s < bucket_size_; ++s) n += get(bucket, s) == fingerprint;
+    for (unsigned s = 0; s < bucket_size_; ++s) n += plain_get(bucket, s) == fingerprint;
     return n;
   }
 
-  // Stores into the first empty slot; returns that slot or -1 when the bucket is full.
+  // Stores into an empty slot; returns the slot the fingerprint is in afterwards, or -1 when the bucket
+  // is full.
   int insert_if_room(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    if (semi_sorted_) return semi_insert_if_room(bucket, fingerprint);
     const int slot = find(bucket, 0);
     if (slot >= 0) set(bucket, static_cast<unsigned>(slot), fingerprint);
     return slot;
@@ -230,6 +273,16 @@ class BucketTable {
     return n;
   }
 
+  // The first bucket that is not as this table writes buckets (a semi-sorted bucket with a code that is
+  // none, or fingerprints out of order), or num_buckets() when there is none: bytes read from an export
+  // are checked with it before anything else reads them. Plain buckets are always as written.
+  [[nodiscard]] CUCKOO_COLD std::uint64_t first_noncanonical_bucket() const noexcept {
+    if (!semi_sorted_) return num_buckets_;
+    for (std::uint64_t b = 0; b < num_buckets_; ++b)
+      if (!semi_sort::canonical_bucket(data_.get(), b * bucket_bits_, bits_)) return b;
+    return num_buckets_;
+  }
+
  private:
   template <class Byte>
   [[nodiscard]] WordProbe<Byte> probe(Byte* data) const noexcept {
@@ -257,6 +310,92 @@ class BucketTable {
     return bits_at(data_.get(), bucket * bucket_bits_);
   }
 
+  // Slot `slot` of a plain bucket.
+  [[nodiscard]] std::uint32_t plain_get(std::uint64_t bucket, unsigned slot) const noexcept {
+    const std::uint64_t bit = (bucket * bucket_size_ + slot) * bits_;
+    return static_cast<std::uint32_t>(bits_at(data_.get(), bit) & slot_mask_);
+  }
+
+  // --- semi-sorted buckets (out of line in wasm: one copy in the module, not one per caller) ----------
+  using SemiBucket = std::array<std::uint32_t, semi_sort::kSlots>;
+
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM std::uint32_t semi_get(std::uint64_t bucket, unsigned slot) const noexcept {
+    return semi_read(bucket)[slot];
+  }
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM SemiBucket semi_read(std::uint64_t bucket) const noexcept {
+    return semi_sort::read_bucket(data_.get(), bucket * bucket_bits_, bits_);
+  }
+  // Writes the bucket and returns the slot `fingerprint` (one of b's) is in now: the first of its copies.
+  CUCKOO_OUT_OF_LINE_IN_WASM unsigned semi_write_and_locate(std::uint64_t bucket, SemiBucket b,
+                                                            std::uint32_t fingerprint) noexcept {
+    semi_sort::sort4(b);
+    semi_sort::write_sorted_bucket(data_.get(), bucket * bucket_bits_, b, bits_);
+    return static_cast<unsigned>(std::find(b.begin(), b.end(), fingerprint) - b.begin());
+  }
+  CUCKOO_OUT_OF_LINE_IN_WASM unsigned semi_set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
+    SemiBucket b = semi_read(bucket);
+    b[slot] = fingerprint;
+    return semi_write_and_locate(bucket, b, fingerprint);
+  }
+  CUCKOO_OUT_OF_LINE_IN_WASM int semi_insert_if_room(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    // A full bucket is told from its first field alone: the smallest fingerprint is not 0 (its nibble, the
+    // code's first, or its low bits are not).
+    const std::uint64_t raw = bits_at(data_.get(), bucket * bucket_bits_);
+    if ((semi_sort::nibble_table()[raw & (semi_sort::kCodeValues - 1)] & 0xFu) != 0 ||
+        ((raw >> semi_sort::kCodeBits) & slot_mask_ >> 4) != 0)
+      return -1;
+    SemiBucket b = semi_read(bucket);
+    if (b[0] != 0) return -1;  // ascending: an empty slot, if any, is first
+    b[0] = fingerprint;
+    return static_cast<int>(semi_write_and_locate(bucket, b, fingerprint));
+  }
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM int semi_find(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    const SemiBucket b = semi_read(bucket);
+    for (unsigned s = 0; s < semi_sort::kSlots; ++s)
+      if (b[s] == fingerprint) return static_cast<int>(s);
+    return -1;
+  }
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM unsigned semi_count(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    unsigned n = 0;
+    for (const std::uint32_t fp : semi_read(bucket)) n += fp == fingerprint;
+    return n;
+  }
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM bool semi_contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    if (spread_) return has_field_equal(semi_word(bucket), fingerprint);
+    return semi_find(bucket, fingerprint) >= 0;
+  }
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM bool semi_contains_either(std::uint64_t b1, std::uint64_t b2,
+                                                                     std::uint32_t fingerprint) const noexcept {
+    return either_has_field_equal(semi_word(b1), semi_word(b2), fingerprint, low_bits_, high_bits_);
+  }
+
+  // Lookups without sorting, where four fingerprints fit a word (f <= 16) and a bucket one 64-bit load
+  // (f = 17 does not):
+  [[nodiscard]] static constexpr bool word_lookups_possible(unsigned f) noexcept {
+    const unsigned bits = semi_sort::bucket_bits(f);
+    return semi_sort::kSlots * f <= 64 && bits + (8 - std::gcd(bits, 8u)) <= 64;
+  }
+  // The semi-sorted bucket rewritten as a plain bucket's word, slot s in bits [s f, s f + f), so that
+  // the plain table's SWAR tests apply. Low field s moves from bit 12 + s (f - 4) to bit s f: right by
+  // 12 - 4s, a constant; the four high nibbles come from spread_[code], which has the code's nibbles at
+  // bits s f + f - 4 (a table per width, made at allocate()).
+  [[nodiscard]] std::uint64_t semi_word(std::uint64_t bucket) const noexcept {
+    const std::uint64_t raw = bits_at(data_.get(), bucket * bucket_bits_);
+    return spread_[raw & (semi_sort::kCodeValues - 1)] | ((raw >> 12) & low_at_[0]) | ((raw >> 8) & low_at_[1]) |
+           ((raw >> 4) & low_at_[2]) | (raw & low_at_[3]);
+  }
+  CUCKOO_COLD void make_semi_word_lookup() noexcept {
+    const unsigned f = bits_;
+    const auto& nibbles = semi_sort::nibble_table();
+    for (std::uint32_t code = 0; code < semi_sort::kCodeValues; ++code) {
+      std::uint64_t w = 0;
+      for (unsigned s = 0; s < semi_sort::kSlots; ++s)
+        w |= std::uint64_t{(nibbles[code] >> (4u * s)) & 0xFu} << (s * f + f - 4);
+      spread_[code] = w;
+    }
+    for (unsigned s = 0; s < semi_sort::kSlots; ++s) low_at_[s] = ((std::uint64_t{1} << (f - 4)) - 1) << (s * f);
+  }
+
   // The one-word form of either_has_field_equal.
   [[nodiscard]] bool has_field_equal(std::uint64_t word, std::uint32_t fingerprint) const noexcept {
     return zero_field_bits(word ^ (fingerprint * low_bits_)) != 0;
@@ -276,7 +415,12 @@ class BucketTable {
   unsigned bucket_bits_ = 0;
   unsigned slot_reciprocal_ = 0;
   unsigned bucket_bytes_ = 0;  // bytes per bucket when that is whole and fits a load, else 0
-  bool fits_word_ = false;
+  bool fits_word_ = false;      // a plain table whose buckets fit one 64-bit load
+  bool semi_sorted_ = false;
+  // Semi-sorted tables with word lookups (word_lookups_possible): the four nibbles of each code placed
+  // as in a plain word, and where each low field goes in it. Null otherwise.
+  std::unique_ptr<std::uint64_t[], FreeDeleter> spread_;
+  std::uint64_t low_at_[semi_sort::kSlots] = {};
 };
 
 }  // namespace detail

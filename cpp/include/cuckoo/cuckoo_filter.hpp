@@ -277,10 +277,16 @@ class CuckooFilter {
   [[nodiscard]] unsigned growth() const noexcept { return layout_.growth; }
   [[nodiscard]] unsigned max_sub_filters() const noexcept { return layout_.max_sub_filters; }
   [[nodiscard]] std::size_t sub_filter_count() const noexcept { return 1 + tail_.size(); }
+  [[nodiscard]] bool semi_sorted() const noexcept { return layout_.semi_sorted; }
 
   // Read-only view of the first sub-filter's table, for visualisation and tests.
   [[nodiscard]] std::uint32_t slot(std::uint64_t bucket, unsigned slot_index) const noexcept {
     return head_.table.get(bucket, slot_index);
+  }
+  // A semi-sorted bucket's 12-bit code of its four high nibbles (0 for a plain table): what the table stores
+  // in place of them.
+  [[nodiscard]] std::uint32_t bucket_code(std::uint64_t bucket) const noexcept {
+    return layout_.semi_sorted ? head_.table.semi_sorted_code(bucket) : 0;
   }
   [[nodiscard]] std::span<const std::uint8_t> table_bytes() const noexcept {
     return {head_.table.data(), head_.table.byte_length()};
@@ -406,11 +412,12 @@ class CuckooFilter {
 
   [[nodiscard]] CUCKOO_COLD static Status make_from_layout(const Layout& layout, std::optional<CuckooFilter>& out) {
     CuckooFilter filter;
-    if (!filter.head_.allocate(layout.capacity, layout.num_buckets, layout.fingerprint_bits, layout.bucket_size))
+    if (!filter.head_.allocate(layout.capacity, layout.num_buckets, layout.fingerprint_bits, layout.bucket_size,
+                               layout.semi_sorted))
       return Status::error(ErrorCode::out_of_memory,
                            "cannot allocate " +
-                               std::to_string(format::table_bytes(layout.num_buckets, layout.bucket_size,
-                                                                  layout.fingerprint_bits)) +
+                               std::to_string(detail::table_bytes(layout.num_buckets, layout.bucket_size,
+                                                                  layout.fingerprint_bits, layout.semi_sorted)) +
                                " bytes for the table");
     if (Status s = filter.take_layout(layout); !s.ok()) return s;
     out.emplace(std::move(filter));
@@ -520,7 +527,7 @@ class CuckooFilter {
     const std::uint64_t buckets = detail::buckets_for(capacity, layout_.bucket_size);
     if (buckets > kMaxBuckets) return AddFailure::growth_limit;
     SubFilter next;
-    if (!next.allocate(capacity, buckets, last.fingerprint_bits + 1, layout_.bucket_size) ||
+    if (!next.allocate(capacity, buckets, last.fingerprint_bits + 1, layout_.bucket_size, layout_.semi_sorted) ||
         !detail::reserve_nothrow(tail_, tail_.size() + 1))
       return AddFailure::out_of_memory;
     tail_.push_back(std::move(next));

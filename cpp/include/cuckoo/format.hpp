@@ -7,12 +7,14 @@
 //        6    1 bucket size (2, 4, 8)
 //        7    1 fingerprint bits (4..32)
 //        8    4 max kicks (<= 100000)
-//       12    4 flags (must be 0 in version 3)
+//       12    4 flags: bit 0 = semi-sorted buckets (bucket size 4, fingerprints of 5..32 bits); the other
+//               bits are 0
 //       16    8 seed
 //       24    8 capacity (items the filter was sized for, >= 1)
 //       32    8 number of buckets (even, 2..2^32-2)
 //       40    8 number of stored fingerprints
-//       48    8 table length in bytes = ceil(buckets * bucket size * bits / 8)
+//       48    8 table length in bytes = ceil(buckets * bucket bits / 8), where a bucket takes
+//               bucket size * bits, or 4 * bits - 4 when semi-sorted
 //       56    T table (see bucket_table.hpp for the bit layout); unused bits of the last byte are 0
 //   56 + T    8 XXH3-64 (seed 0) of every byte before it
 //
@@ -24,7 +26,7 @@
 //        6    1 bucket size
 //        7    1 fingerprint bits of the first sub-filter
 //        8    4 max kicks
-//       12    4 flags (0)
+//       12    4 flags (as in version 3; they apply to every sub-filter)
 //       16    8 seed
 //       24    1 growth factor (2..16)
 //       25    1 maximum number of sub-filters
@@ -104,10 +106,8 @@ inline constexpr std::size_t magic = 0, version = 4, bucket_size = 6, fingerprin
 using detail::get_le;
 using detail::put_le;
 
-[[nodiscard]] constexpr std::uint64_t table_bytes(std::uint64_t num_buckets, unsigned bucket_size,
-                                                  unsigned fingerprint_bits) noexcept {
-  return (num_buckets * bucket_size * fingerprint_bits + 7) / 8;
-}
+// Header flags.
+inline constexpr std::uint32_t kFlagSemiSorted = 1;
 
 // The checksum, XXH3-64 with seed 0, of bytes that arrive in pieces (an export is written and read in
 // chunks, so a filter larger than half the wasm heap never needs a second copy of itself there). The
@@ -139,7 +139,7 @@ inline void write_common_header(std::uint8_t* out, std::uint16_t version, const 
   put_le(out + offset::bucket_size, layout.bucket_size, 1);
   put_le(out + offset::fingerprint_bits, layout.fingerprint_bits, 1);
   put_le(out + offset::max_kicks, layout.max_kicks, 4);
-  put_le(out + offset::flags, 0, 4);
+  put_le(out + offset::flags, layout.semi_sorted ? kFlagSemiSorted : 0, 4);
   put_le(out + offset::seed, layout.seed, 8);
 }
 
@@ -150,7 +150,7 @@ inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t 
   put_le(out + offset::num_buckets, layout.num_buckets, 8);
   put_le(out + offset::item_count, item_count, 8);
   put_le(out + offset::table_length,
-         table_bytes(layout.num_buckets, layout.bucket_size, layout.fingerprint_bits), 8);
+         detail::table_bytes(layout.num_buckets, layout.bucket_size, layout.fingerprint_bits, layout.semi_sorted), 8);
 }
 
 CUCKOO_COLD inline Status bad_format(std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); }
@@ -160,16 +160,21 @@ struct CommonFields {
   unsigned fingerprint_bits;
   unsigned max_kicks;
   std::uint64_t seed;
+  bool semi_sorted;
 };
 
 // Checks bytes 12-23 (the same in both versions; the caller has checked the length).
 [[nodiscard]] CUCKOO_COLD inline Status read_common_header(const std::uint8_t* p, std::uint64_t version, CommonFields& out) {
   const auto flags = get_le(p + offset::flags, 4);
-  if (flags != 0)
-    return bad_format("unknown flags " + std::to_string(flags) + " (version " + std::to_string(version) + " has none)");
+  if ((flags & ~std::uint64_t{kFlagSemiSorted}) != 0)
+    return bad_format("unknown flags " + std::to_string(flags) + " (version " + std::to_string(version) +
+                      " has only bit 0, semi-sorted buckets)");
+  const bool semi_sorted = (flags & kFlagSemiSorted) != 0;
   const auto bucket_size = get_le(p + offset::bucket_size, 1);
   if (!detail::valid_bucket_size(bucket_size))
     return bad_format("bucket size " + std::to_string(bucket_size) + " is not 2, 4 or 8");
+  if (semi_sorted && bucket_size != 4)
+    return bad_format("semi-sorted buckets with bucket size " + std::to_string(bucket_size) + " (they have 4 slots)");
   const auto bits = get_le(p + offset::fingerprint_bits, 1);
   if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits)
     return bad_format("fingerprint bits " + std::to_string(bits) + " is not from 4 to 32");
@@ -177,7 +182,7 @@ struct CommonFields {
   if (max_kicks > kMaxKicksLimit)
     return bad_format("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
   out = CommonFields{static_cast<unsigned>(bucket_size), static_cast<unsigned>(bits), static_cast<unsigned>(max_kicks),
-                     get_le(p + offset::seed, 8)};
+                     get_le(p + offset::seed, 8), semi_sorted};
   return {};
 }
 
@@ -232,10 +237,12 @@ struct CommonFields {
 }
 
 // The checks every table's description passes, in either version: `which` names the sub-filter in
-// messages ("" for version 3). The fingerprint bits were checked by the caller.
+// messages ("" for version 3). The fingerprint bits were checked by the caller to be from 4 to 32.
 [[nodiscard]] CUCKOO_COLD inline Status check_table_fields(const std::string& which, unsigned bucket_size,
-                                                           const SubFilterInfo& info) {
+                                                           bool semi_sorted, const SubFilterInfo& info) {
   const auto bad = [&](const std::string& what) { return bad_format(which + what); };
+  if (semi_sorted && !detail::semi_sortable(bucket_size, info.fingerprint_bits))
+    return bad("fingerprint bits " + std::to_string(info.fingerprint_bits) + " in semi-sorted buckets (5 to 32)");
   const std::uint64_t slots = info.num_buckets * bucket_size;
   if (info.capacity == 0 || info.capacity > detail::kMaxCapacity)
     return bad("capacity " + std::to_string(info.capacity) + " is out of range");
@@ -246,11 +253,14 @@ struct CommonFields {
   // when the chain grows: the next sub-filter is sized from it (a fuzzed 349-byte export asked for 7.6 GB).
   if (info.capacity > slots)
     return bad("capacity " + std::to_string(info.capacity) + " exceeds the " + std::to_string(slots) + " slots");
-  const auto expected = table_bytes(info.num_buckets, bucket_size, info.fingerprint_bits);
+  const auto expected = detail::table_bytes(info.num_buckets, bucket_size, info.fingerprint_bits, semi_sorted);
   if (info.table_length != expected)
     return bad("table length " + std::to_string(info.table_length) + " does not match " +
-               std::to_string(info.num_buckets) + " buckets x " + std::to_string(bucket_size) + " slots x " +
-               std::to_string(info.fingerprint_bits) + " bits (" + std::to_string(expected) + " bytes)");
+               std::to_string(info.num_buckets) + " buckets x " +
+               (semi_sorted ? std::to_string(detail::bucket_bits(bucket_size, info.fingerprint_bits, true)) +
+                                  " bits (semi-sorted, " + std::to_string(info.fingerprint_bits) + "-bit fingerprints)"
+                            : std::to_string(bucket_size) + " slots x " + std::to_string(info.fingerprint_bits) + " bits") +
+               " (" + std::to_string(expected) + " bytes)");
   if (info.item_count > slots)
     return bad("item count " + std::to_string(info.item_count) + " exceeds the " + std::to_string(slots) + " slots");
   return {};
@@ -262,9 +272,9 @@ struct CommonFields {
   if (Status s = read_common_header(p, kVersion, common); !s.ok()) return s;
   const SubFilterInfo read{get_le(p + offset::capacity, 8), get_le(p + offset::num_buckets, 8), common.fingerprint_bits,
                            get_le(p + offset::item_count, 8), get_le(p + offset::table_length, 8)};
-  if (Status s = check_table_fields("", common.bucket_size, read); !s.ok()) return s;
+  if (Status s = check_table_fields("", common.bucket_size, common.semi_sorted, read); !s.ok()) return s;
   layout = Layout{read.capacity, read.num_buckets, common.bucket_size, common.fingerprint_bits, common.max_kicks,
-                  common.seed, 0, 1};
+                  common.seed, 0, 1, common.semi_sorted};
   info = read;
   return {};
 }
@@ -287,7 +297,7 @@ struct CommonFields {
   if (count < 1 || count > max_sub)
     return bad("sub-filter count " + std::to_string(count) + " is not from 1 to " + std::to_string(max_sub));
   layout = Layout{0, 0, common.bucket_size, common.fingerprint_bits, common.max_kicks, common.seed,
-                  static_cast<unsigned>(growth), static_cast<unsigned>(max_sub)};
+                  static_cast<unsigned>(growth), static_cast<unsigned>(max_sub), common.semi_sorted};
   return {};
 }
 
@@ -305,7 +315,7 @@ struct CommonFields {
     return bad_format(which + "fingerprint bits " + std::to_string(bits) + " is not from 4 to 32" +
                       (k == 0 ? std::string(" or differs from the header's ") + std::to_string(layout.fingerprint_bits)
                               : std::string()));
-  if (Status s = check_table_fields(which, layout.bucket_size, read); !s.ok()) return s;
+  if (Status s = check_table_fields(which, layout.bucket_size, layout.semi_sorted, read); !s.ok()) return s;
   info = read;
   return {};
 }
@@ -506,7 +516,8 @@ class Importer {
       return Status::error(ErrorCode::out_of_memory, "cannot allocate the reader's bookkeeping");
     sub_filters.emplace_back();
     detail::SubFilter& s = sub_filters.back();
-    if (!s.allocate(info.capacity, info.num_buckets, info.fingerprint_bits, chain_.layout.bucket_size))
+    if (!s.allocate(info.capacity, info.num_buckets, info.fingerprint_bits, chain_.layout.bucket_size,
+                    chain_.layout.semi_sorted))
       return Status::error(ErrorCode::out_of_memory,
                            k == 0 ? "cannot allocate " + std::to_string(info.table_length) + " bytes for the table"
                                   : "cannot allocate sub-filter " + std::to_string(k));
@@ -538,10 +549,15 @@ class Importer {
       const SubFilterInfo& info = infos_[k];
       const detail::SubFilter& s = chain_.sub_filters[k];
       const std::string which = infos_.size() > 1 ? "sub-filter " + std::to_string(k) + ": " : "";
-      const std::uint64_t used_bits = info.num_buckets * chain_.layout.bucket_size * info.fingerprint_bits;
+      const std::uint64_t used_bits =
+          info.num_buckets * detail::bucket_bits(chain_.layout.bucket_size, info.fingerprint_bits, chain_.layout.semi_sorted);
       const std::uint8_t last = s.table.data()[info.table_length - 1];
       if (used_bits % 8 != 0 && (last >> (used_bits % 8)) != 0)
         return bad_format(which + "the unused bits after the last slot are not zero");
+      // Before anything decodes a semi-sorted bucket.
+      if (const std::uint64_t b = s.table.first_noncanonical_bucket(); b != info.num_buckets)
+        return bad_format(which + "bucket " + std::to_string(b) +
+                          " is not a semi-sorted bucket this library writes (an unknown code, or fingerprints out of order)");
       const std::uint64_t occupied = s.table.count_occupied();
       if (occupied != info.item_count)
         return bad_format(which + "item count " + std::to_string(info.item_count) + " does not match the " +

@@ -34,6 +34,8 @@ enum class Combine {
   if (a.growth != b.growth || a.max_sub_filters != b.max_sub_filters)
     return differ("growth settings", a.growth, b.growth, "growth ");
   if (a.bucket_size != b.bucket_size) return differ("bucket sizes", a.bucket_size, b.bucket_size);
+  if (a.semi_sorted != b.semi_sorted)
+    return Status::error(ErrorCode::invalid_argument, "cannot merge a filter with semi-sorted buckets and one without");
   if (a.fingerprint_bits != b.fingerprint_bits) return differ("fingerprint bits", a.fingerprint_bits, b.fingerprint_bits);
   if (a.num_buckets != b.num_buckets || a.capacity != b.capacity) return differ("capacities", a.capacity, b.capacity);
   if (a.seed != b.seed) return Status::error(ErrorCode::invalid_argument, "cannot merge filters with different seeds");

@@ -34,6 +34,10 @@ struct Options {
   // The most sub-filters a growing chain may have, 1..32 (default 16); fewer when the fingerprints would
   // pass 32 bits first.
   std::optional<unsigned> max_sub_filters;
+  // Semi-sorted buckets (bucket_table.hpp): one bit less per fingerprint for the same false-positive
+  // rate, for bucket_size 4 and fingerprints of 5..32 bits. Not set: kSemiSortedDefault when the width
+  // comes from fp_rate with bucket_size 4, else off. A width from fp_rate below 5 bits is raised to 5.
+  std::optional<bool> semi_sorted;
 };
 
 inline constexpr unsigned kMinFingerprintBits = 4;
@@ -45,6 +49,8 @@ inline constexpr unsigned kMinGrowth = 2;
 inline constexpr unsigned kMaxGrowth = 16;
 inline constexpr unsigned kDefaultMaxSubFilters = 16;
 inline constexpr unsigned kMaxSubFiltersLimit = 32;
+// Whether a filter sized from fp_rate with bucket_size 4 has semi-sorted buckets unless told otherwise.
+inline constexpr bool kSemiSortedDefault = false;
 
 // The exact shape of a filter, fully resolved; what the export format stores.
 struct Layout {
@@ -56,6 +62,7 @@ struct Layout {
   std::uint64_t seed = 0;
   unsigned growth = 0;           // 0: no growth
   unsigned max_sub_filters = 1;  // 1 without growth
+  bool semi_sorted = false;      // every sub-filter's buckets are semi-sorted
 };
 
 namespace detail {
@@ -113,6 +120,9 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     return invalid("max_sub_filters must be from 1 to " + std::to_string(kMaxSubFiltersLimit) + " (got " +
                    std::to_string(max_sub_filters) + ")");
 
+  const bool semi_sorted = options.semi_sorted.value_or(kSemiSortedDefault && !options.fingerprint_bits && bucket_size == 4);
+  if (semi_sorted && bucket_size != 4)
+    return invalid("semi_sorted needs bucket_size 4 (got " + std::to_string(bucket_size) + ")");
   unsigned bits = 0;
   if (options.fp_rate && options.fingerprint_bits) {
     return invalid("give either fp_rate or fingerprint_bits, not both");
@@ -120,6 +130,7 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     bits = *options.fingerprint_bits;
     if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits)
       return invalid("fingerprint_bits must be from 4 to 32 (got " + std::to_string(bits) + ")");
+    if (semi_sorted && bits < 5) return invalid("semi_sorted needs fingerprint_bits from 5 to 32 (got " + std::to_string(bits) + ")");
   } else {
     const double rate = options.fp_rate.value_or(kDefaultFpRate);
     if (!(rate > 0.0 && rate < 1.0)) return invalid("fp_rate must be greater than 0 and less than 1");
@@ -133,6 +144,7 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     if (bits == 0)
       return invalid(std::string("fp_rate is below what 32-bit fingerprints give with bucket_size ") +
                      (bucket_size == 2 ? "2 (about 9.4e-10)" : bucket_size == 4 ? "4 (about 1.9e-9)" : "8 (about 3.8e-9)"));
+    if (semi_sorted) bits = std::max(bits, 5u);
   }
 
   const std::uint64_t buckets = detail::buckets_for(options.capacity, bucket_size);
@@ -143,7 +155,7 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
 
   // Each sub-filter has one more fingerprint bit than the one before, up to 32.
   const unsigned chain_limit = growth != 0 ? std::min(max_sub_filters, kMaxFingerprintBits - bits + 1) : 1;
-  layout = Layout{options.capacity, buckets, bucket_size, bits, options.max_kicks, options.seed, growth, chain_limit};
+  layout = Layout{options.capacity, buckets, bucket_size, bits, options.max_kicks, options.seed, growth, chain_limit, semi_sorted};
   return {};
 }
 

@@ -41,7 +41,7 @@ template <class T>
   return true;
 }
 
-// One step of a kick-out walk: the slot where a fingerprint was evicted (for the undo).
+// One step of a kick-out walk: where the fingerprint that evicted another one is (for the undo).
 struct PathStep {
   std::uint32_t bucket;
   std::uint32_t slot;
@@ -61,17 +61,20 @@ struct SubFilter {
   std::uint64_t size = 0;  // stored fingerprints (invariant: the table's occupied slots)
 
   // An empty table of this shape; false (and nothing held) when the memory cannot be had.
-  [[nodiscard]] bool allocate(std::uint64_t items, std::uint64_t buckets, unsigned bits, unsigned bucket_size) noexcept {
+  [[nodiscard]] bool allocate(std::uint64_t items, std::uint64_t buckets, unsigned bits, unsigned bucket_size,
+                              bool semi_sorted) noexcept {
     capacity = items;
     num_buckets = buckets;
     fingerprint_bits = bits;
     size = 0;
-    return table.allocate(buckets, bucket_size, bits);
+    return table.allocate(buckets, bucket_size, bits, semi_sorted);
   }
 
   // Makes this an exact copy of `from`; false when the memory cannot be had.
   [[nodiscard]] CUCKOO_COLD bool copy_of(const SubFilter& from) noexcept {
-    if (!allocate(from.capacity, from.num_buckets, from.fingerprint_bits, from.table.bucket_size())) return false;
+    if (!allocate(from.capacity, from.num_buckets, from.fingerprint_bits, from.table.bucket_size(),
+                  from.table.semi_sorted()))
+      return false;
     std::memcpy(table.mutable_data(), from.table.data(), from.table.byte_length());
     size = from.size;
     return true;
@@ -129,7 +132,8 @@ struct SubFilter {
 
   // Stores the fingerprint, evicting residents along a walk of at most `max_kicks` steps when both buckets
   // are full. A walk that finds no room is undone, leaving the table exactly as it was. `path` has room
-  // for max_kicks steps. With Traced, every step is recorded into *trace.
+  // for max_kicks steps. With Traced, every step is recorded into *trace; a step's slot is where its
+  // fingerprint is once the step is done (in a semi-sorted bucket, its place in the re-sorted order).
   template <bool Traced>
   InsertOutcome insert(const Location& at, unsigned max_kicks, PathStep* path, InsertTrace* trace) {
     if constexpr (Traced) {
@@ -164,9 +168,9 @@ struct SubFilter {
       const int movable = resident_with_room(bucket);
       const auto slot = movable >= 0 ? static_cast<std::uint32_t>(movable) : static_cast<std::uint32_t>(rng.next() & (b - 1));
       const std::uint32_t evicted = table.get(bucket, slot);
-      table.set(bucket, slot, homeless);
-      path[kick] = {bucket, slot};
-      if constexpr (Traced) trace->steps.push_back({TraceStepKind::kick, bucket, slot, homeless, evicted});
+      const unsigned placed_at = table.set(bucket, slot, homeless);
+      path[kick] = {bucket, placed_at};
+      if constexpr (Traced) trace->steps.push_back({TraceStepKind::kick, bucket, placed_at, homeless, evicted});
       homeless = evicted;
       bucket = alternate_index(bucket, homeless, num_buckets);
       const int free_slot = table.insert_if_room(bucket, homeless);
@@ -177,14 +181,16 @@ struct SubFilter {
         return InsertOutcome::placed;
       }
     }
-    // Out of kicks: walk the path backwards, putting each evicted fingerprint back where it was. Each
-    // slot on the path now holds the fingerprint placed there; restoring it makes that one homeless,
-    // and after the first step it is the new key's fingerprint again, which is dropped.
+    // Out of kicks: walk the path backwards, putting each evicted fingerprint back where it was. Undoing
+    // the later steps first leaves each bucket as it was right after step k, so the slot recorded then
+    // holds the fingerprint placed by step k; restoring the evicted one makes that one homeless, and after
+    // the first step it is the new key's fingerprint again, which is dropped. A semi-sorted bucket is
+    // re-sorted by the write, but its bits depend only on the fingerprints it holds: they come back exactly.
     for (unsigned kick = max_kicks; kick-- > 0;) {
       const PathStep step = path[kick];
       const std::uint32_t placed = table.get(step.bucket, step.slot);
-      table.set(step.bucket, step.slot, homeless);
-      if constexpr (Traced) trace->steps.push_back({TraceStepKind::undo, step.bucket, step.slot, homeless, placed});
+      const unsigned restored_at = table.set(step.bucket, step.slot, homeless);
+      if constexpr (Traced) trace->steps.push_back({TraceStepKind::undo, step.bucket, restored_at, homeless, placed});
       homeless = placed;
     }
     if constexpr (Traced) trace->outcome = InsertOutcome::table_full;

@@ -30,6 +30,22 @@ inline constexpr bool kLittleEndian = std::endian::native == std::endian::little
 
 inline void store64(std::uint8_t* p, std::uint64_t v) noexcept { std::memcpy(p, &v, sizeof v); }
 
+// Fields of a little-endian bit stream (the packed tables: bit k of the stream is bit k % 8 of byte k / 8).
+// A 64-bit load at the field's first byte must stay in bounds (the tables' tail padding).
+
+// The 64 bits of the stream from bit `bit` on (bits past a field belong to its neighbours).
+[[nodiscard]] inline std::uint64_t bits_at(const std::uint8_t* data, std::uint64_t bit) noexcept {
+  return load64(data + bit / 8) >> (bit % 8);
+}
+
+// Replaces the field of the stream at bit `bit` (width given by `field_mask`, at most 57 bits); the
+// neighbours sharing the 64-bit word are rewritten with their own bits.
+inline void store_field(std::uint8_t* data, std::uint64_t bit, std::uint64_t field_mask, std::uint64_t value) noexcept {
+  std::uint8_t* p = data + bit / 8;
+  const unsigned shift = static_cast<unsigned>(bit % 8);
+  store64(p, (load64(p) & ~(field_mask << shift)) | (static_cast<std::uint64_t>(value) << shift));
+}
+
 // `bytes` little-endian bytes, whatever the machine's byte order (the export format).
 inline void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes) noexcept {
   for (unsigned i = 0; i < bytes; ++i) out[i] = static_cast<std::uint8_t>(value >> (8 * i));

@@ -10,3 +10,11 @@
 #else
 #define CUCKOO_COLD
 #endif
+
+// A function called from many inlined places that need not be fast in wasm: one copy in the module
+// instead of one per caller (the package's size budget); natively it is inlined as usual.
+#if defined(__wasm__)
+#define CUCKOO_OUT_OF_LINE_IN_WASM [[gnu::noinline]]
+#else
+#define CUCKOO_OUT_OF_LINE_IN_WASM
+#endif

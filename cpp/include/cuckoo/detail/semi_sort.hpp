@@ -5,15 +5,16 @@
 // code, then the low f - 4 bits of each fingerprint in sorted order.
 //
 // The encoding is canonical: every order of the same four fingerprints gives the same bits, and four
-// empty slots (fingerprint 0) give all zeros, so a zeroed table is an empty one. (Not yet used by the
-// filter: the semi-sorted table is work in progress, issue "Semi-sorted buckets".)
+// empty slots (fingerprint 0) give all zeros, so a zeroed table is an empty one. BucketTable stores
+// semi-sorted buckets when a filter is made with the semi_sorted option.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 
-#include "../bucket_table.hpp"
+#include "bits.hpp"
+#include "compiler.hpp"
 
 namespace cuckoo {
 inline namespace v1 {
@@ -22,6 +23,7 @@ namespace detail::semi_sort {
 inline constexpr unsigned kSlots = 4;
 inline constexpr unsigned kNibbleTuples = 3876;  // C(16 + 4 - 1, 4)
 inline constexpr unsigned kCodeBits = 12;        // 3,876 <= 4,096
+inline constexpr unsigned kCodeValues = 1u << kCodeBits;
 inline constexpr unsigned kMinFingerprintBits = 5;
 inline constexpr unsigned kMaxFingerprintBits = 32;
 
@@ -41,25 +43,51 @@ inline constexpr unsigned kMaxFingerprintBits = 32;
 // The code of four nibbles n0 <= n1 <= n2 <= n3: with c_i = n_i + i, a strictly increasing 4-subset of
 // 0..18, its rank in the combinatorial number system, C(c0, 1) + C(c1, 2) + C(c2, 3) + C(c3, 4), which
 // maps the 3,876 subsets one to one onto 0..3,875 (and 0, 0, 0, 0 onto 0).
+// kRank[i][n] = C(n + i, i + 1): the term of nibble n in position i (128 bytes, computed at compile time).
+inline constexpr auto kRank = [] {
+  std::array<std::array<std::uint16_t, 16>, kSlots> t{};
+  for (unsigned i = 0; i < kSlots; ++i)
+    for (unsigned n = 0; n < 16; ++n) t[i][n] = static_cast<std::uint16_t>(binomial(n + i, i + 1));
+  return t;
+}();
 [[nodiscard]] constexpr std::uint32_t encode_nibbles(const std::array<std::uint32_t, kSlots>& sorted) noexcept {
-  std::uint32_t code = 0;
-  for (unsigned i = 0; i < kSlots; ++i) code += binomial(sorted[i] + i, i + 1);
-  return code;
+  return std::uint32_t{kRank[0][sorted[0]]} + kRank[1][sorted[1]] + kRank[2][sorted[2]] + kRank[3][sorted[3]];
+}
+
+// Fills the table of nibble_table(). Not constexpr on purpose: a constant initializer would be evaluated
+// by the compiler and shipped as 8 KB of data in the wasm module.
+CUCKOO_COLD inline void fill_nibble_table(std::array<std::uint16_t, kCodeValues>& t) noexcept {
+  t.fill(0);
+  for (std::uint32_t a = 0; a < 16; ++a)
+    for (std::uint32_t b = a; b < 16; ++b)
+      for (std::uint32_t c = b; c < 16; ++c)
+        for (std::uint32_t d = c; d < 16; ++d)
+          t[encode_nibbles({a, b, c, d})] = static_cast<std::uint16_t>(a | b << 4 | c << 8 | d << 12);
 }
 
 // The four sorted nibbles of every code, packed as n0 | n1 << 4 | n2 << 8 | n3 << 12; computed on first
-// use (7.6 KB), not shipped as data.
-[[nodiscard]] inline const std::array<std::uint16_t, kNibbleTuples>& nibble_table() noexcept {
-  static const std::array<std::uint16_t, kNibbleTuples> table = [] {
-    std::array<std::uint16_t, kNibbleTuples> t{};
-    for (std::uint32_t a = 0; a < 16; ++a)
-      for (std::uint32_t b = a; b < 16; ++b)
-        for (std::uint32_t c = b; c < 16; ++c)
-          for (std::uint32_t d = c; d < 16; ++d)
-            t[encode_nibbles({a, b, c, d})] = static_cast<std::uint16_t>(a | b << 4 | c << 8 | d << 12);
-    return t;
-  }();
+// use (8 KB), not shipped as data. The 220 values of 12 bits that are no code map to 0, so that no bits
+// can index past the table (a table read from an export is checked for them: canonical_bucket).
+[[nodiscard]] inline const std::array<std::uint16_t, kCodeValues>& nibble_table() noexcept {
+  static std::array<std::uint16_t, kCodeValues> table;
+  static const bool filled = (fill_nibble_table(table), true);
+  (void)filled;
   return table;
+}
+
+// Sorts four values ascending: five compare-exchanges (a sorting network), smaller and faster than
+// std::sort for four.
+inline void sort4(std::array<std::uint32_t, kSlots>& v) noexcept {
+  const auto exchange = [&](unsigned i, unsigned j) {
+    const std::uint32_t lo = std::min(v[i], v[j]), hi = std::max(v[i], v[j]);
+    v[i] = lo;
+    v[j] = hi;
+  };
+  exchange(0, 1);
+  exchange(2, 3);
+  exchange(0, 2);
+  exchange(1, 3);
+  exchange(1, 2);
 }
 
 // Where a bucket's fields lie, from its first bit: the code, then the low f - 4 bits of each fingerprint
@@ -72,20 +100,31 @@ inline constexpr unsigned kMaxFingerprintBits = 32;
 // starts at bit `bit` of a little-endian bit stream (the packed table's convention: bit k is bit k % 8 of
 // byte k / 8). Only the bucket's 4f - 4 bits change; 8 bytes past the field holding its last bit must be
 // addressable (the tables' tail padding).
-inline void write_bucket(std::uint8_t* data, std::uint64_t bit, std::array<std::uint32_t, kSlots> fingerprints,
-                         unsigned f) noexcept {
-  std::sort(fingerprints.begin(), fingerprints.end());
+// write_bucket for fingerprints already in ascending order.
+inline void write_sorted_bucket(std::uint8_t* data, std::uint64_t bit, const std::array<std::uint32_t, kSlots>& sorted,
+                                unsigned f) noexcept {
   const unsigned low_bits = f - 4;
   const std::uint64_t low_mask = (std::uint64_t{1} << low_bits) - 1;
-  std::array<std::uint32_t, kSlots> nibbles{};
-  for (unsigned i = 0; i < kSlots; ++i) nibbles[i] = fingerprints[i] >> low_bits;
-  store_field(data, bit, (1u << kCodeBits) - 1, encode_nibbles(nibbles));
-  for (unsigned i = 0; i < kSlots; ++i)
-    store_field(data, bit + low_field_at(i, f), low_mask, static_cast<std::uint32_t>(fingerprints[i] & low_mask));
+  const std::uint32_t code = encode_nibbles({sorted[0] >> low_bits, sorted[1] >> low_bits, sorted[2] >> low_bits,
+                                             sorted[3] >> low_bits});
+  if (bucket_bits(f) <= 57) {  // f <= 15: the whole bucket in one read-modify-write of a 64-bit word
+    std::uint64_t bucket = code;
+    for (unsigned i = 0; i < kSlots; ++i) bucket |= (sorted[i] & low_mask) << low_field_at(i, f);
+    store_field(data, bit, (std::uint64_t{1} << bucket_bits(f)) - 1, bucket);
+    return;
+  }
+  store_field(data, bit, kCodeValues - 1, code);
+  for (unsigned i = 0; i < kSlots; ++i) store_field(data, bit + low_field_at(i, f), low_mask, sorted[i] & low_mask);
 }
 
-// The four fingerprints of the bucket at bit `bit`, in ascending order. Precondition: its code is below
-// kNibbleTuples (write_bucket never writes another; a reader of untrusted bytes must check).
+inline void write_bucket(std::uint8_t* data, std::uint64_t bit, std::array<std::uint32_t, kSlots> fingerprints,
+                         unsigned f) noexcept {
+  sort4(fingerprints);
+  write_sorted_bucket(data, bit, fingerprints, f);
+}
+
+// The four fingerprints of the bucket at bit `bit`, in ascending order when the bucket is canonical (as
+// write_bucket writes it; a reader of untrusted bytes checks canonical_bucket).
 [[nodiscard]] inline std::array<std::uint32_t, kSlots> read_bucket(const std::uint8_t* data, std::uint64_t bit,
                                                                    unsigned f) noexcept {
   const unsigned low_bits = f - 4;
@@ -97,6 +136,15 @@ inline void write_bucket(std::uint8_t* data, std::uint64_t bit, std::array<std::
     out[i] = ((nibbles >> (4 * i)) & 0xF) << low_bits | low;
   }
   return out;
+}
+
+// True when the bucket at bit `bit` is one write_bucket can write: its code is one of the 3,876, and
+// its fingerprints are in ascending order (equal nibbles with descending low bits are not). Anything else
+// would read back as fingerprints whose next write changes other bits than that write's own.
+[[nodiscard]] inline bool canonical_bucket(const std::uint8_t* data, std::uint64_t bit, unsigned f) noexcept {
+  if ((bits_at(data, bit) & (kCodeValues - 1)) >= kNibbleTuples) return false;
+  const std::array<std::uint32_t, kSlots> b = read_bucket(data, bit, f);
+  return std::is_sorted(b.begin(), b.end());
 }
 
 }  // namespace detail::semi_sort
