@@ -121,9 +121,10 @@ function timeBatchesIgnoringResults(batches, fn) {
   });
 }
 
-function cuckooCases(label, { keys, probes, absent, keyBatches, probeBatches, absentBatches }) {
+// extra: more filter options (semiSorted: true for the semi-sorted rows).
+function cuckooCases(label, { keys, probes, absent, keyBatches, probeBatches, absentBatches }, extra = {}) {
   const n = keys.length;
-  const filter = new CuckooFilter({ capacity: n, fpRate: FP_RATE });
+  const filter = new CuckooFilter({ capacity: n, fpRate: FP_RATE, ...extra });
   const add = time(() => { for (let i = 0; i < n; i++) filter.add(keys[i]); });
   const stored = filter.size; // every key is distinct: each add that succeeded stored one item
   const has = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.has(probes[i]) ? 1 : 0; return c; });
@@ -133,7 +134,7 @@ function cuckooCases(label, { keys, probes, absent, keyBatches, probeBatches, ab
     false_negatives: n - has.result, failed_adds: n - stored });
   filter.dispose();
 
-  const batched = new CuckooFilter({ capacity: n, fpRate: FP_RATE });
+  const batched = new CuckooFilter({ capacity: n, fpRate: FP_RATE, ...extra });
   const addMany = timeBatchesIgnoringResults(keyBatches, (k) => batched.addMany(k));
   const storedMany = batched.size;
   const hasMany = timeBatches(probeBatches, (k) => batched.hasMany(k));
@@ -321,6 +322,7 @@ for (const n of runs) {
     [() => integerKeys(n), wasmCoreCase],
     [() => integerKeys(n), setNumbersCase],
     [() => withBatches(integerKeys(n)), (input) => cuckooCases('numbers', input)],
+    [() => withBatches(integerKeys(n)), (input) => cuckooCases('numbers, semi-sorted', input, { semiSorted: true })],
     [() => { const ids = integerKeys(n); return { n, keyBatches: typedBatchesOf(ids.keys), probeBatches: typedBatchesOf(ids.probes),
       absentBatches: typedBatchesOf(ids.absent) }; }, typedIntegersCase],
     [strings, (input) => bloomFiltersCase('CuckooFilter', (c) => bloom.CuckooFilter.create(c, FP_RATE), 'strings', input)],
@@ -344,6 +346,13 @@ function ratios(n) {
     has_vs_set_has: x(singleNumbers.has_ops_s, setNumbers.has_ops_s), typed_addMany_vs_set_add: x(typed.add_ops_s, setNumbers.add_ops_s),
     number_add_vs_string_add: x(singleNumbers.add_ops_s, single.add_ops_s),
     typed_addMany_vs_core_addMany: x(typed.add_ops_s, core.add_ops_s), typed_hasMany_vs_core_has: x(typed.has_ops_s, core.has_ops_s) });
+  const semi = (mode) => printed.get(`cuckoo-wasm ${mode} numbers, semi-sorted`);
+  const plain = (mode) => printed.get(`cuckoo-wasm ${mode} numbers`);
+  line({ case: 'ratios, semi-sorted vs plain buckets (numbers)', items: n,
+    bytes_per_item: x(semi('single').bytes_per_item, plain('single').bytes_per_item),
+    add: x(semi('single').add_ops_s, plain('single').add_ops_s), has: x(semi('single').has_ops_s, plain('single').has_ops_s),
+    miss: x(semi('single').miss_ops_s, plain('single').miss_ops_s), addMany: x(semi('batch').add_ops_s, plain('batch').add_ops_s),
+    hasMany: x(semi('batch').has_ops_s, plain('batch').has_ops_s), missMany: x(semi('batch').miss_ops_s, plain('batch').miss_ops_s) });
   line({ case: 'ratios, strings', items: n, add_vs_set_add: x(single.add_ops_s, set.add_ops_s),
     has_vs_set_has: x(single.has_ops_s, set.has_ops_s), addMany_vs_set_add: x(batch.add_ops_s, set.add_ops_s),
     hasMany_vs_set_has: x(batch.has_ops_s, set.has_ops_s),

@@ -60,6 +60,26 @@ function locateFrames(filter, key, at, listing, slots, seed) {
 }
 
 /**
+ * One trace step replayed on a copy of the table: the fingerprint that leaves (0 for a placement into a
+ * free slot) is replaced by the one that arrives. A semi-sorted bucket keeps its fingerprints in ascending
+ * order, so it re-sorts, and the step's slot is where the arriving one is afterwards (as the core records it).
+ */
+function applyStep(slots, b, step, semiSorted) {
+  const out = slots.slice();
+  if (!semiSorted) {
+    out[step.bucket * b + step.slot] = step.fingerprintIn;
+    return out;
+  }
+  const start = step.bucket * b;
+  const values = Array.from(out.slice(start, start + b));
+  const leaving = values.indexOf(step.kind === 'place' ? 0 : step.fingerprintOut);
+  values[leaving] = step.fingerprintIn;
+  values.sort((x, y) => x - y);
+  out.set(values, start);
+  return out;
+}
+
+/**
  * Inserts `key` into the filter and returns { trace, frames }. The frames replay the core's trace on a
  * copy of the table taken before the insert; the last frame's table is checked against the real one.
  */
@@ -75,6 +95,9 @@ export function insertFrames(filter, key, seed) {
   const frames = locateFrames(filter, key, at, 'insert', before, seed);
   const both = [at.index, at.alternateIndex];
   const f = (value) => hex(value, bits);
+  const semiSorted = filter.semiSorted;
+  // Where a step's fingerprint went: in a semi-sorted bucket, its place once the bucket re-sorted.
+  const intoSlot = (step) => (semiSorted ? `the bucket, which re-sorts: it is now in slot ${step.slot}` : `slot ${step.slot}`);
   let slots = before;
   const push = (frame) => {
     frames.push({ listing: 'insert', candidates: both, marks: [], arrows: [], hand: null, reach: null, slots, ...frame });
@@ -85,11 +108,10 @@ export function insertFrames(filter, key, seed) {
     push({ line: 6, text: `Both buckets are full, and every one of their ${2 * b} slots holds ${f(at.fingerprint)}: the key was already added ${2 * b} times (or collides with keys that were). A fingerprint may live only in these two buckets, so no kick can make room: the duplicate limit. Nothing changes.` });
   } else if (steps.length === 1 && steps[0].kind === 'place') {
     const [step] = steps;
-    slots = slots.slice();
-    slots[step.bucket * b + step.slot] = step.fingerprintIn;
+    slots = applyStep(slots, b, step, semiSorted);
     const which = step.bucket === at.index ? 'i1' : 'i2';
     const also = which === 'i2' ? ` (bucket i1 = ${at.index} is full)` : '';
-    push({ line: 5, marks: [[step.bucket, step.slot, 'placed']], text: `Bucket ${which} = ${step.bucket} has a free slot${also}: ${f(at.fingerprint)} goes into slot ${step.slot}. The insert is done.` });
+    push({ line: 5, marks: [[step.bucket, step.slot, 'placed']], text: `Bucket ${which} = ${step.bucket} has a free slot${also}: ${f(at.fingerprint)} goes into ${intoSlot(step)}. The insert is done.` });
   } else {
     const reach = reachableBuckets(filter, before, both);
     const free = bucketsWithFreeSlots(before, b, n);
@@ -108,8 +130,7 @@ export function insertFrames(filter, key, seed) {
       let cycles = 0;
       for (let i = 0; i < steps.length; i++) {
         const step = steps[i];
-        slots = slots.slice();
-        slots[step.bucket * b + step.slot] = step.fingerprintIn;
+        slots = applyStep(slots, b, step, semiSorted);
         if (step.kind === 'kick') {
           kicks++;
           const { alternateOffset: r, alternateIndex: to } = filter.alternate(step.bucket, step.fingerprintOut);
@@ -126,13 +147,13 @@ export function insertFrames(filter, key, seed) {
           push({
             line: 9, reach: [...reach], marks: [[step.bucket, step.slot, 'evicted']], arrows: [[step.bucket, to]],
             hand: { fingerprint: step.fingerprintOut, from: step.bucket, to },
-            text: `Kick ${kicks} of at most ${maxKicks}: ${f(step.fingerprintIn)} goes into bucket ${step.bucket}, slot ${step.slot}, and evicts ${f(step.fingerprintOut)}, now in hand. ${lookAhead} Its other bucket: r(${f(step.fingerprintOut)}) = ${r}, so (${n} − ${step.bucket} − ${r}) mod ${n} = ${to}.${cycle}`,
+            text: `Kick ${kicks} of at most ${maxKicks}: ${f(step.fingerprintIn)} goes into bucket ${step.bucket}${semiSorted ? ` (which re-sorts: it is now in slot ${step.slot})` : `, slot ${step.slot},`} and evicts ${f(step.fingerprintOut)}, now in hand. ${lookAhead} Its other bucket: r(${f(step.fingerprintOut)}) = ${r}, so (${n} − ${step.bucket} − ${r}) mod ${n} = ${to}.${cycle}`,
           });
         } else if (step.kind === 'place') {
           const walk = kicks > 0
             ? ` The walk visited ${plural(visitedAt.size, 'bucket')} in ${plural(kicks, 'kick')}${cycles > 0 ? `, going round a cycle ${plural(cycles, 'time')}` : ''}.`
             : '';
-          push({ line: 11, reach: [...reach], marks: [[step.bucket, step.slot, 'placed']], text: `Bucket ${step.bucket} has a free slot: ${f(step.fingerprintIn)} goes into slot ${step.slot}. The insert is done.${walk}` });
+          push({ line: 11, reach: [...reach], marks: [[step.bucket, step.slot, 'placed']], text: `Bucket ${step.bucket} has a free slot: ${f(step.fingerprintIn)} goes into ${intoSlot(step)}. The insert is done.${walk}` });
         } else {
           const first = i > 0 && steps[i - 1].kind === 'kick';
           const lastUndo = i + 1 === steps.length;
@@ -151,7 +172,7 @@ export function insertFrames(filter, key, seed) {
           push({
             line: 12, reach: [...reach], marks: [[step.bucket, step.slot, 'restored']],
             hand: { fingerprint: step.fingerprintOut, from: step.bucket, to: step.bucket },
-            text: `${opening}Bucket ${step.bucket}, slot ${step.slot} gets ${f(step.fingerprintIn)} back; ${held}${why}`,
+            text: `${opening}Bucket ${step.bucket}${semiSorted ? '' : `, slot ${step.slot}`} gets ${f(step.fingerprintIn)} back${semiSorted ? ` (re-sorted: in slot ${step.slot})` : ''}; ${held}${why}`,
           });
         }
       }
@@ -209,17 +230,27 @@ export function deleteFrames(filter, key, seed) {
   const after = filter.slots();
   const changed = [];
   for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) changed.push(i);
-  if (changed.length !== (removed ? 1 : 0) || (removed && after[changed[0]] !== 0)) throw new Error('a delete changed the table unexpectedly');
-  const freed = removed ? [Math.floor(changed[0] / b), changed[0] % b] : undefined;
+  const semiSorted = filter.semiSorted;
+  let freed;
+  if (semiSorted) {
+    // The bucket re-sorts: one copy is gone, its empty slot is first, the fingerprints below it moved up.
+    const buckets = new Set(changed.map((i) => Math.floor(i / b)));
+    if (buckets.size !== (removed ? 1 : 0) || (removed && after[[...buckets][0] * b] !== 0)) throw new Error('a delete changed the table unexpectedly');
+    freed = removed ? [[...buckets][0], 0] : undefined;
+  } else {
+    if (changed.length !== (removed ? 1 : 0) || (removed && after[changed[0]] !== 0)) throw new Error('a delete changed the table unexpectedly');
+    freed = removed ? [Math.floor(changed[0] / b), changed[0] % b] : undefined;
+  }
+  const emptied = (slot) => (semiSorted ? `one copy is removed, and the bucket re-sorts: its empty slot is now slot ${slot}` : `slot ${slot} is emptied (one copy removed)`);
   const f = hex(at.fingerprint, filter.fingerprintBits);
   const frames = locateFrames(filter, key, at, 'delete', before, seed);
   const both = [at.index, at.alternateIndex];
   const push = (frame) => frames.push({ listing: 'delete', candidates: both, arrows: [], hand: null, reach: null, slots: before, ...frame });
   if (freed && freed[0] === at.index) {
-    push({ line: 4, slots: after, marks: [[freed[0], freed[1], 'freed']], text: `Bucket i1 = ${at.index} holds ${f}: slot ${freed[1]} is emptied (one copy removed).` });
+    push({ line: 4, slots: after, marks: [[freed[0], freed[1], 'freed']], text: `Bucket i1 = ${at.index} holds ${f}: ${emptied(freed[1])}.` });
   } else {
     push({ line: 4, marks: [], text: `Bucket i1 = ${at.index} does not hold ${f}.` });
-    if (freed) push({ line: 5, slots: after, marks: [[freed[0], freed[1], 'freed']], text: `Bucket i2 = ${at.alternateIndex} holds ${f}: slot ${freed[1]} is emptied (one copy removed).` });
+    if (freed) push({ line: 5, slots: after, marks: [[freed[0], freed[1], 'freed']], text: `Bucket i2 = ${at.alternateIndex} holds ${f}: ${emptied(freed[1])}.` });
     else {
       push({ line: 5, marks: [], text: `Bucket i2 = ${at.alternateIndex} does not hold ${f} either.` });
       push({ line: 6, marks: [], text: `Neither bucket holds ${f}: there is nothing to delete, and nothing changes.` });

@@ -289,7 +289,7 @@ async function importFile(file) {
   player.pause();
   state.filter?.dispose();
   state.filter = loaded;
-  state.params = { buckets, slots: loaded.bucketSize, bits, seed: loaded.seed, maxKicks: loaded.maxKicks };
+  state.params = { buckets, slots: loaded.bucketSize, bits, seed: loaded.seed, maxKicks: loaded.maxKicks, semiSorted: loaded.semiSorted };
   writeParams(state.params);
   state.keys = null;
   state.lost.clear();

@@ -46,7 +46,14 @@ export function readParams() {
     $('param-buckets').setAttribute('aria-invalid', 'true');
     return { error: `Buckets must be even (the second-bucket formula needs an even count), not ${buckets}.`, field: 'param-buckets' };
   }
-  return { params: { buckets, slots: Number($('param-slots').value), bits, seed: seedValue, maxKicks } };
+  const slots = Number($('param-slots').value);
+  const semiSorted = $('param-semi').checked;
+  if (semiSorted && slots !== 4) return { error: `Semi-sorted buckets have 4 slots, not ${slots}.`, field: 'param-slots' };
+  if (semiSorted && bits < 5) {
+    $('param-bits').setAttribute('aria-invalid', 'true');
+    return { error: `Semi-sorted buckets need fingerprints of 5 bits or more, not ${bits}.`, field: 'param-bits' };
+  }
+  return { params: { buckets, slots, bits, seed: seedValue, maxKicks, semiSorted } };
 }
 
 export function writeParams(params) {
@@ -55,6 +62,7 @@ export function writeParams(params) {
   $('param-bits').value = String(params.bits);
   $('param-seed').value = String(params.seed);
   $('param-kicks').value = String(params.maxKicks);
+  $('param-semi').checked = Boolean(params.semiSorted);
   for (const id of ['param-buckets', 'param-bits', 'param-seed', 'param-kicks']) $(id).setAttribute('aria-invalid', 'false');
 }
 
@@ -63,8 +71,8 @@ export function writeParams(params) {
  * whose table has that many buckets (the count never decreases as the capacity grows, and a capacity of
  * buckets x slots already needs more buckets, so the search's steps start there).
  */
-export function filterWithBuckets({ buckets, slots, bits, seed, maxKicks }) {
-  const options = (capacity) => ({ capacity, bucketSize: slots, fingerprintBits: bits, seed, maxKicks });
+export function filterWithBuckets({ buckets, slots, bits, seed, maxKicks, semiSorted = false }) {
+  const options = (capacity) => ({ capacity, bucketSize: slots, fingerprintBits: bits, seed, maxKicks, semiSorted });
   const bucketsFor = (capacity) => {
     const probe = new CuckooFilter(options(capacity));
     const count = probe.bucketCount;

@@ -25,14 +25,15 @@ const SIZING_CAPACITY = 100000;
 const measured = new Map();
 
 /**
- * What this library spends per item for a target rate and bucket size: a filter with that fpRate is
- * created and its table measured (bits / capacity), with the fingerprint width the library picked.
+ * What this library spends per item for a target rate and bucket size (and semi-sorted buckets, which
+ * need 4 slots): a filter with that fpRate is created and its table measured (bits / capacity), with the
+ * fingerprint width the library picked.
  */
-export function cuckooSizing(rate, slots) {
-  const id = `${slots}:${rate}`;
+export function cuckooSizing(rate, slots, semiSorted = false) {
+  const id = `${slots}:${rate}:${semiSorted}`;
   let result = measured.get(id);
   if (result === undefined) {
-    const filter = new CuckooFilter({ capacity: SIZING_CAPACITY, fpRate: rate, bucketSize: slots });
+    const filter = new CuckooFilter({ capacity: SIZING_CAPACITY, fpRate: rate, bucketSize: slots, semiSorted });
     result = { bitsPerItem: (filter.byteLength * 8) / filter.capacity, fingerprintBits: filter.fingerprintBits };
     filter.dispose();
     measured.set(id, result);
@@ -53,8 +54,8 @@ export function rateGrid(points = 240) {
  * largest rate at which the cuckoo filter is not larger, and `always`, the largest rate below which it is
  * never larger (between the two they alternate: fingerprints grow in whole bits). Undefined: never.
  */
-export function crossover(slots, grid = rateGrid()) {
-  const smaller = grid.map((rate) => cuckooSizing(rate, slots).bitsPerItem <= bloomBitsPerItem(rate));
+export function crossover(slots, grid = rateGrid(), semiSorted = false) {
+  const smaller = grid.map((rate) => cuckooSizing(rate, slots, semiSorted).bitsPerItem <= bloomBitsPerItem(rate));
   const first = grid.find((_, i) => smaller[i]);
   let always;
   for (let i = grid.length - 1; i >= 0 && smaller[i]; i--) always = grid[i];

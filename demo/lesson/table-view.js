@@ -6,6 +6,23 @@ const GAP = 10;
 const ROW_GAP = 24; // between rows: room for the fingerprint in hand above the bucket it goes to
 const LABEL_H = 15;
 const TOP = 40; // room above the first row for the kick arrow and the fingerprint in hand
+const CODE_H = 13; // a semi-sorted bucket's code, under its slots
+
+/**
+ * The 12-bit code a semi-sorted bucket stores in place of its four fingerprints' top four bits: the rank
+ * of the sorted nibbles n0 <= n1 <= n2 <= n3 among the 3,876 such tuples, C(n0, 1) + C(n1 + 1, 2) +
+ * C(n2 + 2, 3) + C(n3 + 3, 4) (docs/FORMAT.md; the browser tests compare it with the core's bucketCode).
+ */
+export function semiSortedCode(values, bits) {
+  const binomial = (n, k) => {
+    if (k > n) return 0;
+    let r = 1;
+    for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
+    return r;
+  };
+  const nibbles = Array.from(values, (v) => v >> (bits - 4)).sort((x, y) => x - y);
+  return nibbles.reduce((code, n, i) => code + binomial(n + i, i + 1), 0);
+}
 
 function geometry(params, width) {
   const small = width < 560;
@@ -15,7 +32,7 @@ function geometry(params, width) {
   // Balanced rows: 16 buckets in a 15-wide space make two rows of 8, not 15 and 1.
   const rows = Math.ceil(params.buckets / fit);
   const columns = Math.ceil(params.buckets / rows);
-  const bucketH = LABEL_H + params.slots * slotH + 6;
+  const bucketH = LABEL_H + params.slots * slotH + 6 + (params.semiSorted ? CODE_H : 0);
   return { slotW, slotH, columns, rows, bucketH, width: columns * (slotW + GAP), height: TOP + rows * (bucketH + ROW_GAP) };
 }
 
@@ -62,6 +79,10 @@ export function drawTable(params, frame, focus) {
       if (focusSlots.has(`${i}:${s}`)) slot.classList.add('focus');
       svgElement('rect', { class: 'slot-box', width: g.slotW - 8, height: g.slotH - 3, rx: 3 }, undefined, slot);
       svgElement('text', { x: (g.slotW - 8) / 2, y: (g.slotH - 3) / 2 }, value === 0 ? '' : digits(value, params.bits), slot);
+    }
+    if (params.semiSorted) {
+      const code = semiSortedCode(frame.slots.slice(i * params.slots, (i + 1) * params.slots), params.bits);
+      svgElement('text', { class: 'bucket-code', 'data-code': code, x: g.slotW / 2, y: LABEL_H + params.slots * g.slotH + 8 }, `code ${code}`, group);
     }
   }
   for (const [from, to] of frame.arrows) {
@@ -112,6 +133,7 @@ function describe(params, frame) {
       values.push(v === 0 ? 'empty' : hex(v, params.bits));
     }
     const notes = [];
+    if (params.semiSorted) notes.push(`code ${semiSortedCode(frame.slots.slice(i * params.slots, (i + 1) * params.slots), params.bits)}`);
     if (i === i1) notes.push('i1');
     if (i === i2) notes.push('i2');
     if (frame.hand?.to === i && frame.hand.from !== i) notes.push(`the fingerprint in hand goes here`);

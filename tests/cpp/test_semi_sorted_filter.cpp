@@ -294,3 +294,19 @@ TEST_CASE("expected_fp_rate of a semi-sorted filter is that of plain buckets of 
   CHECK(a.expected_fp_rate() == b.expected_fp_rate());
   CHECK(a.byte_size() < b.byte_size());
 }
+
+TEST_CASE("semi-sorted fill at every width 5..32: capacity items fit, FPR within the full-load bound", "[fill][semi_sort]") {
+  const std::uint64_t capacity = 20000;
+  for (unsigned bits = 5; bits <= 32; ++bits) {
+    INFO("f=" << bits);
+    auto f = semi(capacity, bits);
+    for (std::uint64_t i = 0; i < capacity; ++i) REQUIRE(f.add(key("in", i)));
+    for (std::uint64_t i = 0; i < capacity; ++i) REQUIRE(f.contains(key("in", i)));
+    const std::uint64_t probes = 100'000;
+    std::uint64_t false_positives = 0;
+    for (std::uint64_t i = 0; i < probes; ++i) false_positives += f.contains(key("out", i));
+    // The bound at full load, with room for the sampling error of 100,000 probes.
+    CHECK(static_cast<double>(false_positives) / probes <= detail::full_load_fp_bound(4, bits) * 1.1 + 3e-4);
+    CHECK(f.byte_size() * 8 <= (capacity * (4 * bits - 4) / 4) * 100 / 95 + 8 * 64 + 64);
+  }
+}

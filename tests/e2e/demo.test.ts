@@ -46,7 +46,8 @@ async function stepToEnd(page: Page): Promise<number> {
   return clicks;
 }
 
-async function setParams(page: Page, params: { buckets: number; slots: number; bits: number; seed?: number | string; kicks?: number | string }) {
+async function setParams(page: Page, params: { buckets: number; slots: number; bits: number; seed?: number | string; kicks?: number | string; semi?: boolean }) {
+  await page.setChecked('#param-semi', params.semi ?? false);
   await page.fill('#param-buckets', String(params.buckets));
   await page.selectOption('#param-slots', String(params.slots));
   await page.fill('#param-bits', String(params.bits));
@@ -541,11 +542,28 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
 
   test('the size chart and its sentence come from the library\'s real sizing', async () => {
     const { page } = await openPage(session, '', viewport);
-    expect(await page.locator('#chart-sizing .series').count()).toBe(4);
-    expect(await page.locator('#chart-sizing .chart-marker').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('#chart-sizing .series').count()).toBe(5);
+    expect(await page.locator('#chart-sizing .chart-marker').count()).toBeGreaterThanOrEqual(2);
     const sentence = await text(page, '#sizing-text');
     expect(sentence).not.toMatch(/win below about 3%/);
     expect(sentence).toMatch(/assumes semi-sorted buckets/);
+    expect(sentence).not.toMatch(/does not have them/);
+    // Semi-sorted buckets: one bit less per item moves the crossover up, and the library's filters agree.
+    const semi = sentence.match(/With them \(4 slots, the option semiSorted: true\), this library's filters first take fewer bits than the Bloom filter at about ([\d.]+)%, and at every rate below about ([\d.]+)%/);
+    expect(semi).not.toBeNull();
+    const semiSides = await page.evaluate(([p, q]) => {
+      const { CuckooFilter } = (window as any).cuckooDemo;
+      const bits = (fpRate: number) => {
+        const f = new CuckooFilter({ capacity: 100000, fpRate, semiSorted: true });
+        const perItem = (f.byteLength * 8) / f.capacity;
+        f.dispose();
+        return perItem;
+      };
+      const bloom = (r: number) => Math.log2(1 / r) / Math.LN2;
+      const below = Array.from({ length: 20 }, (_, i) => q * 0.98 * 0.7 ** i);
+      return { first: bits(p * 0.99) <= bloom(p * 0.99), below: below.every((r) => bits(r) <= bloom(r)) };
+    }, [Number(semi![1]) / 100, Number(semi![2]) / 100]);
+    expect(semiSides).toEqual({ first: true, below: true });
     const match = sentence.match(/first takes fewer bits per item than an optimal Bloom filter at a false-positive rate of about ([\d.]+)%, and does so at every rate below about ([\d.]+)%/);
     expect(match).not.toBeNull();
     const first = Number(match![1]) / 100;
@@ -567,6 +585,72 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
       return { first: bits(p * 0.99) <= bloom(p * 0.99), below: below.every((r) => bits(r) <= bloom(r)), at3: bits(0.03) > bloom(0.03) };
     }, [first, always]);
     expect(sides).toEqual({ first: true, below: true, at3: true });
+    expect(Number(semi![1]) / 100).toBeGreaterThan(first);
+    await page.close();
+  });
+
+  test('semi-sorted buckets: slots in order, each bucket\'s code as the core stores it, re-sorting kicks and deletes', async () => {
+    const { page, errors } = await openPage(session, '', viewport);
+    // Semi-sorted buckets have 4 slots and at least 5 bits: anything else is named and changes nothing.
+    await setParams(page, { buckets: 8, slots: 8, bits: 8, semi: true });
+    expect(await text(page, '#params-error')).toBe('Not reset: Semi-sorted buckets have 4 slots, not 8.');
+    await setParams(page, { buckets: 8, slots: 4, bits: 4, semi: true });
+    expect(await text(page, '#params-error')).toBe('Not reset: Semi-sorted buckets need fingerprints of 5 bits or more, not 4.');
+    expect(await page.evaluate(() => (window as any).cuckooDemo.filter.semiSorted)).toBe(false);
+
+    await setParams(page, { buckets: 8, slots: 4, bits: 8, seed: 3, kicks: 60, semi: true });
+    expect(await page.evaluate(() => (window as any).cuckooDemo.filter.semiSorted)).toBe(true);
+    const check = async () => {
+      const drawn = await drawnSlots(page);
+      expect(drawn).toEqual(await realSlots(page));
+      const { codes, real } = await page.evaluate(() => {
+        const f = (window as any).cuckooDemo.filter;
+        const shown = [...document.querySelectorAll('#table [data-bucket] .bucket-code')].map((e) => Number(e.getAttribute('data-code')));
+        return { codes: shown, real: Array.from({ length: f.bucketCount }, (_, b) => f.bucketCode(b)) };
+      });
+      expect(codes).toEqual(real);
+      for (let b = 0; b < drawn.length / 4; b++) {
+        const bucket = drawn.slice(4 * b, 4 * b + 4);
+        expect(bucket).toEqual([...bucket].sort((x, y) => x - y));
+      }
+    };
+    const added: string[] = [];
+    let kicks = 0;
+    for (let i = 0; i < 40; i++) {
+      const key = `s${i}`;
+      await page.fill('[data-testid=key-input]', key);
+      await page.click('[data-testid=add]');
+      const trace = await page.evaluate(() => (window as any).cuckooDemo.trace);
+      if (trace.added) added.push(key);
+      kicks += trace.steps.filter((s: any) => s.kind === 'kick').length;
+      await page.click('[data-testid=end]');
+      await check();
+      if (i % 6 === 5) {
+        await page.fill('[data-testid=key-input]', added.shift()!);
+        await page.click('[data-testid=delete]');
+        await page.click('[data-testid=end]');
+        await check();
+      }
+    }
+    expect(kicks).toBeGreaterThan(0);
+    const kickText = await page.evaluate(() => (window as any).cuckooDemo.frames.map((f: any) => f.text).join(' '));
+    expect(kickText.length).toBeGreaterThan(0);
+    // A kick or a placement says the bucket re-sorts and where the fingerprint is now.
+    const sayings = await page.evaluate(async () => {
+      const demo = (window as any).cuckooDemo;
+      const texts: string[] = [];
+      for (let i = 40; i < 60; i++) {
+        await demo.insert(`s${i}`, { animate: false });
+        texts.push(...demo.frames.map((f: any) => f.text));
+      }
+      return texts;
+    });
+    expect(sayings.some((t: string) => /re-sorts: it is now in slot \d/.test(t))).toBe(true);
+    await check();
+    expect(await text(page, '#table-text')).toMatch(/Bucket 0: .*\(code \d+/);
+    await page.evaluate(() => document.getElementById('table-box')!.scrollIntoView({ block: 'center' }));
+    await screenshot(page, `demo-semi-sorted-${name}`);
+    expect(errors).toEqual([]);
     await page.close();
   });
 

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CuckooFilter, ready } from '../../js/src/index';
 import { repoRoot, rng } from './helpers';
 import { dedupCases, referenceDedup } from './dedup_cases';
 
@@ -158,6 +159,7 @@ describe('build, query, info', () => {
     const text = described.stdout.toString();
     expect(text).toContain('items: 5000\n'); // the duplicate key-1 is stored once
     expect(text).toMatch(/fingerprint bits: 18\n/); // growth spends half of 1e-4 on the first sub-filter
+    expect(text).toContain('semi-sorted buckets: no\n');
     expect(text).toMatch(/sub-filters: 1 \(growth 2, at most \d+\)\n/);
     expect(text).toMatch(/bits per item: [\d.]+\n/);
     expect(text).toMatch(/expected fp rate: [\d.e-]+\n/);
@@ -406,4 +408,20 @@ test.each(dedupCases().map((c) => [c.name, c.input] as const))('dedup: %s, as th
   expect(fromFile.code).toBe(0);
   expect(fromFile.stdout.equals(referenceDedup(input))).toBe(true);
   expect(run(['dedup', '--fp-rate', '1e-8'], input).stdout.equals(referenceDedup(input))).toBe(true);
+});
+
+test('info and query read a filter with semi-sorted buckets, and info says so', async () => {
+  await ready();
+  const filter = new CuckooFilter({ capacity: 1000, fpRate: 0.001, semiSorted: true });
+  filter.addMany(['alpha', 'beta']);
+  const file = join(dir, 'semi.cuckoo');
+  writeFileSync(file, filter.export());
+  filter.dispose();
+  const described = run(['info', file]);
+  expect(described.code).toBe(0);
+  expect(described.stdout.toString()).toContain('semi-sorted buckets: yes\n');
+  expect(described.stdout.toString()).toMatch(/bits per item: [\d.]+\n/);
+  const answers = run(['query', file, 'alpha', 'gamma']);
+  expect(answers.stdout.toString()).toBe('present\talpha\nabsent\tgamma\n');
+  expect(answers.code).toBe(1);
 });

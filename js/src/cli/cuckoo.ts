@@ -318,6 +318,7 @@ async function info(args: string[]): Promise<number> {
     ['bucket size', filter.bucketSize],
     ['buckets', filter.bucketCount],
     ['fingerprint bits', filter.fingerprintBits],
+    ['semi-sorted buckets', filter.semiSorted ? 'yes' : 'no'],
     ['max kicks', filter.maxKicks],
     ['sub-filters', filter.growth ? `${filter.subFilterCount} (growth ${filter.growth}, at most ${filter.maxSubFilters})` : '1 (no growth)'],
     ['seed', `0x${filter.seed.toString(16)}`],
