@@ -237,6 +237,15 @@ class BucketTable {
     return n;
   }
 
+  // Empties one slot holding `fingerprint`; false (nothing changed) when the bucket holds none.
+  bool remove_one(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    if (semi_sorted_) return semi_remove_one(bucket, fingerprint);
+    const int slot = find(bucket, fingerprint);
+    if (slot < 0) return false;
+    store_field(data_.get(), (bucket * bucket_size_ + static_cast<unsigned>(slot)) * bits_, slot_mask_, 0);
+    return true;
+  }
+
   // Stores into an empty slot; returns the slot the fingerprint is in afterwards, or -1 when the bucket
   // is full.
   int insert_if_room(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
@@ -348,6 +357,16 @@ class BucketTable {
     if (b[0] != 0) return -1;  // ascending: an empty slot, if any, is first
     b[0] = fingerprint;
     return static_cast<int>(semi_write_and_locate(bucket, b, fingerprint));
+  }
+  // One decode for the search and the write (find() then set() would decode twice).
+  CUCKOO_OUT_OF_LINE_IN_WASM bool semi_remove_one(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    SemiBucket b = semi_read(bucket);
+    auto* at = std::find(b.begin(), b.end(), fingerprint);
+    if (at == b.end()) return false;
+    *at = 0;
+    semi_sort::sort4(b);
+    semi_sort::write_sorted_bucket(data_.get(), bucket * bucket_bits_, b, bits_);
+    return true;
   }
   [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM int semi_find(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
     const SemiBucket b = semi_read(bucket);

@@ -120,9 +120,7 @@ struct SubFilter {
   bool remove(const Location& at) noexcept {
     (void)table.prefetch(at.alternate_index);  // see place_direct()
     for (const std::uint32_t bucket : {at.index, at.alternate_index}) {
-      const int slot = table.find(bucket, at.fingerprint);
-      if (slot >= 0) {
-        table.set(bucket, static_cast<unsigned>(slot), 0);
+      if (table.remove_one(bucket, at.fingerprint)) {
         --size;
         return true;
       }
