@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ts from 'typescript';
+import { CuckooFilter, ready } from '../../js/src/index';
 import { repoRoot } from './helpers';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
@@ -60,4 +61,17 @@ const copy = await RedisCuckooFilter.fromChunks(chunks);
 console.log(copy.has('user-42') && chunks.length === 2 ? 'ok' : 'wrong');`;
   writeFileSync(join(dir, 'redis-example.mjs'), source);
   expect(execFileSync('node', [join(dir, 'redis-example.mjs')], { encoding: 'utf8' }).trim()).toBe('ok');
+});
+
+test('the semi-sorted example gives the byteLength it states, one bit less per item than plain buckets', async () => {
+  const snippet = readme.match(/```ts\n(using small = [\s\S]*?)```/);
+  expect(snippet).not.toBeNull();
+  const stated = snippet![1].match(/small\.byteLength;\s*\/\/ ([\d,]+) bytes: ([\d.]+) bits per item \(([\d.]+) without semiSorted\)/);
+  expect(stated).not.toBeNull();
+  await ready();
+  using small = new CuckooFilter({ capacity: 1_000_000, fpRate: 0.001, semiSorted: true });
+  using plain = new CuckooFilter({ capacity: 1_000_000, fpRate: 0.001 });
+  expect(small.byteLength).toBe(Number(stated![1].replace(/,/g, '')));
+  expect(((small.byteLength - 8) * 8 / 1e6).toFixed(2)).toBe(stated![2]);
+  expect(((plain.byteLength - 8) * 8 / 1e6).toFixed(2)).toBe(stated![3]);
 });
