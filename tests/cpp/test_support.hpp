@@ -1,6 +1,8 @@
 // Helpers shared by the Catch2 suites.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,5 +28,25 @@ inline cuckoo::CuckooFilter make_filter(std::uint64_t capacity, unsigned bits, u
 }
 
 inline std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
+
+// Adds keys "fill-<i>" until 20 adds have failed: each failed add must leave the export byte for byte as
+// it was, and every key added must still be found.
+inline void check_failed_adds_change_nothing(cuckoo::CuckooFilter& f) {
+  std::vector<std::string> added;
+  int failures = 0;
+  for (std::uint64_t i = 0; failures < 20 && i < 5000; ++i) {
+    const auto k = key("fill", i);
+    const auto before = f.serialize();
+    if (f.add(k)) {
+      added.push_back(k);
+    } else {
+      ++failures;
+      REQUIRE(f.serialize() == before);
+    }
+  }
+  REQUIRE(failures == 20);
+  CHECK(f.size() == added.size());
+  for (const auto& k : added) REQUIRE(f.contains(k));
+}
 
 }  // namespace cuckoo_test
