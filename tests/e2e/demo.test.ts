@@ -586,6 +586,8 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     }, [first, always]);
     expect(sides).toEqual({ first: true, below: true, at3: true });
     expect(Number(semi![1]) / 100).toBeGreaterThan(first);
+    await page.evaluate(() => document.getElementById('chart-sizing')!.scrollIntoView({ block: 'center' }));
+    await screenshot(page, `demo-sizing-${name}`);
     await page.close();
   });
 
