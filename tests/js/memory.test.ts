@@ -31,3 +31,10 @@ test('a full heap: OUT_OF_MEMORY, every other filter still works, freeing makes 
 test('a filter larger than half the heap is exported and imported, whole and in chunks', () => {
   expect(run('large.cjs')).toEqual({ bytes: 2105263232, imported: true, streamed: true });
 });
+
+test('small semi-sorted filters share their lookup table: 2,000 of them grow the heap by a few MB, not 64', () => {
+  const { start, end, found } = run('small_semi_sorted.cjs');
+  expect(found).toBe(true);
+  // Each has ~100 bytes of table and ~100 of bookkeeping; a 32 KB lookup table each would be 64 MB.
+  expect(end - start).toBeLessThanOrEqual(8 * 2 ** 20);
+});

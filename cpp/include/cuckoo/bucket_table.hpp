@@ -82,13 +82,8 @@ class BucketTable {
     const std::uint64_t bytes = table_bytes(num_buckets, bucket_size, fingerprint_bits, semi_sorted);
     auto memory = allocate_packed(bytes, kTailPadding);
     if (!memory) return false;
-    std::unique_ptr<std::uint64_t[], FreeDeleter> spread;
-    if (semi_sorted && word_lookups_possible(fingerprint_bits)) {
-      spread.reset(static_cast<std::uint64_t*>(std::malloc(semi_sort::kCodeValues * sizeof(std::uint64_t))));
-      if (!spread) return false;
-    }
     data_ = std::move(memory);
-    spread_ = std::move(spread);
+    spread_ = semi_sorted ? semi_sort::spread_table(fingerprint_bits) : nullptr;
     semi_sorted_ = semi_sorted;
     num_buckets_ = num_buckets;
     bucket_size_ = bucket_size;
@@ -109,7 +104,8 @@ class BucketTable {
       // floor(n / f) == (n * ceil(2^16 / f)) >> 16 for every n <= 64 and f <= 32.
       slot_reciprocal_ = ((1u << 16) + fingerprint_bits - 1) / fingerprint_bits;
     }
-    if (spread_) make_semi_word_lookup();
+    for (unsigned s = 0; s < semi_sort::kSlots && spread_ != nullptr; ++s)
+      low_at_[s] = ((std::uint64_t{1} << (fingerprint_bits - 4)) - 1) << (s * fingerprint_bits);
     return true;
   }
 
@@ -388,31 +384,13 @@ class BucketTable {
     return either_has_field_equal(semi_word(b1), semi_word(b2), fingerprint, low_bits_, high_bits_);
   }
 
-  // Lookups without sorting, where four fingerprints fit a word (f <= 16) and a bucket one 64-bit load
-  // (f = 17 does not):
-  [[nodiscard]] static constexpr bool word_lookups_possible(unsigned f) noexcept {
-    const unsigned bits = semi_sort::bucket_bits(f);
-    return semi_sort::kSlots * f <= 64 && bits + (8 - std::gcd(bits, 8u)) <= 64;
-  }
   // The semi-sorted bucket rewritten as a plain bucket's word, slot s in bits [s f, s f + f), so that
   // the plain table's SWAR tests apply. Low field s moves from bit 12 + s (f - 4) to bit s f: right by
-  // 12 - 4s, a constant; the four high nibbles come from spread_[code], which has the code's nibbles at
-  // bits s f + f - 4 (a table per width, made at allocate()).
+  // 12 - 4s, a constant; the four high nibbles come from spread_[code] (semi_sort::spread_table).
   [[nodiscard]] std::uint64_t semi_word(std::uint64_t bucket) const noexcept {
     const std::uint64_t raw = bits_at(data_.get(), bucket * bucket_bits_);
     return spread_[raw & (semi_sort::kCodeValues - 1)] | ((raw >> 12) & low_at_[0]) | ((raw >> 8) & low_at_[1]) |
            ((raw >> 4) & low_at_[2]) | (raw & low_at_[3]);
-  }
-  CUCKOO_COLD void make_semi_word_lookup() noexcept {
-    const unsigned f = bits_;
-    const auto& nibbles = semi_sort::nibble_table();
-    for (std::uint32_t code = 0; code < semi_sort::kCodeValues; ++code) {
-      std::uint64_t w = 0;
-      for (unsigned s = 0; s < semi_sort::kSlots; ++s)
-        w |= std::uint64_t{(nibbles[code] >> (4u * s)) & 0xFu} << (s * f + f - 4);
-      spread_[code] = w;
-    }
-    for (unsigned s = 0; s < semi_sort::kSlots; ++s) low_at_[s] = ((std::uint64_t{1} << (f - 4)) - 1) << (s * f);
   }
 
   // The one-word form of either_has_field_equal.
@@ -436,9 +414,9 @@ class BucketTable {
   unsigned bucket_bytes_ = 0;  // bytes per bucket when that is whole and fits a load, else 0
   bool fits_word_ = false;      // a plain table whose buckets fit one 64-bit load
   bool semi_sorted_ = false;
-  // Semi-sorted tables with word lookups (word_lookups_possible): the four nibbles of each code placed
-  // as in a plain word, and where each low field goes in it. Null otherwise.
-  std::unique_ptr<std::uint64_t[], FreeDeleter> spread_;
+  // Semi-sorted tables with word lookups: the shared table of the four nibbles of each code placed as in
+  // a plain word (semi_sort::spread_table), and where each low field goes in it. Null otherwise.
+  const std::uint64_t* spread_ = nullptr;
   std::uint64_t low_at_[semi_sort::kSlots] = {};
 };
 

@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
+#include <numeric>
+#include <utility>
 
 #include "bits.hpp"
 #include "compiler.hpp"
@@ -61,6 +64,46 @@ CUCKOO_COLD inline void fill_nibble_table(std::array<std::uint16_t, kCodeValues>
   static const bool filled = (fill_nibble_table(table), true);
   (void)filled;
   return table;
+}
+
+// Lookups without sorting are possible where four fingerprints fit a 64-bit word (f <= 16) and a bucket
+// one 64-bit load (f = 17 does not).
+[[nodiscard]] constexpr bool word_lookups_possible(unsigned f) noexcept {
+  const unsigned bits = bucket_bits(f);
+  return kSlots * f <= 64 && bits + (8 - std::gcd(bits, 8u)) <= 64;
+}
+inline constexpr unsigned kMaxWordLookupBits = 16;
+static_assert(word_lookups_possible(kMaxWordLookupBits) && !word_lookups_possible(kMaxWordLookupBits + 1));
+
+// The nibbles of every code placed as in a plain bucket's word of f-bit fields (nibble s at bit
+// s f + f - 4): kCodeValues words, or null when the memory cannot be had.
+CUCKOO_COLD inline std::uint64_t* make_spread_table(unsigned f) noexcept {
+  auto* t = static_cast<std::uint64_t*>(std::malloc(kCodeValues * sizeof(std::uint64_t)));
+  if (t == nullptr) return nullptr;
+  const auto& nibbles = nibble_table();
+  for (std::uint32_t code = 0; code < kCodeValues; ++code) {
+    std::uint64_t w = 0;
+    for (unsigned s = 0; s < kSlots; ++s) w |= std::uint64_t{(nibbles[code] >> (4u * s)) & 0xFu} << (s * f + f - 4);
+    t[code] = w;
+  }
+  return t;
+}
+template <unsigned F>
+[[nodiscard]] const std::uint64_t* spread_table_of() noexcept {
+  static const std::uint64_t* const table = make_spread_table(F);  // thread-safe first use; kept for the process
+  return table;
+}
+template <std::size_t... I>
+[[nodiscard]] const std::uint64_t* spread_table_at(unsigned f, std::index_sequence<I...>) noexcept {
+  using Maker = const std::uint64_t* (*)() noexcept;
+  static constexpr Maker makers[] = {&spread_table_of<kMinFingerprintBits + I>...};
+  return makers[f - kMinFingerprintBits]();
+}
+// The table for f-bit fingerprints (32 KB), made on first use and shared by every table of that width;
+// null where word lookups are not possible or the memory could not be had (lookups then decode).
+[[nodiscard]] inline const std::uint64_t* spread_table(unsigned f) noexcept {
+  if (f < kMinFingerprintBits || f > kMaxWordLookupBits) return nullptr;
+  return spread_table_at(f, std::make_index_sequence<kMaxWordLookupBits - kMinFingerprintBits + 1>{});
 }
 
 // Sorts four values ascending: five compare-exchanges (a sorting network), smaller and faster than
