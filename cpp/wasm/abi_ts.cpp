@@ -131,7 +131,9 @@ std::string render() {
          {{"minFingerprintBits", number(cuckoo::kMinFingerprintBits)},
           {"maxFingerprintBits", number(cuckoo::kMaxFingerprintBits)}, {"maxKicks", number(cuckoo::kMaxKicksLimit)},
           {"minGrowth", number(cuckoo::kMinGrowth)}, {"maxGrowth", number(cuckoo::kMaxGrowth)},
-          {"maxSubFilters", number(cuckoo::kMaxSubFiltersLimit)}});
+          {"maxSubFilters", number(cuckoo::kMaxSubFiltersLimit)},
+          {"semiSortedBucketSize", number(cuckoo::kSemiSortedBucketSize)},
+          {"minSemiSortedFingerprintBits", number(cuckoo::kMinSemiSortedFingerprintBits)}});
   return out.str();
 }
 

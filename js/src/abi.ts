@@ -161,4 +161,6 @@ export const Limits = {
   minGrowth: 2,
   maxGrowth: 16,
   maxSubFilters: 32,
+  semiSortedBucketSize: 4,
+  minSemiSortedFingerprintBits: 5,
 } as const;

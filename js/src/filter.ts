@@ -170,11 +170,12 @@ function validateOptions(options: unknown): CreateArguments {
   }
   if (o.semiSorted !== undefined) {
     if (typeof o.semiSorted !== 'boolean') throw invalid(`semiSorted must be true or false, got ${describe(o.semiSorted)}`);
-    if (o.semiSorted && o.bucketSize !== undefined && o.bucketSize !== 4) {
-      throw invalid(`semiSorted needs bucketSize 4, got ${describe(o.bucketSize)}`);
+    const { semiSortedBucketSize, minSemiSortedFingerprintBits } = Limits;
+    if (o.semiSorted && o.bucketSize !== undefined && o.bucketSize !== semiSortedBucketSize) {
+      throw invalid(`semiSorted needs bucketSize ${semiSortedBucketSize}, got ${describe(o.bucketSize)}`);
     }
-    if (o.semiSorted && o.fingerprintBits !== undefined && (o.fingerprintBits as number) < 5) {
-      throw invalid(`semiSorted needs fingerprintBits from 5 to 32, got ${describe(o.fingerprintBits)}`);
+    if (o.semiSorted && o.fingerprintBits !== undefined && (o.fingerprintBits as number) < minSemiSortedFingerprintBits) {
+      throw invalid(`semiSorted needs fingerprintBits from ${minSemiSortedFingerprintBits} to ${maxFingerprintBits}, got ${describe(o.fingerprintBits)}`);
     }
   }
   return {

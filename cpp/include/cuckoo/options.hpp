@@ -8,6 +8,7 @@
 #include <string>
 
 #include "detail/compiler.hpp"
+#include "detail/semi_sort.hpp"
 #include "hashing.hpp"
 #include "status.hpp"
 
@@ -51,6 +52,9 @@ inline constexpr unsigned kDefaultMaxSubFilters = 16;
 inline constexpr unsigned kMaxSubFiltersLimit = 32;
 // Whether a filter sized from fp_rate with bucket_size 4 has semi-sorted buckets unless told otherwise.
 inline constexpr bool kSemiSortedDefault = false;
+// What semi-sorted buckets need (detail/semi_sort.hpp).
+inline constexpr unsigned kSemiSortedBucketSize = detail::semi_sort::kSlots;
+inline constexpr unsigned kMinSemiSortedFingerprintBits = detail::semi_sort::kMinFingerprintBits;
 
 // The exact shape of a filter, fully resolved; what the export format stores.
 struct Layout {
@@ -120,9 +124,11 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     return invalid("max_sub_filters must be from 1 to " + std::to_string(kMaxSubFiltersLimit) + " (got " +
                    std::to_string(max_sub_filters) + ")");
 
-  const bool semi_sorted = options.semi_sorted.value_or(kSemiSortedDefault && !options.fingerprint_bits && bucket_size == 4);
-  if (semi_sorted && bucket_size != 4)
-    return invalid("semi_sorted needs bucket_size 4 (got " + std::to_string(bucket_size) + ")");
+  const bool semi_sorted =
+      options.semi_sorted.value_or(kSemiSortedDefault && !options.fingerprint_bits && bucket_size == kSemiSortedBucketSize);
+  if (semi_sorted && bucket_size != kSemiSortedBucketSize)
+    return invalid("semi_sorted needs bucket_size " + std::to_string(kSemiSortedBucketSize) + " (got " +
+                   std::to_string(bucket_size) + ")");
   unsigned bits = 0;
   if (options.fp_rate && options.fingerprint_bits) {
     return invalid("give either fp_rate or fingerprint_bits, not both");
@@ -130,7 +136,9 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     bits = *options.fingerprint_bits;
     if (bits < kMinFingerprintBits || bits > kMaxFingerprintBits)
       return invalid("fingerprint_bits must be from 4 to 32 (got " + std::to_string(bits) + ")");
-    if (semi_sorted && bits < 5) return invalid("semi_sorted needs fingerprint_bits from 5 to 32 (got " + std::to_string(bits) + ")");
+    if (semi_sorted && bits < kMinSemiSortedFingerprintBits)
+      return invalid("semi_sorted needs fingerprint_bits from " + std::to_string(kMinSemiSortedFingerprintBits) +
+                     " to " + std::to_string(kMaxFingerprintBits) + " (got " + std::to_string(bits) + ")");
   } else {
     const double rate = options.fp_rate.value_or(kDefaultFpRate);
     if (!(rate > 0.0 && rate < 1.0)) return invalid("fp_rate must be greater than 0 and less than 1");
@@ -144,7 +152,7 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     if (bits == 0)
       return invalid(std::string("fp_rate is below what 32-bit fingerprints give with bucket_size ") +
                      (bucket_size == 2 ? "2 (about 9.4e-10)" : bucket_size == 4 ? "4 (about 1.9e-9)" : "8 (about 3.8e-9)"));
-    if (semi_sorted) bits = std::max(bits, 5u);
+    if (semi_sorted) bits = std::max(bits, kMinSemiSortedFingerprintBits);
   }
 
   const std::uint64_t buckets = detail::buckets_for(options.capacity, bucket_size);
