@@ -9,6 +9,8 @@
 using namespace cuckoo;
 using cuckoo_test::key;
 using cuckoo_test::make_filter;
+using cuckoo_test::error_of;
+using cuckoo_test::reseal;
 
 namespace {
 
@@ -18,23 +20,8 @@ std::vector<std::uint8_t> small_export(unsigned bits = 12, unsigned b = 4, int i
   return f.serialize();
 }
 
-// Rewrites the checksum so that a test reaches the check behind it.
-void reseal(std::vector<std::uint8_t>& bytes) {
-  const std::size_t body = bytes.size() - format::kChecksumSize;
-  format::put_le(bytes.data() + body, format::checksum(bytes.data(), body), 8);
-}
-
 void put(std::vector<std::uint8_t>& bytes, std::size_t offset, std::uint64_t value, unsigned width) {
   format::put_le(bytes.data() + offset, value, width);
-}
-
-std::string error_of(const std::vector<std::uint8_t>& bytes) {
-  try {
-    (void)CuckooFilter::deserialize(bytes);
-  } catch (const FormatError& e) {
-    return e.what();
-  }
-  return "(accepted)";
 }
 
 }  // namespace

@@ -13,17 +13,12 @@
 
 using namespace cuckoo;
 using cuckoo_test::key;
+using cuckoo_test::error_of;
 using cuckoo_test::make_filter;
 
 namespace {
 CuckooFilter semi(std::uint64_t capacity, unsigned bits, unsigned max_kicks = 500) {
   return make_filter(capacity, bits, 4, max_kicks, kDefaultSeed, true);
-}
-
-std::string error_of(const std::vector<std::uint8_t>& bytes) {
-  std::optional<CuckooFilter> out;
-  const Status s = CuckooFilter::parse(bytes, out);
-  return s.ok() ? "(accepted)" : s.message;
 }
 }  // namespace
 
@@ -210,7 +205,7 @@ TEST_CASE("semi-sorted exports: the flag, the length, and buckets no writer writ
   CHECK(detail::get_le(good.data() + format::offset::table_length, 8) == (f.num_buckets() * 48 + 7) / 8);
   REQUIRE(error_of(good) == "(accepted)");
   const auto with_checksum = [](std::vector<std::uint8_t> bytes) {
-    detail::put_le(bytes.data() + bytes.size() - 8, format::checksum(bytes.data(), bytes.size() - 8), 8);
+    cuckoo_test::reseal(bytes);
     return bytes;
   };
   // Without the flag the same bytes are a plain table of another length.

@@ -29,6 +29,22 @@ inline cuckoo::CuckooFilter make_filter(std::uint64_t capacity, unsigned bits, u
 
 inline std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
+// Rewrites an export's checksum, so that a test of a damaged field reaches the check behind the checksum.
+inline void reseal(std::vector<std::uint8_t>& bytes) {
+  const std::size_t body = bytes.size() - cuckoo::format::kChecksumSize;
+  cuckoo::format::put_le(bytes.data() + body, cuckoo::format::checksum(bytes.data(), body), 8);
+}
+
+// What the reader says of these bytes: its error message, or "(accepted)".
+inline std::string error_of(const std::vector<std::uint8_t>& bytes) {
+  try {
+    (void)cuckoo::CuckooFilter::deserialize(bytes);
+  } catch (const cuckoo::FormatError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
 // Adds keys "fill-<i>" until 20 adds have failed: each failed add must leave the export byte for byte as
 // it was, and every key added must still be found.
 inline void check_failed_adds_change_nothing(cuckoo::CuckooFilter& f) {

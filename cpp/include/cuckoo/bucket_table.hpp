@@ -104,8 +104,9 @@ class BucketTable {
       // floor(n / f) == (n * ceil(2^16 / f)) >> 16 for every n <= 64 and f <= 32.
       slot_reciprocal_ = ((1u << 16) + fingerprint_bits - 1) / fingerprint_bits;
     }
-    for (unsigned s = 0; s < semi_sort::kSlots && spread_ != nullptr; ++s)
-      low_at_[s] = ((std::uint64_t{1} << (fingerprint_bits - 4)) - 1) << (s * fingerprint_bits);
+    if (spread_ != nullptr)
+      for (unsigned s = 0; s < semi_sort::kSlots; ++s)
+        low_at_[s] = ((std::uint64_t{1} << (fingerprint_bits - 4)) - 1) << (s * fingerprint_bits);
     return true;
   }
 
@@ -131,7 +132,7 @@ class BucketTable {
   // a semi-sorted bucket, which is re-sorted; `slot` itself in a plain one, where only its bits change).
   unsigned set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
     if (semi_sorted_) return semi_set(bucket, slot, fingerprint);
-    store_field(data_.get(), (bucket * bucket_size_ + slot) * bits_, slot_mask_, fingerprint);
+    plain_set(bucket, slot, fingerprint);
     return slot;
   }
 
@@ -238,7 +239,7 @@ class BucketTable {
     if (semi_sorted_) return semi_remove_one(bucket, fingerprint);
     const int slot = find(bucket, fingerprint);
     if (slot < 0) return false;
-    store_field(data_.get(), (bucket * bucket_size_ + static_cast<unsigned>(slot)) * bits_, slot_mask_, 0);
+    plain_set(bucket, static_cast<unsigned>(slot), 0);
     return true;
   }
 
@@ -315,10 +316,15 @@ class BucketTable {
     return bits_at(data_.get(), bucket * bucket_bits_);
   }
 
-  // Slot `slot` of a plain bucket.
+  // Slot `slot` of a plain bucket, and its write (only that slot's bits change).
   [[nodiscard]] std::uint32_t plain_get(std::uint64_t bucket, unsigned slot) const noexcept {
-    const std::uint64_t bit = (bucket * bucket_size_ + slot) * bits_;
-    return static_cast<std::uint32_t>(bits_at(data_.get(), bit) & slot_mask_);
+    return static_cast<std::uint32_t>(bits_at(data_.get(), plain_slot_bit(bucket, slot)) & slot_mask_);
+  }
+  void plain_set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
+    store_field(data_.get(), plain_slot_bit(bucket, slot), slot_mask_, fingerprint);
+  }
+  [[nodiscard]] std::uint64_t plain_slot_bit(std::uint64_t bucket, unsigned slot) const noexcept {
+    return (bucket * bucket_size_ + slot) * bits_;
   }
 
   // --- semi-sorted buckets (out of line in wasm: one copy in the module, not one per caller) ----------
