@@ -75,3 +75,23 @@ test('the semi-sorted example gives the byteLength it states, one bit less per i
   expect(((small.byteLength - 8) * 8 / 1e6).toFixed(2)).toBe(stated![2]);
   expect(((plain.byteLength - 8) * 8 / 1e6).toFixed(2)).toBe(stated![3]);
 });
+
+test('the semi-sorted section states where 4-slot filters become smaller than a Bloom filter, as the library sizes them', async () => {
+  const claim = readme.match(/first takes fewer bits than an optimal Bloom filter at about ([\d.]+)% false positives, and at\s+every rate below about ([\d.]+)% \(without: ([\d.]+)% and ([\d.]+)%/);
+  expect(claim).not.toBeNull();
+  await ready();
+  // The demo's grid and reading (demo/lesson/sizing.js): 240 rates from 20% down to 1e-6, log-spaced.
+  const grid = Array.from({ length: 240 }, (_, i) => Math.exp(Math.log(0.2) - ((Math.log(0.2) - Math.log(1e-6)) * i) / 239));
+  const bloom = (rate: number) => Math.log2(1 / rate) / Math.LN2;
+  const crossover = (semiSorted: boolean) => {
+    const smaller = grid.map((fpRate) => {
+      using f = new CuckooFilter({ capacity: 100_000, fpRate, semiSorted });
+      return (f.byteLength * 8) / f.capacity <= bloom(fpRate);
+    });
+    let always = 0;
+    for (let i = grid.length - 1; i >= 0 && smaller[i]; i--) always = grid[i];
+    return [grid[smaller.indexOf(true)], always];
+  };
+  const shown = (p: number) => Number((p * 100).toPrecision(2));
+  expect([...crossover(true), ...crossover(false)].map(shown)).toEqual(claim!.slice(1, 5).map(Number));
+});
