@@ -1,16 +1,21 @@
 // The dedup page in a real Chromium: a generated file with known duplicates gives the exact unique count
 // and the exact unique lines, in order.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPage, screenshot, Session, startSession, stopSession } from './browser';
 import { dedupCases, referenceDedup } from '../js/dedup_cases';
 
 let session: Session;
+let dir: string; // the files the tests write and download, removed at the end
 beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cuckoo-dedup-page-'));
   session = await startSession();
 });
-afterAll(() => stopSession(session));
+afterAll(async () => {
+  await stopSession(session);
+  rmSync(dir, { recursive: true, force: true });
+});
 
 test('a file with known duplicates gives the exact unique lines', async () => {
   // 300,000 lines drawn from 120,000 distinct ones, some CRLF, the last without a newline.
@@ -19,7 +24,7 @@ test('a file with known duplicates gives the exact unique lines', async () => {
   const lines: string[] = [];
   for (let i = 0; i < 300_000; i++) lines.push(`line ${Math.floor(random() * 120_000)} · ü`);
   const text = lines.map((l, i) => (i % 1000 === 0 ? `${l}\r\n` : `${l}\n`)).join('') + 'tail without newline';
-  const path = join(tmpdir(), `dedup-${Date.now()}.txt`);
+  const path = join(dir, `dedup-${Date.now()}.txt`);
   writeFileSync(path, text);
   // The expected output: each line (compared without its ending) the first time, with its own ending.
   const seen = new Set<string>();
@@ -39,7 +44,7 @@ test('a file with known duplicates gives the exact unique lines', async () => {
   expect(await page.evaluate(() => (document.querySelector('[data-testid=dedup-progress]') as HTMLProgressElement).value)).toBe(1);
   expect(await page.textContent('#duplicates')).toBe((300_001 - seen.size).toLocaleString('en'));
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=dedup-download]')]);
-  const out = join(tmpdir(), `dedup-out-${Date.now()}.txt`);
+  const out = join(dir, `dedup-out-${Date.now()}.txt`);
   await download.saveAs(out);
   expect(readFileSync(out, 'utf8') === expected).toBe(true);
   await screenshot(page, 'dedup-done', true);
@@ -61,12 +66,12 @@ test('the same cases as the engine and the command give the reference output', a
   const { page, errors } = await openPage(session, 'dedup.html');
   await page.selectOption('#fp-rate', '1e-8');
   for (const c of dedupCases().filter((x) => x.input.length > 0)) {
-    const path = join(tmpdir(), `case-${Date.now()}.txt`);
+    const path = join(dir, `case-${Date.now()}.txt`);
     writeFileSync(path, c.input);
     await page.setInputFiles('[data-testid=dedup-file]', path);
     await page.waitForSelector('body[data-state="done"]', { timeout: 60000 });
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=dedup-download]')]);
-    const out = join(tmpdir(), `case-out-${Date.now()}.txt`);
+    const out = join(dir, `case-out-${Date.now()}.txt`);
     await download.saveAs(out);
     expect([c.name, readFileSync(out).equals(referenceDedup(c.input))]).toEqual([c.name, true]);
     expect(download.suggestedFilename()).toMatch(/^case-\d+\.unique\.txt$/);
@@ -77,7 +82,7 @@ test('the same cases as the engine and the command give the reference output', a
 
 test('a file whose first 64 KiB has longer lines than the rest is deduplicated in full (the filter grows)', async () => {
   const text = 'x'.repeat(70_000) + '\n' + Array.from({ length: 400_000 }, (_, i) => `${i}`).join('\n') + '\n';
-  const path = join(tmpdir(), `long-first-${Date.now()}.txt`);
+  const path = join(dir, `long-first-${Date.now()}.txt`);
   writeFileSync(path, text);
   const { page, errors } = await openPage(session, 'dedup.html', { width: 390, height: 844 });
   await page.selectOption('#fp-rate', '1e-8');
@@ -98,7 +103,7 @@ test('a file whose first 64 KiB has longer lines than the rest is deduplicated i
 
 test('a binary file gets a warning; counters reset between runs; cancel stops a run', async () => {
   const { page, errors } = await openPage(session, 'dedup.html');
-  const binary = join(tmpdir(), `binary-${Date.now()}.bin`);
+  const binary = join(dir, `binary-${Date.now()}.bin`);
   writeFileSync(binary, Buffer.from([1, 0, 2, 10, 1, 0, 2, 10]));
   await page.setInputFiles('[data-testid=dedup-file]', binary);
   await page.waitForSelector('body[data-state="done"]');
@@ -109,7 +114,7 @@ test('a binary file gets a warning; counters reset between runs; cancel stops a 
   expect(await page.isVisible('#binary-warning')).toBe(false);
   expect(await page.textContent('#lines')).toBe('3');
   // A large file, cancelled at once: the page says so, and offers no download.
-  const big = join(tmpdir(), `big-${Date.now()}.txt`);
+  const big = join(dir, `big-${Date.now()}.txt`);
   writeFileSync(big, Array.from({ length: 3_000_000 }, (_, i) => `row ${i}`).join('\n'));
   await page.setInputFiles('[data-testid=dedup-file]', big);
   await page.click('#cancel');

@@ -1,17 +1,22 @@
 // The teaching page in a real Chromium, at a desktop and a phone size: what it draws is the real filter's
 // table, what it answers is what the filter answers, what it replays is the trace the core recorded, and
 // what it says about sizes comes from the library's real sizing.
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openPage, screenshot, Session, startSession, stopSession } from './browser';
 
 let session: Session;
+let dir: string; // the files the tests write and download, removed at the end
 beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cuckoo-demo-'));
   session = await startSession();
 });
-afterAll(() => stopSession(session));
+afterAll(async () => {
+  await stopSession(session);
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -455,7 +460,7 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     for (let i = 0; i < 25; i++) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `e${i}`);
     const before = await drawnSlots(page);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
-    const path = join(tmpdir(), `demo-export-${process.pid}.cuckoo`);
+    const path = join(dir, 'demo-export.cuckoo');
     await download.saveAs(path);
     await setParams(page, { buckets: 16, slots: 2, bits: 8 });
     expect(await drawnSlots(page)).not.toEqual(before);
@@ -473,7 +478,7 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(await text(page, '#slot-info')).toMatch(/Origin unknown: an imported filter holds fingerprints, not keys\.$/);
     expect(await text(page, '#keys-note')).toMatch(/origin unknown/);
     // A damaged file is refused with the reason, and the table stays.
-    const bad = join(tmpdir(), `demo-bad-${process.pid}.cuckoo`);
+    const bad = join(dir, 'demo-bad.cuckoo');
     writeFileSync(bad, Buffer.from('not a filter'));
     await page.setInputFiles('[data-testid=import]', bad);
     await page.waitForFunction(() => /^Not loaded/.test(document.getElementById('file-status')?.textContent ?? ''));
