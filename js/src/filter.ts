@@ -5,13 +5,13 @@ import {
   batchResults, copyToScratch, CreateArguments, keyLength, packChunk, packIntegers, packRanges,
   readLocateRecord, readPiece, readTraceRecords, writeCreateOptions, writeKey,
 } from './heap.js';
-import { copyKeys, describe, integerArrayBytes, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
+import { copyKeys, describe, integerArrayBytes, IntegerArray, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
 import { CuckooModule, loadedModule, ready } from './wasm_module.js';
 import { disposeSymbol } from './dispose.js';
 
 export { disposeSymbol } from './dispose.js';
 
-export type { Key } from './key_codec.js';
+export type { IntegerArray, Key } from './key_codec.js';
 
 /** Options of a new filter. Give `fpRate` or `fingerprintBits`, not both (neither: fpRate 0.001). */
 export type CuckooFilterOptions = CuckooFilterShape & (
@@ -458,7 +458,9 @@ export class CuckooFilter {
    * filter reaches its chain limit the batch stops there and throws CAPACITY_EXCEEDED naming the key's
    * index: the keys before it were processed, that key and the ones after it were not added.
    */
-  addMany(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array): boolean[] {
+  addMany(keys: IntegerArray): Uint8Array;
+  addMany(keys: Iterable<Key>): boolean[];
+  addMany(keys: Iterable<Key> | IntegerArray): boolean[] | Uint8Array {
     return this.batch(keys, BatchOp.add, (h, results, start) => {
       if (!this.growing) return;
       const stopped = results.indexOf(KeyResult.stoppedHere);
@@ -467,31 +469,40 @@ export class CuckooFilter {
   }
 
   /** has() for many keys. */
-  hasMany(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array): boolean[] {
+  hasMany(keys: IntegerArray): Uint8Array;
+  hasMany(keys: Iterable<Key>): boolean[];
+  hasMany(keys: Iterable<Key> | IntegerArray): boolean[] | Uint8Array {
     return this.batch(keys, BatchOp.contains);
   }
 
   /** delete() for many keys. */
-  deleteMany(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array): boolean[] {
+  deleteMany(keys: IntegerArray): Uint8Array;
+  deleteMany(keys: Iterable<Key>): boolean[];
+  deleteMany(keys: Iterable<Key> | IntegerArray): boolean[] | Uint8Array {
     return this.batch(keys, BatchOp.remove);
   }
 
-  // A batch: any iterable of keys, packed chunk by chunk; or, without a copy into JavaScript values, a
-  // Uint32Array, BigUint64Array or BigInt64Array of integer keys, which the core reads as they are.
+  // A batch: any iterable of keys, packed chunk by chunk, with boolean[] results; or, without a copy into
+  // JavaScript values either way, a typed array of integer keys, which the core reads as they are, with a
+  // Uint8Array of 0/1 results (a boolean per key would be most of the batch's time, and 8 bytes a key).
   // `after` sees each chunk's results.
-  private batch(keys: Iterable<Key> | Uint32Array | BigUint64Array | BigInt64Array, op: number,
-    after?: (handle: number, results: Uint8Array, start: number) => void): boolean[] {
+  private batch(keys: Iterable<Key> | IntegerArray, op: number,
+    after?: (handle: number, results: Uint8Array, start: number) => void): boolean[] | Uint8Array {
     this.live();
     const typed = integerArrayBytes(keys);
     if (typed) {
       const h = op === BatchOp.contains ? this.live() : this.writable();
       const count = typed.bytes.length / typed.width;
-      const out = new Array<boolean>(count);
+      const out = new Uint8Array(count);
       for (let start = 0; start < count; start += INTEGER_CHUNK) {
         const p = packIntegers(this.m, typed.bytes, typed.width, start, Math.min(INTEGER_CHUNK, count - start));
         this.m.integerBatch(h, op, p.keys, typed.width, p.count, p.results);
-        this.collect(h, batchResults(this.m, p), start, out, after);
+        const results = batchResults(this.m, p); // after the call: it may have grown the memory
+        after?.(h, results, start);
+        out.set(results, start);
       }
+      // Only an add has codes other than yes (1) and no (0): no room (2) is a false.
+      if (op === BatchOp.add) for (let i = 0; i < count; i++) if (out[i] !== KeyResult.yes) out[i] = 0;
       return out;
     }
     // Copied and checked first: iterating may run the caller's code (getters, a generator), which may even

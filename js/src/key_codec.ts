@@ -38,6 +38,9 @@ export function ownUint32View(value: Uint32Array): Uint32Array {
   return new Uint32Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value));
 }
 
+/** A batch of integer keys that crosses into wasm as it is: 4-byte keys, or 8-byte keys (signed or not). */
+export type IntegerArray = Uint32Array | BigUint64Array | BigInt64Array;
+
 /**
  * The bytes of a batch of integer keys given as a typed array (any realm): a Uint32Array (4-byte keys,
  * each the integer it holds) or a BigUint64Array / BigInt64Array (8-byte keys), or undefined for anything

@@ -47,6 +47,9 @@ test('non-integers and out-of-range bigints are typed errors naming the value, a
   expect(f.export()).toEqual(before);
 });
 
+// A typed array's batch answers in a Uint8Array: 1 where the single call returns true, 0 where false.
+const asBytes = (answers: boolean[]) => Uint8Array.from(answers, Number);
+
 describe('typed arrays of integers are batches, with the answers of single calls', () => {
   const random = rng(7);
   const values = Array.from({ length: 5000 }, () => BigInt.asUintN(64, BigInt(Math.floor(random() * 2 ** 53)) * 4093n));
@@ -59,11 +62,11 @@ describe('typed arrays of integers are batches, with the answers of single calls
     using single = new CuckooFilter({ capacity: 3000, growth: 2 });
     const keys = make();
     const added = batched.addMany(keys);
-    expect(added).toEqual(Array.from({ length: keys.length }, (_, i) => single.add(keyAt(i))));
+    expect(added).toEqual(asBytes(Array.from({ length: keys.length }, (_, i) => single.add(keyAt(i)))));
     expect(batched.export()).toEqual(single.export());
     expect(batched.subFilterCount).toBeGreaterThan(1); // grew mid-batch
     expect(batched.hasMany(keys).every(Boolean)).toBe(true);
-    expect(batched.deleteMany(keys.subarray(0, 100) as never)).toEqual(Array.from({ length: 100 }, (_, i) => single.delete(keyAt(i))));
+    expect(batched.deleteMany(keys.subarray(0, 100))).toEqual(asBytes(Array.from({ length: 100 }, (_, i) => single.delete(keyAt(i)))));
     expect(batched.export()).toEqual(single.export());
   });
 
@@ -77,9 +80,19 @@ describe('typed arrays of integers are batches, with the answers of single calls
       const probes = BigUint64Array.from({ length }, (_, i) => BigInt(i) * (i % 5 === 0 ? 3n : 1n));
       const expected = Array.from(probes, (k) => f.has(k));
       if (length > 100) expect(new Set(expected)).toEqual(new Set([true, false]));
-      expect(f.hasMany(probes)).toEqual(expected);
-      expect(f.hasMany(Uint32Array.from(probes, Number))).toEqual(expected);
+      expect(f.hasMany(probes)).toEqual(asBytes(expected));
+      expect(f.hasMany(Uint32Array.from(probes, Number))).toEqual(asBytes(expected));
     }
+  });
+
+  test('a full filter answers 0 for the adds that found no room, as add() returns false', () => {
+    using f = new CuckooFilter({ capacity: 100, bucketSize: 2, maxKicks: 0 });
+    const keys = BigUint64Array.from({ length: 400 }, (_, i) => BigInt(i));
+    const added = f.addMany(keys);
+    expect(added).toBeInstanceOf(Uint8Array);
+    expect(new Set(added)).toEqual(new Set([0, 1]));
+    expect(added.reduce((n, x) => n + x, 0)).toBe(f.size);
+    expect(f.hasMany(keys.filter((_, i) => added[i] === 1)).every((x) => x === 1)).toBe(true);
   });
 
   test('arrays of numbers, several chunks long, with negatives', () => {
