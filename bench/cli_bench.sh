@@ -27,6 +27,9 @@ for (let i = 0; i < n; i++) {
 if (buffer.length) fs.writeSync(out, buffer.join("\n") + "\n");
 ' "$lines" "$input"
 
+# The generated file's pages are written back now, not during the first tool's run (which was cuckoo's).
+sync
+
 cat > "$work/set.js" <<'JS'
 const seen = new Set();
 const rl = require('readline').createInterface({ input: require('fs').createReadStream(process.argv[2]) });
