@@ -48,7 +48,6 @@ export function moduleLoader<M>(create: (options: { wasmBinary: Uint8Array }) =>
   };
 }
 
-// The platform's inflater (browsers, workers, Node 18+): about a millisecond for the ~90 KB binary.
 /** Inflates a zlib stream (the inlined wasm binaries). */
 export type Inflater = (deflated: Uint8Array) => Uint8Array | Promise<Uint8Array>;
 
@@ -67,6 +66,8 @@ function inflate(deflated: Uint8Array): Promise<Uint8Array> {
   return Promise.resolve(inflater(deflated));
 }
 
+// The platform's inflater (browsers, workers, Node 18+): about a millisecond for the ~90 KB binary in a
+// browser; in Node, the first use of web streams costs more than the inflating (see useInflater).
 async function inflateWithStreams(deflated: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([deflated as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('deflate'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
