@@ -16,10 +16,7 @@ TEST_CASE("capacity items fit, FPR within the bound, bits per item under 13.7", 
   CHECK(f.size() == capacity);
   for (std::uint64_t i = 0; i < capacity; ++i) REQUIRE(f.contains(cuckoo_test::key("in", i)));
 
-  const std::uint64_t probes = 1'000'000;
-  std::uint64_t false_positives = 0;
-  for (std::uint64_t i = 0; i < probes; ++i) false_positives += f.contains(cuckoo_test::key("out", i));
-  const double measured = static_cast<double>(false_positives) / probes;
+  const double measured = cuckoo_test::measured_fp_rate(f, "out", 1'000'000);
   const double bits_per_item = static_cast<double>(f.byte_size()) * 8 / static_cast<double>(capacity);
   INFO("capacity " << capacity << ": FPR " << measured << " (expected " << f.expected_fp_rate() << "), "
                    << bits_per_item << " bits per item");

@@ -14,6 +14,13 @@ namespace cuckoo_test {
 // Distinct keys per (prefix, i): "prefix-<i>".
 inline std::string key(const char* prefix, std::uint64_t i) { return std::string(prefix) + "-" + std::to_string(i); }
 
+// The share of `probes` keys "prefix-<i>" (none of them added) that the filter answers as present.
+inline double measured_fp_rate(const cuckoo::CuckooFilter& f, const char* prefix, std::uint64_t probes) {
+  std::uint64_t false_positives = 0;
+  for (std::uint64_t i = 0; i < probes; ++i) false_positives += f.contains(key(prefix, i));
+  return static_cast<double>(false_positives) / static_cast<double>(probes);
+}
+
 inline cuckoo::CuckooFilter make_filter(std::uint64_t capacity, unsigned bits, unsigned bucket_size,
                                         unsigned max_kicks = 500, std::uint64_t seed = cuckoo::kDefaultSeed,
                                         bool semi_sorted = false) {
