@@ -148,3 +148,32 @@ TEST_CASE("all_equal is true only when every slot holds the fingerprint", "[tabl
   }
   CHECK_FALSE(table.all_equal(0, 1));  // an empty bucket
 }
+
+TEST_CASE("a table past the huge-page threshold is zeroed, usable to its last slot, and 2 MiB-aligned on Linux",
+          "[table]") {
+  // 16-bit slots, 4 a bucket: 8 bytes a bucket, so this table is just over the threshold.
+  const std::uint64_t buckets = cuckoo::detail::kHugePageTableBytes / 8 + 3;
+  BucketTable table;
+  REQUIRE(table.allocate(buckets, 4, 16));
+  REQUIRE(table.byte_length() >= cuckoo::detail::kHugePageTableBytes);
+#if CUCKOO_HUGE_PAGE_TABLES
+  // Its own mapping at a page boundary, so that every 2 MiB of it can be one huge page.
+  CHECK(reinterpret_cast<std::uintptr_t>(table.data()) % cuckoo::detail::kHugePageBytes == 0);
+#endif
+  std::mt19937_64 rng(7);
+  std::vector<std::uint64_t> sample = {0, buckets - 2, buckets - 1};
+  for (int i = 0; i < 2000; ++i) sample.push_back(rng() % buckets);
+  for (const std::uint64_t bucket : sample)
+    for (unsigned s = 0; s < 4; ++s) REQUIRE(table.get(bucket, s) == 0);
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> written;
+  for (const std::uint64_t bucket : sample) {
+    const auto fp = static_cast<std::uint32_t>(rng() % 0xFFFF + 1);
+    if (table.insert_if_room(bucket, fp) >= 0) written.emplace_back(bucket, fp);
+  }
+  REQUIRE(written.size() == sample.size());  // at most a few repeats in a bucket of four
+  for (const auto& [bucket, fp] : written) CHECK(table.contains_either(bucket, buckets - 1, fp));
+  for (unsigned s = 0; s < 4; ++s) table.set(buckets - 1, s, 0xFFFF);  // the last bucket full: its word load stays in bounds
+  CHECK(table.all_equal(buckets - 1, 0xFFFF));
+  BucketTable moved = std::move(table);
+  CHECK(moved.contains_either(buckets - 1, buckets - 1, 0xFFFF));
+}

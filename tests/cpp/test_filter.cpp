@@ -162,6 +162,29 @@ TEST_CASE("a moved-from filter's contents live on in the target", "[filter]") {
   CHECK(b.size() == 1);
 }
 
+TEST_CASE("a table large enough for a mapping of its own loses nothing when filled, merged, exported and moved",
+          "[filter]") {
+  // 12-bit slots: about 9.5 MB of table, past detail::kHugePageTableBytes (huge pages on Linux).
+  auto f = make_filter(6'000'000, 12, 4);
+  REQUIRE(f.byte_size() >= detail::kHugePageTableBytes);
+  constexpr std::uint64_t kKeys = 5'000'000;
+  for (std::uint64_t k = 0; k < kKeys; ++k) REQUIRE(f.add(k * 0x9E3779B97F4A7C15ull));
+  auto other = make_filter(6'000'000, 12, 4);
+  REQUIRE(other.add(std::uint64_t{1}));
+  REQUIRE(other.merge(f).ok());  // works on copies of f's sub-filters, then takes them
+  const auto exported = f.serialize();
+  const CuckooFilter imported = CuckooFilter::deserialize(exported);
+  CHECK(imported.serialize() == exported);
+  const CuckooFilter moved = std::move(f);
+  std::uint64_t missing = 0;
+  for (std::uint64_t k = 0; k < kKeys; ++k) {
+    const std::uint64_t key = k * 0x9E3779B97F4A7C15ull;
+    missing += !moved.contains(key) + !imported.contains(key) + !other.contains(key);
+  }
+  CHECK(missing == 0);
+  CHECK(other.contains(std::uint64_t{1}));
+}
+
 TEST_CASE("batches give the same results and the same table as single calls", "[filter]") {
   const unsigned b = GENERATE(2u, 4u, 8u);
   auto single = make_filter(300, 10, b, 100);

@@ -26,25 +26,13 @@
 #include "detail/bits.hpp"
 #include "detail/compiler.hpp"
 #include "detail/semi_sort.hpp"
+#include "detail/table_memory.hpp"
 
 namespace cuckoo {
 inline namespace v1 {
 namespace detail {
 
 static_assert(kLittleEndian, "the table is read with native 64-bit loads and must be little-endian");
-
-// Frees what calloc and malloc gave.
-struct FreeDeleter {
-  void operator()(void* p) const noexcept { std::free(p); }
-};
-
-// A packed table's bytes: `bytes` zeroed bytes and `padding` more after them; null when they cannot be had.
-[[nodiscard]] inline std::unique_ptr<std::uint8_t[], FreeDeleter> allocate_packed(std::uint64_t bytes,
-                                                                                std::size_t padding) noexcept {
-  if (bytes > SIZE_MAX - padding) return nullptr;
-  return std::unique_ptr<std::uint8_t[], FreeDeleter>(
-      static_cast<std::uint8_t*>(std::calloc(static_cast<std::size_t>(bytes) + padding, 1)));
-}
 
 // The bits one bucket takes (see the layout above).
 [[nodiscard]] constexpr unsigned bucket_bits(unsigned bucket_size, unsigned fingerprint_bits, bool semi_sorted) noexcept {
@@ -80,7 +68,7 @@ class BucketTable {
     const unsigned bucket_bits = detail::bucket_bits(bucket_size, fingerprint_bits, semi_sorted);
     if (num_buckets > (UINT64_MAX - 7) / bucket_bits) return false;
     const std::uint64_t bytes = table_bytes(num_buckets, bucket_size, fingerprint_bits, semi_sorted);
-    auto memory = allocate_packed(bytes, kTailPadding);
+    TableMemory memory = allocate_table_memory(bytes, kTailPadding);
     if (!memory) return false;
     data_ = std::move(memory);
     spread_ = semi_sorted ? semi_sort::spread_table(fingerprint_bits) : nullptr;
@@ -406,7 +394,7 @@ class BucketTable {
 
   [[nodiscard]] std::uint64_t zero_field_bits(std::uint64_t x) const noexcept { return zero_fields(x, low_bits_, high_bits_); }
 
-  std::unique_ptr<std::uint8_t[], FreeDeleter> data_;
+  TableMemory data_;
   std::uint64_t num_buckets_ = 0;
   std::size_t byte_length_ = 0;
   std::uint64_t slot_mask_ = 0;
