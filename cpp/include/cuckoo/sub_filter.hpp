@@ -57,6 +57,7 @@ struct SubFilter {
   std::uint64_t capacity = 0;  // the items it was sized for
   std::uint64_t num_buckets = 0;
   unsigned fingerprint_bits = 0;
+  std::uint64_t fingerprint_count = 0;  // fingerprint_values(fingerprint_bits), for locate()
   BucketTable table;
   std::uint64_t size = 0;  // stored fingerprints (invariant: the table's occupied slots)
 
@@ -66,6 +67,7 @@ struct SubFilter {
     capacity = items;
     num_buckets = buckets;
     fingerprint_bits = bits;
+    fingerprint_count = fingerprint_values(bits);
     size = 0;
     return table.allocate(buckets, bucket_size, bits, semi_sorted);
   }
@@ -82,7 +84,7 @@ struct SubFilter {
 
   [[nodiscard]] Location locate(std::uint64_t hash) const noexcept {
     const std::uint32_t index = index_of(hash, num_buckets);
-    const std::uint32_t fingerprint = fingerprint_of(hash, fingerprint_bits);
+    const std::uint32_t fingerprint = fingerprint_from(hash, fingerprint_count);
     return {hash, index, alternate_index(index, fingerprint, num_buckets), fingerprint};
   }
 
