@@ -1,6 +1,7 @@
 // Native benchmark of the core. One JSON line per case on stdout:
 //   {"bench":"native","case":...,"items":...,"bucket_size":...,"fingerprint_bits":...,
-//    "semi_sorted":...,"insert_mops":...,"lookup_positive_mops":...,"lookup_negative_mops":...,"delete_mops":...,
+//    "semi_sorted":...,"insert_mops":...,"lookup_positive_mops":...,"lookup_negative_mops":...,
+//    "lookup_mixed_mops":...,"delete_mops":...,
 //    "bits_per_item":...,"fpr":...}
 // Keys are 8-byte random integers passed as bytes (the reference implementation's benchmark uses 64-bit
 // integer keys), so the numbers compare with it.
@@ -31,6 +32,14 @@ std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed) {
   return keys;
 }
 
+// Key i of `present` or of `absent`, each with probability 1/2.
+std::vector<std::uint64_t> half_present(const std::vector<std::uint64_t>& present, const std::vector<std::uint64_t>& absent) {
+  cuckoo::SplitMix64 coin{4};
+  std::vector<std::uint64_t> mixed(present.size());
+  for (std::size_t i = 0; i < mixed.size(); ++i) mixed[i] = (coin.next() & 1) != 0 ? present[i] : absent[i];
+  return mixed;
+}
+
 std::span<const std::uint8_t> bytes(const std::uint64_t& k) {
   return {reinterpret_cast<const std::uint8_t*>(&k), sizeof k};
 }
@@ -54,14 +63,16 @@ double mops(std::size_t n, double seconds) { return static_cast<double>(n) / sec
 // A sink the optimizer cannot see through, so lookups are not removed.
 volatile std::size_t g_sink;
 
-// Inserts `keys`, looks them up, then looks up `absent`, one call per key.
+// Inserts `keys`, looks them up, then looks up `absent`, then `mixed` (each key from one of the two at
+// random: what a real stream of lookups looks like, where no branch on the answer can be predicted), one
+// call per key.
 struct SingleCalls {
   std::size_t added = 0, found = 0, false_positives = 0;
-  double insert_s = 0, positive_s = 0, negative_s = 0;
+  double insert_s = 0, positive_s = 0, negative_s = 0, mixed_s = 0;
 };
 
 SingleCalls time_single_calls(cuckoo::CuckooFilter& filter, const std::vector<std::uint64_t>& keys,
-                              const std::vector<std::uint64_t>& absent) {
+                              const std::vector<std::uint64_t>& absent, const std::vector<std::uint64_t>& mixed) {
   SingleCalls r;
   auto start = Clock::now();
   for (const auto& k : keys) r.added += filter.add(bytes(k));
@@ -72,6 +83,11 @@ SingleCalls time_single_calls(cuckoo::CuckooFilter& filter, const std::vector<st
   start = Clock::now();
   for (const auto& k : absent) r.false_positives += filter.contains(bytes(k));
   r.negative_s = seconds_since(start);
+  std::size_t mixed_found = 0;
+  start = Clock::now();
+  for (const auto& k : mixed) mixed_found += filter.contains(bytes(k));
+  r.mixed_s = seconds_since(start);
+  g_sink = mixed_found;
   return r;
 }
 
@@ -90,12 +106,13 @@ cuckoo::CuckooFilter make(std::uint64_t capacity, unsigned bits, unsigned bucket
 int g_repeats = 3;
 
 struct Rates {
-  double insert = 0, positive = 0, negative = 0, remove = 0;
+  double insert = 0, positive = 0, negative = 0, mixed = 0, remove = 0;
   double batch_insert = 0, batch_positive = 0, batch_negative = 0, batch_remove = 0;
   void keep_best(const Rates& r) {
     insert = std::max(insert, r.insert);
     positive = std::max(positive, r.positive);
     negative = std::max(negative, r.negative);
+    mixed = std::max(mixed, r.mixed);
     remove = std::max(remove, r.remove);
     batch_insert = std::max(batch_insert, r.batch_insert);
     batch_positive = std::max(batch_positive, r.batch_positive);
@@ -108,6 +125,7 @@ void throughput_case(const char* name, std::uint64_t capacity, std::size_t items
                      unsigned bucket_size, bool semi_sorted = false) {
   const auto keys = random_keys(items, 1);
   const auto absent = random_keys(items, 2);
+  const auto mixed = half_present(keys, absent);
   std::vector<std::uint32_t> offsets(items + 1);
   for (std::size_t i = 0; i <= items; ++i) offsets[i] = static_cast<std::uint32_t>(i * 8);
   std::vector<std::uint8_t> results(items);
@@ -120,11 +138,12 @@ void throughput_case(const char* name, std::uint64_t capacity, std::size_t items
   for (int run = 0; run < g_repeats; ++run) {
     Rates r;
     auto filter = make(capacity, bits, bucket_size, semi_sorted);
-    const SingleCalls single = time_single_calls(filter, keys, absent);
+    const SingleCalls single = time_single_calls(filter, keys, absent, mixed);
     added = single.added, found = single.found, false_positives = single.false_positives;
     r.insert = mops(items, single.insert_s);
     r.positive = mops(items, single.positive_s);
     r.negative = mops(items, single.negative_s);
+    r.mixed = mops(items, single.mixed_s);
     bits_per_item = static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(capacity);
     load = filter.load_factor();
 
@@ -156,12 +175,12 @@ void throughput_case(const char* name, std::uint64_t capacity, std::size_t items
   std::printf(
       "{\"bench\":\"native\",\"case\":\"%s\",\"capacity\":%llu,\"items\":%zu,\"added\":%zu,\"found\":%zu,"
       "\"load_factor\":%.4f,\"bucket_size\":%u,\"fingerprint_bits\":%u,\"semi_sorted\":%s,\"insert_mops\":%.2f,"
-      "\"lookup_positive_mops\":%.2f,\"lookup_negative_mops\":%.2f,\"delete_mops\":%.2f,"
+      "\"lookup_positive_mops\":%.2f,\"lookup_negative_mops\":%.2f,\"lookup_mixed_mops\":%.2f,\"delete_mops\":%.2f,"
       "\"batch_insert_mops\":%.2f,\"batch_lookup_positive_mops\":%.2f,\"batch_lookup_negative_mops\":%.2f,"
       "\"batch_delete_mops\":%.2f,\"bits_per_item\":%.3f,\"fpr\":%.6f,\"repeats\":%d}\n",
       name, static_cast<unsigned long long>(capacity), items, added, found, load, bucket_size, bits,
       semi_sorted ? "true" : "false", best.insert,
-      best.positive, best.negative, best.remove, best.batch_insert, best.batch_positive, best.batch_negative,
+      best.positive, best.negative, best.mixed, best.remove, best.batch_insert, best.batch_positive, best.batch_negative,
       best.batch_remove, bits_per_item, static_cast<double>(false_positives) / static_cast<double>(items), g_repeats);
   std::fflush(stdout);
 }
@@ -225,15 +244,15 @@ void growth_case(std::uint64_t initial, std::size_t items) {
     o.fp_rate = 0.001;
     if (grows) o.growth = 2;
     cuckoo::CuckooFilter filter(o);
-    const SingleCalls r = time_single_calls(filter, keys, absent);
+    const SingleCalls r = time_single_calls(filter, keys, absent, half_present(keys, absent));
     g_sink = r.found;
     std::printf(
         "{\"bench\":\"native\",\"case\":\"%s\",\"initial_capacity\":%llu,\"items\":%zu,\"added\":%zu,"
         "\"sub_filters\":%zu,\"insert_mops\":%.2f,\"lookup_positive_mops\":%.2f,\"lookup_negative_mops\":%.2f,"
-        "\"bits_per_item\":%.3f,\"fpr\":%.6f,\"expected_fpr\":%.6f}\n",
+        "\"lookup_mixed_mops\":%.2f,\"bits_per_item\":%.3f,\"fpr\":%.6f,\"expected_fpr\":%.6f}\n",
         grows ? "growth_x2_from_initial" : "sized_right_from_the_start", static_cast<unsigned long long>(o.capacity),
         items, r.added, filter.sub_filter_count(), mops(items, r.insert_s), mops(items, r.positive_s),
-        mops(items, r.negative_s), static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(items),
+        mops(items, r.negative_s), mops(items, r.mixed_s), static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(items),
         static_cast<double>(r.false_positives) / static_cast<double>(items), filter.expected_fp_rate());
     std::fflush(stdout);
   }
