@@ -57,7 +57,7 @@ struct SubFilter {
   std::uint64_t capacity = 0;  // the items it was sized for
   std::uint64_t num_buckets = 0;
   unsigned fingerprint_bits = 0;
-  std::uint64_t fingerprint_count = 0;  // fingerprint_values(fingerprint_bits), for locate()
+  std::uint64_t fingerprint_value_count = 0;  // fingerprint_values(fingerprint_bits), for locate()
   BucketTable table;
   std::uint64_t size = 0;  // stored fingerprints (invariant: the table's occupied slots)
 
@@ -67,7 +67,7 @@ struct SubFilter {
     capacity = items;
     num_buckets = buckets;
     fingerprint_bits = bits;
-    fingerprint_count = fingerprint_values(bits);
+    fingerprint_value_count = fingerprint_values(bits);
     size = 0;
     return table.allocate(buckets, bucket_size, bits, semi_sorted);
   }
@@ -84,7 +84,7 @@ struct SubFilter {
 
   [[nodiscard]] Location locate(std::uint64_t hash) const noexcept {
     const std::uint32_t index = index_of(hash, num_buckets);
-    const std::uint32_t fingerprint = fingerprint_from(hash, fingerprint_count);
+    const std::uint32_t fingerprint = fingerprint_from(hash, fingerprint_value_count);
     return {hash, index, alternate_index(index, fingerprint, num_buckets), fingerprint};
   }
 
@@ -115,7 +115,7 @@ struct SubFilter {
 #if !defined(__wasm__)
     // Natively, the same placement through a probe of the table's shape: one branch here instead of four
     // per bucket on the general path (semi-sorted? one word? whole bytes? semi-sorted again for the
-    // write); side by side with the reference code, inserts 8-10% faster. Not in wasm, whose module has a
+    // write); side by side with the reference code, inserts 4-11% faster. Not in wasm, whose module has a
     // size budget and whose batches of adds already go through the probe (add_many_word).
     if (table.fits_word()) {
       auto probe = table.word_probe();
