@@ -85,9 +85,17 @@ class BucketTable {
     fits_word_ = !semi_sorted && bucket_bits_ + (8 - std::gcd(bucket_bits_, 8u)) <= 64;
     bucket_bytes_ = fits_word_ && bucket_bits_ % 8 == 0 ? bucket_bits_ / 8 : 0;
     if (fits_word_) bucket_mask_ = bucket_bits_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bucket_bits_) - 1;
-    if (fits_word_ || spread_) {  // the SWAR constants of a plain bucket's word (or of semi_word()'s)
+    // Four slots too wide for one load, but two of them fit one (with up to 7 bits of offset): a bucket
+    // is tested as two words of two fields each.
+    pair_words_ = !semi_sorted && !fits_word_ && bucket_size == 4 && 2 * fingerprint_bits + 7 <= 64;
+    // From a bucket's first byte to the last one a read of it loads: a 64-bit load at the first byte (one
+    // word), at the third slot's (pair words), at the last slot's (otherwise; semi-sorted reads stay
+    // within that too). In bounds for the last bucket: the 8 bytes of tail padding.
+    touch_span_ = fits_word_ ? 7 : pair_words_ ? (7 + 2 * fingerprint_bits) / 8 + 7 : (7 + bucket_bits_ - 1) / 8 + 7;
+    if (fits_word_ || spread_ || pair_words_) {  // the SWAR constants of a plain bucket's word (or of semi_word()'s)
       low_bits_ = 0;
-      for (unsigned s = 0; s < bucket_size; ++s) low_bits_ |= std::uint64_t{1} << (s * fingerprint_bits);
+      const unsigned fields = pair_words_ ? 2 : bucket_size;
+      for (unsigned s = 0; s < fields; ++s) low_bits_ |= std::uint64_t{1} << (s * fingerprint_bits);
       high_bits_ = low_bits_ << (fingerprint_bits - 1);
       // floor(n / f) == (n * ceil(2^16 / f)) >> 16 for every n <= 64 and f <= 32.
       slot_reciprocal_ = ((1u << 16) + fingerprint_bits - 1) / fingerprint_bits;
@@ -135,6 +143,7 @@ class BucketTable {
 
   [[nodiscard]] bool contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
     if (fits_word_) return has_field_equal(raw_bucket_word(bucket), fingerprint);
+    if (pair_words_) return find(bucket, fingerprint) >= 0;
     if (semi_sorted_) return semi_contains(bucket, fingerprint);
     for (unsigned s = 0; s < bucket_size_; ++s)
       if (plain_get(bucket, s) == fingerprint) return true;
@@ -150,6 +159,11 @@ class BucketTable {
                                     fingerprint, low_bits_, high_bits_);
     if (fits_word_)
       return either_has_field_equal(raw_bucket_word(b1), raw_bucket_word(b2), fingerprint, low_bits_, high_bits_);
+    if (pair_words_) {
+      const std::uint64_t pattern = fingerprint * low_bits_;
+      return (zero_field_bits(pair_low(b1) ^ pattern) | zero_field_bits(pair_high(b1) ^ pattern) |
+              zero_field_bits(pair_low(b2) ^ pattern) | zero_field_bits(pair_high(b2) ^ pattern)) != 0;
+    }
     if (spread_) return semi_contains_either(b1, b2, fingerprint);
     return contains(b1, fingerprint) || contains(b2, fingerprint);
   }
@@ -203,6 +217,14 @@ class BucketTable {
       if (matches == 0) return -1;
       return static_cast<int>(lowest_field(matches, slot_reciprocal_));
     }
+    if (pair_words_) {
+      const std::uint64_t pattern = fingerprint * low_bits_;
+      const std::uint64_t low = zero_field_bits(pair_low(bucket) ^ pattern);
+      if (low != 0) return static_cast<int>(lowest_field(low, slot_reciprocal_));
+      const std::uint64_t high = zero_field_bits(pair_high(bucket) ^ pattern);
+      if (high != 0) return 2 + static_cast<int>(lowest_field(high, slot_reciprocal_));
+      return -1;
+    }
     if (semi_sorted_) return semi_find(bucket, fingerprint);
     for (unsigned s = 0; s < bucket_size_; ++s)
       if (plain_get(bucket, s) == fingerprint) return static_cast<int>(s);
@@ -240,18 +262,22 @@ class BucketTable {
     return slot;
   }
 
-  // Starts loading a bucket that will be used soon. WebAssembly has no prefetch instruction (the builtin
-  // compiles to nothing), so there it is a real one-byte load, which only happens if the caller folds its
-  // value into a result it keeps (as the batches do: the loads of a group are independent, so their cache
-  // misses overlap). A caller that discards the value gets a hint natively and nothing in wasm.
+  // Starts loading a bucket that will be used soon: the first and the last byte its reads touch, which
+  // can be in two cache lines (a 6- or 12-byte bucket, or a word load running past a line's end).
+  // WebAssembly has no prefetch instruction (the builtin compiles to nothing), so there these are real
+  // one-byte loads, which only happen if the caller folds their value into a result it keeps (as the
+  // batches do: the loads of a group are independent, so their cache misses overlap). A caller that
+  // discards the value gets a hint natively and nothing in wasm.
   [[nodiscard]] std::uint8_t prefetch(std::uint64_t bucket) const noexcept {
+    const std::uint64_t first = bucket * bucket_bits_ / 8;
 #if defined(__wasm__)
-    return data_[bucket * bucket_bits_ / 8];
+    return data_[first] ^ data_[first + touch_span_];
 #elif defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(data_.get() + bucket * bucket_bits_ / 8);
+    __builtin_prefetch(data_.get() + first);
+    __builtin_prefetch(data_.get() + first + touch_span_);
     return 0;
 #else
-    (void)bucket;
+    (void)first;
     return 0;
 #endif
   }
@@ -387,6 +413,12 @@ class BucketTable {
            ((raw >> 4) & low_at_[2]) | (raw & low_at_[3]);
   }
 
+  // Slots 0-1 and slots 2-3 of a pair-words bucket, each in the low bits of a word (neighbours above).
+  [[nodiscard]] std::uint64_t pair_low(std::uint64_t bucket) const noexcept { return bits_at(data_.get(), bucket * bucket_bits_); }
+  [[nodiscard]] std::uint64_t pair_high(std::uint64_t bucket) const noexcept {
+    return bits_at(data_.get(), bucket * bucket_bits_ + 2 * bits_);
+  }
+
   // The one-word form of either_has_field_equal.
   [[nodiscard]] bool has_field_equal(std::uint64_t word, std::uint32_t fingerprint) const noexcept {
     return zero_field_bits(word ^ (fingerprint * low_bits_)) != 0;
@@ -407,6 +439,8 @@ class BucketTable {
   unsigned slot_reciprocal_ = 0;
   unsigned bucket_bytes_ = 0;  // bytes per bucket when that is whole and fits a load, else 0
   bool fits_word_ = false;      // a plain table whose buckets fit one 64-bit load
+  bool pair_words_ = false;     // a plain table of 4-slot buckets tested as two words (see allocate)
+  unsigned touch_span_ = 0;      // the last byte a read of a bucket touches, from its first (see allocate)
   bool semi_sorted_ = false;
   // Semi-sorted tables with word lookups: the shared table of the four nibbles of each code placed as in
   // a plain word (semi_sort::spread_table), and where each low field goes in it. Null otherwise.
