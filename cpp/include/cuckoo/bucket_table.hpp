@@ -98,7 +98,8 @@ class BucketTable {
     // second line costs little when it is needed, and the second load on every bucket costs 6% of a batch
     // lookup's time (wasm, 1M keys, 1.7 MB of table).
     prefetch_both_ends_ = bytes >= kPrefetchBothEndsBytes;
-    if (fits_word_ || spread_ || pair_words_) {  // the SWAR constants of a plain bucket's word (or of semi_word()'s)
+    // The SWAR constants of a plain bucket's word, of semi_word()'s, or of a pair-words bucket's two words.
+    if (fits_word_ || spread_ || pair_words_) {
       low_bits_ = 0;
       const unsigned fields = pair_words_ ? 2 : bucket_size;
       for (unsigned s = 0; s < fields; ++s) low_bits_ |= std::uint64_t{1} << (s * fingerprint_bits);
