@@ -6,7 +6,8 @@
 // walk on most of those reads. Side by side with the paper's reference code on a 24 MB table (10M keys,
 // ../shared/refbench), 2 MiB pages took our lookups from 0.87-0.92 to 0.96-1.06 of its rate and inserts
 // from 0.83 to 0.93-1.00. A hint only: with transparent huge pages off, or none free, the mapping gets
-// 4 KiB pages and works the same.
+// 4 KiB pages and works the same. The cost: where THP's defrag setting is "madvise" (Debian's default),
+// the first touch of each 2 MiB page may wait for the kernel to compact memory on a fragmented host.
 #pragma once
 
 #include <cstddef>
