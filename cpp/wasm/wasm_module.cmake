@@ -15,12 +15,15 @@ find_program(CUCKOO_NODE node REQUIRED)
 # No import.meta (the glue never locates a file: it is handed wasmBinary). The two need different output
 # names: each writes its .wasm next to its glue, and with one name two parallel links write the same file.
 # Outputs: js/generated/NAME.mjs, NAME_binary.mjs, NAME_cjs.cjs, NAME_binary_cjs.cjs.
+# -mbulk-memory: memcpy and memset are single instructions (memory.copy, memory.fill), not a loop of the
+# module's own: `cuckoo dedup` copies every new line into its output (10M lines: 0.94-0.95 -> 0.87-0.91 s),
+# and the module is 0.16 KB smaller gzipped. Every current browser and Node since 12 run it.
 function(cuckoo_wasm_module name source export_name)
   add_library(${name}_objects OBJECT ${source})
   target_link_libraries(${name}_objects PUBLIC cuckoo::cuckoo)
-  target_compile_options(${name}_objects PRIVATE -fno-exceptions -flto)
+  target_compile_options(${name}_objects PRIVATE -fno-exceptions -flto -mbulk-memory)
   set(link_options
-    -fno-exceptions --bind -O3 -flto
+    -fno-exceptions --bind -O3 -flto -mbulk-memory
     -sMODULARIZE=1 -sEXPORT_NAME=${export_name}
     -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB
     -sEXPORTED_FUNCTIONS=_malloc,_free
