@@ -18,12 +18,13 @@ TEST_CASE("hash_bytes is XXH3-64 with the seed", "[hashing]") {
 }
 
 TEST_CASE("KeyHasher equals hash_bytes for every length and seed", "[hashing]") {
-  // KeyHasher re-implements XXH3's short-key paths with precomputed seed constants; any difference
-  // would change every filter's layout, so compare it with the library on all short lengths (each path
-  // and each boundary: 0, 1-3, 4-8, 9-16, and the library fallback above 16), at unaligned offsets, with
+  // KeyHasher re-implements XXH3's paths up to 128 bytes (the short ones with precomputed seed constants);
+  // any difference would change every filter's layout, so compare it with the library on all lengths up to
+  // 200 (each path and each boundary: 0, 1-3, 4-8, 9-16, 17-32, 33-64, 65-96, 97-128, and the library's own
+  // code above 128), at unaligned offsets, with
   // seeds whose halves exercise the 4-8 byte path's byte swap and the borrow of its subtraction.
   SplitMix64 rng{2024};
-  std::array<std::uint8_t, 64> buffer{};
+  std::array<std::uint8_t, 208> buffer{};
   const std::uint64_t seeds[] = {0, 1, kDefaultSeed, 0xFFFFFFFFFFFFFFFFull, 0x00000000FFFFFFFFull,
                                  0xFFFFFFFF00000000ull, 0x0123456789ABCDEFull};
   std::size_t mismatches = 0, compared = 0;
@@ -32,7 +33,7 @@ TEST_CASE("KeyHasher equals hash_bytes for every length and seed", "[hashing]") 
       const std::uint64_t s = extra == 0 ? seed : rng.next();
       const KeyHasher hasher(s);
       CHECK(hasher.seed() == s);
-      for (std::size_t length = 0; length <= 40; ++length) {
+      for (std::size_t length = 0; length <= 200; ++length) {
         for (std::size_t offset = 0; offset < 3; ++offset) {
           for (auto& byte : buffer) byte = static_cast<std::uint8_t>(rng.next());
           const std::uint8_t* key = buffer.data() + offset;
@@ -42,7 +43,7 @@ TEST_CASE("KeyHasher equals hash_bytes for every length and seed", "[hashing]") 
       }
     }
   }
-  CHECK(compared == 7u * 40u * 41u * 3u);
+  CHECK(compared == 7u * 40u * 201u * 3u);
   CHECK(mismatches == 0);
   // All-ones and all-zero keys push the 9-16 byte path's 128-bit product to its extremes.
   const KeyHasher hasher(kDefaultSeed);

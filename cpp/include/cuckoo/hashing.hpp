@@ -11,6 +11,12 @@
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
 #endif
+// In wasm, xxHash's forced inlining is off: it copied XXH3's long-input code whole into each function of
+// the export checksum (format.hpp), about 1 KB of the package's gzipped size. The key paths that matter
+// are KeyHasher's own below (up to 128 bytes); exports of 30 MB and 150-byte keys measured no slower.
+#if defined(__wasm__) && !defined(XXH_NO_INLINE_HINTS)
+#define XXH_NO_INLINE_HINTS 1
+#endif
 #include <xxhash.h>
 
 #include "detail/bits.hpp"
@@ -52,7 +58,9 @@ class KeyHasher {
   [[nodiscard]] std::uint64_t operator()(const void* data, std::size_t length) const noexcept {
     const auto* p = static_cast<const std::uint8_t*>(data);
     // Elsewhere than little-endian machines the loads below would need swapping: every call goes to the library.
-    if (length > 16 || !detail::kLittleEndian) return hash_long(data, length, seed_);
+    if (length > 16 || !detail::kLittleEndian) {
+      return length <= 128 && detail::kLittleEndian ? hash_17to128(p, length) : hash_long(data, length, seed_);
+    }
     if (length > 8) {
       const std::uint64_t low = detail::load64(p) ^ flip_9to16_low_;
       const std::uint64_t high = detail::load64(p + length - 8) ^ flip_9to16_high_;
@@ -83,6 +91,28 @@ class KeyHasher {
   // operator, with XXH3's long-key code, was one function called per key).
   [[gnu::noinline]] static std::uint64_t hash_long(const void* data, std::size_t length, std::uint64_t seed) noexcept {
     return XXH3_64bits_withSeed(data, length, seed);
+  }
+
+  // XXH3's path for 17 to 128 bytes (XXH3_len_17to128_64b), written out so that its 16-byte mixes are
+  // inlined whatever the library's inlining hints (the wasm build turns them off, see the top of this
+  // file): the lines of a log or a CSV are mostly this long. Out of line: one copy for every batch loop.
+  [[gnu::noinline]] std::uint64_t hash_17to128(const std::uint8_t* p, std::size_t length) const noexcept {
+    const std::uint8_t* secret = XXH3_kSecret;
+    const std::uint64_t seed = seed_;
+    const auto mix16 = [&](std::size_t at, std::size_t secret_at) {
+      return multiply_fold64(detail::load64(p + at) ^ (detail::load64(secret + secret_at) + seed),
+                             detail::load64(p + at + 8) ^ (detail::load64(secret + secret_at + 8) - seed));
+    };
+    std::uint64_t acc = length * 0x9E3779B185EBCA87ull;  // XXH_PRIME64_1
+    if (length > 32) {
+      if (length > 64) {
+        if (length > 96) acc += mix16(48, 96) + mix16(length - 64, 112);
+        acc += mix16(32, 64) + mix16(length - 48, 80);
+      }
+      acc += mix16(16, 32) + mix16(length - 32, 48);
+    }
+    acc += mix16(0, 0) + mix16(length - 16, 16);
+    return avalanche(acc);
   }
 
   static constexpr std::uint64_t rotl64(std::uint64_t x, int r) noexcept { return (x << r) | (x >> (64 - r)); }
