@@ -289,6 +289,152 @@ TEST_CASE("add_if_absent_ranges adds each new key once and reports a full table"
     if (results[i] == 1) REQUIRE(f.contains(std::string_view(text).substr(ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i])));
 }
 
+namespace {
+
+bool bucket_holds(const CuckooFilter& f, std::uint32_t bucket, std::uint32_t fingerprint) {
+  for (unsigned s = 0; s < f.bucket_size(); ++s)
+    if (f.slot(bucket, s) == fingerprint) return true;
+  return false;
+}
+
+bool bucket_full(const CuckooFilter& f, std::uint32_t bucket) {
+  for (unsigned s = 0; s < f.bucket_size(); ++s)
+    if (f.slot(bucket, s) == 0) return false;
+  return true;
+}
+
+// add_if_absent_ranges for one key: its KeyResult.
+std::uint8_t add_if_absent_one(CuckooFilter& f, const std::string& k) {
+  const std::uint32_t range[2] = {0, static_cast<std::uint32_t>(k.size())};
+  std::uint8_t result = 9;
+  (void)f.add_if_absent_ranges(reinterpret_cast<const std::uint8_t*>(k.data()), range, 1, &result);
+  return result;
+}
+
+// Keys "fill-<i>" added until the first one that finds no room.
+std::vector<std::string> fill_until_full(CuckooFilter& f) {
+  std::vector<std::string> added;
+  for (std::uint64_t i = 0;; ++i) {
+    auto k = key("fill", i);
+    if (!f.add(k)) return added;
+    added.push_back(std::move(k));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("after adds alone, a key whose first bucket has room is in that bucket", "[filter]") {
+  // What lets add_if_absent_ranges decide most keys on their first bucket: an add stores into the first
+  // bucket when it has room, and a full bucket stays full through kick-outs and undone walks. Filled to
+  // the first failure, so that many keys were kicked. Every bucket shape: one word (b = 4, f = 12), two
+  // words (f = 24), the general one (f = 30, and b = 8), semi-sorted.
+  struct Shape {
+    unsigned bits, bucket_size;
+    bool semi_sorted;
+  };
+  for (const Shape shape : {Shape{12, 4, false}, Shape{24, 4, false}, Shape{30, 4, false}, Shape{16, 8, false},
+                            Shape{13, 4, true}}) {
+    auto f = make_filter(3000, shape.bits, shape.bucket_size, 500, kDefaultSeed, shape.semi_sorted);
+    const auto added = fill_until_full(f);
+    REQUIRE(f.load_factor() > 0.9);
+    std::size_t in_second = 0;
+    for (const auto& k : added) {
+      const auto at = f.locate(k);
+      if (bucket_holds(f, at.index, at.fingerprint)) continue;
+      REQUIRE(bucket_holds(f, at.alternate_index, at.fingerprint));
+      REQUIRE(bucket_full(f, at.index));
+      ++in_second;
+    }
+    CHECK(in_second > added.size() / 10);
+    // And the batch finds every one of them (none added twice).
+    for (const auto& k : added) REQUIRE(add_if_absent_one(f, k) == 0);
+    CHECK(f.size() == added.size());
+  }
+}
+
+TEST_CASE("add_if_absent_ranges on every bucket shape: each key once, then found", "[filter]") {
+  // Each key twice in a row, in batches, up to 90% of the capacity: the first copy is added (unless it is
+  // a false positive, rare at these widths), the second is found.
+  struct Shape {
+    unsigned bits, bucket_size;
+    bool semi_sorted;
+  };
+  for (const Shape shape : {Shape{16, 4, false}, Shape{24, 4, false}, Shape{30, 4, false}, Shape{28, 2, false},
+                            Shape{24, 8, false}, Shape{13, 4, true}}) {
+    auto f = make_filter(4000, shape.bits, shape.bucket_size, 500, kDefaultSeed, shape.semi_sorted);
+    std::size_t yes = 0, first_found = 0;
+    for (std::uint64_t batch = 0; batch < 9; ++batch) {
+      std::string text;
+      std::vector<std::uint32_t> ranges;
+      for (std::uint64_t i = 400 * batch; i < 400 * (batch + 1); ++i) {
+        const auto k = key("shape", i);
+        for (int copy = 0; copy < 2; ++copy) {
+          ranges.push_back(static_cast<std::uint32_t>(text.size()));
+          text += k;
+          ranges.push_back(static_cast<std::uint32_t>(text.size()));
+        }
+      }
+      std::vector<std::uint8_t> results(ranges.size() / 2, 9);
+      (void)f.add_if_absent_ranges(reinterpret_cast<const std::uint8_t*>(text.data()), ranges.data(), results.size(),
+                                   results.data());
+      for (std::size_t i = 0; i < results.size(); i += 2) {
+        REQUIRE(results[i] <= 1);
+        REQUIRE(results[i + 1] == 0);
+        yes += results[i];
+        first_found += results[i] == 0;
+      }
+    }
+    CHECK(f.size() == yes);
+    CHECK(first_found <= 3);
+    for (std::uint64_t i = 0; i < 3600; ++i) REQUIRE(f.contains(key("shape", i)));
+  }
+}
+
+TEST_CASE("add_if_absent_ranges compares with both buckets after a remove, an import or a merge", "[filter]") {
+  // After any of them a key can be in its second bucket while its first has room; deciding on the first
+  // bucket alone would then add it a second time.
+  auto f = make_filter(300, 16, 4);
+  const auto added = fill_until_full(f);
+  std::string second;  // a key in its second bucket
+  Location at{};
+  for (const auto& k : added) {
+    at = f.locate(k);
+    if (!bucket_holds(f, at.index, at.fingerprint)) {
+      second = k;
+      break;
+    }
+  }
+  REQUIRE(!second.empty());
+  // Free a slot of its first bucket by removing a key that lives there.
+  bool freed = false;
+  for (const auto& k : added) {
+    const auto other = f.locate(k);
+    if (k != second && other.index == at.index && bucket_holds(f, at.index, other.fingerprint)) {
+      REQUIRE(f.remove(k));
+      freed = true;
+      break;
+    }
+  }
+  REQUIRE(freed);
+  REQUIRE(!bucket_full(f, at.index));
+  const auto size = f.size();
+  CHECK(add_if_absent_one(f, second) == 0);
+
+  std::optional<CuckooFilter> imported;
+  REQUIRE(CuckooFilter::parse(f.serialize(), imported).ok());
+  CHECK(add_if_absent_one(*imported, second) == 0);
+  CHECK(imported->size() == size);
+
+  // Merged into an empty filter of the same shape, each fingerprint lands in the bucket it was in.
+  auto merged = make_filter(300, 16, 4);
+  REQUIRE(merged.merge(f).ok());
+  REQUIRE(bucket_holds(merged, at.alternate_index, at.fingerprint));
+  REQUIRE(!bucket_full(merged, at.index));
+  CHECK(add_if_absent_one(merged, second) == 0);
+  CHECK(merged.size() == size);
+  CHECK(f.size() == size);
+}
+
 TEST_CASE("deleting a never-added key can remove an added key's fingerprint (documented hazard)", "[filter]") {
   // Two keys with the same bucket pair and fingerprint are indistinguishable to the filter. With 4-bit
   // fingerprints and a tiny table such a pair is quick to find.

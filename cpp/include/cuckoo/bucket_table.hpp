@@ -237,6 +237,35 @@ class BucketTable {
     return -1;
   }
 
+  // One bucket's part of an add-if-absent that this bucket alone decides (CuckooFilter::add_if_absent_ranges):
+  // 1 when the bucket holds `fingerprint`; else the fingerprint goes into the first empty slot and the
+  // answer is 0, or -1 when the bucket is full (nothing stored). One read of the bucket for both tests.
+  int find_or_insert(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    const std::uint64_t pattern = fingerprint * low_bits_;
+    std::uint64_t empty = 0;
+    unsigned first = 0;  // the slot of empty's lowest field
+    if (fits_word_) {
+      const std::uint64_t word = raw_bucket_word(bucket);
+      if (zero_field_bits(word ^ pattern) != 0) return 1;
+      empty = zero_field_bits(word);
+    } else if (pair_words_) {
+      const std::uint64_t low = pair_low(bucket);
+      const std::uint64_t high = pair_high(bucket);
+      if ((zero_field_bits(low ^ pattern) | zero_field_bits(high ^ pattern)) != 0) return 1;
+      empty = zero_field_bits(low);
+      if (empty == 0) {
+        empty = zero_field_bits(high);
+        first = 2;
+      }
+    } else {
+      if (find(bucket, fingerprint) >= 0) return 1;
+      return insert_if_room(bucket, fingerprint) >= 0 ? 0 : -1;
+    }
+    if (empty == 0) return -1;
+    plain_set(bucket, first + lowest_field(empty, slot_reciprocal_), fingerprint);
+    return 0;
+  }
+
   // True when every slot of the bucket holds `fingerprint`.
   [[nodiscard]] bool all_equal(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
     if (fits_word_) return bucket_word(bucket) == fingerprint * low_bits_;

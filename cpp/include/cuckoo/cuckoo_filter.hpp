@@ -192,21 +192,38 @@ class CuckooFilter {
   // Lets a caller pass a block of text and the bounds of its lines without copying the lines apart.
   // results[i]: no = already present (nothing added), yes = added, no_room = absent but no room (nothing
   // added). As in add_many, the batch stops when the chain cannot grow: that key gets stopped_here, the
-  // rest get not_tried. Returns how many were added.
+  // rest get not_tried. Returns how many were added. Unlike single calls, in a filter that has only had
+  // keys added (see first_bucket_decides_) a key whose first bucket has a free slot is not compared with
+  // its second bucket, where it cannot be: it can only miss a false positive there.
   std::size_t add_if_absent_ranges(const std::uint8_t* bytes, const std::uint32_t* ranges, std::size_t count,
                                    std::uint8_t* results) {
     std::size_t added = 0;
     std::memset(results, static_cast<int>(KeyResult::not_tried), count);
+    // There, most keys are decided on their first bucket: one bucket loaded instead of two, and read once
+    // for both the lookup and the store. The dedup engine in wasm on 10M lines (5M new, a 33 MB table):
+    // 0.77-0.84 -> 0.67-0.70 s.
+    const bool first_bucket = first_bucket_decides_ && tail_.empty() && trace_ == nullptr;
     for_each_located(
         count, [&](std::size_t i) { return hash_of(bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]); },
         results, [&](const Location& at) {
+          if (first_bucket) {
+            const int found = head_.table.find_or_insert(at.index, at.fingerprint);
+            if (found > 0) return KeyResult::no;
+            if (found == 0) {
+              ++head_.size;
+              last_failure_ = AddFailure::none;
+              ++added;
+              return KeyResult::yes;
+            }
+          }
           if (contains_located(at)) return KeyResult::no;
           if (add_located(at)) {
             ++added;
             return KeyResult::yes;
           }
           return not_added();
-        });
+        },
+        !first_bucket);
     return added;
   }
 
@@ -232,6 +249,7 @@ class CuckooFilter {
     head_.table.clear();
     head_.size = 0;
     tail_.clear();
+    first_bucket_decides_ = true;
   }
   // 64-bit counts, also in the 32-bit wasm build: a chain can pass 2^32 slots.
   [[nodiscard]] std::uint64_t size() const noexcept {
@@ -330,6 +348,7 @@ class CuckooFilter {
     if (Status s = filter.take_layout(chain.layout); !s.ok()) return s;
     filter.head_ = std::move(chain.sub_filters.front());
     for (std::size_t k = 1; k < chain.sub_filters.size(); ++k) filter.tail_.push_back(std::move(chain.sub_filters[k]));
+    filter.first_bucket_decides_ = false;  // whatever made these tables, it was not this filter's adds
     out.emplace(std::move(filter));
     return {};
   }
@@ -458,9 +477,11 @@ class CuckooFilter {
   // that copy would lose the other key ("false deletion", chance about the false-positive rate per
   // delete). Newer sub-filters have longer fingerprints and hold most keys, which makes that least likely.
   bool remove_located(const Location& at) noexcept {
-    for (auto it = tail_.rbegin(); it != tail_.rend(); ++it)
-      if (it->remove(it->locate(at.hash))) return true;
-    return head_.remove(at);
+    bool removed = false;
+    for (auto it = tail_.rbegin(); it != tail_.rend() && !removed; ++it) removed = it->remove(it->locate(at.hash));
+    if (!removed) removed = head_.remove(at);
+    if (removed) first_bucket_decides_ = false;
+    return removed;
   }
 
   [[nodiscard]] bool chain_exhausted() const noexcept {
@@ -557,9 +578,11 @@ class CuckooFilter {
   // each one, in key order, into results. A result of stopped_here ends the walk after that key; results
   // past it keep what they held. A group's results are gathered in a local buffer and copied out once: a
   // store through the caller's byte pointer may alias anything, so storing each one directly would make
-  // the compiler reload the table's fields for every key (a third of a lookup's time in wasm).
+  // the compiler reload the table's fields for every key (a third of a lookup's time in wasm). Without
+  // `alternate_too`, only the first bucket is prefetched (for an op that mostly needs no other).
   template <class HashAt, class Op>
-  void for_each_located(std::size_t count, HashAt hash_at, std::uint8_t* results, Op&& op) const {
+  void for_each_located(std::size_t count, HashAt hash_at, std::uint8_t* results, Op&& op,
+                        bool alternate_too = true) const {
     constexpr std::size_t kGroup = 16;
     Location group[kGroup];
     std::uint8_t group_results[kGroup];
@@ -571,7 +594,7 @@ class CuckooFilter {
       // they arrive; back to back, all of a group's misses fit in the CPU's window at once.
       for (std::size_t j = 0; j < n; ++j)
         touched = static_cast<std::uint8_t>(touched ^ head_.table.prefetch(group[j].index) ^
-                                            head_.table.prefetch(group[j].alternate_index));
+                                            (alternate_too ? head_.table.prefetch(group[j].alternate_index) : 0));
       for (std::size_t j = 0; j < n; ++j) {
         const KeyResult r = op(group[j]);
         group_results[j] = static_cast<std::uint8_t>(r);
@@ -595,6 +618,12 @@ class CuckooFilter {
   std::vector<detail::PathStep> path_;  // scratch for undoing a failed walk; max_kicks entries
   InsertTrace* trace_ = nullptr;
   AddFailure last_failure_ = AddFailure::none;
+  // True while every fingerprint in the head's table was put there by this filter's adds since it was
+  // empty (no remove, merge or import). Then a key whose first bucket has a free slot is in that bucket
+  // or absent: an add stores into the first bucket when it has room, else the second, and a full bucket
+  // stays full (a kick-out swaps one fingerprint for another; an undone walk restores every bucket), so a
+  // key stored in its second bucket has a full first one.
+  bool first_bucket_decides_ = true;
   // Keeps the loads of for_each_located alive where prefetching is a real load (wasm).
   mutable std::uint8_t prefetch_sink_ = 0;
 };
@@ -620,6 +649,7 @@ CUCKOO_COLD inline Status CuckooFilter::combine(const CuckooFilter& other, detai
   });
   if (!status.ok()) return status;
   detail::order_chain(work);
+  first_bucket_decides_ = false;  // a merged fingerprint may be in the second bucket of its key, beside room
   head_ = std::move(work.front());
   tail_.clear();
   for (std::size_t i = 1; i < work.size(); ++i) tail_.push_back(std::move(work[i]));
