@@ -604,7 +604,13 @@ class CuckooFilter {
           return;
         }
       }
-      std::memcpy(results + start, group_results, n);
+      // A whole group as a copy of constant size (two 8-byte stores): in wasm a copy of variable size is a
+      // memory.copy, which V8 runs as a call (string-key batches 5-7% slower).
+      if (n == kGroup) {
+        std::memcpy(results + start, group_results, kGroup);
+      } else {
+        std::memcpy(results + start, group_results, n);
+      }
     }
     prefetch_sink_ = touched;
   }
