@@ -231,6 +231,21 @@ export class LineDeduper {
   }
 
   /**
+   * pushView() for a block that is already in the WebAssembly heap, in memory the caller allocated there
+   * (never a view the package returned): the core reads it in place, without the copy (for the `cuckoo`
+   * command, which reads its input into the heap: 10M lines, 40 ms of its 0.8 s were that copy).
+   * @internal
+   */
+  pushInHeap(block: Uint8Array): Uint8Array {
+    this.checkOpen('push');
+    if (block.buffer !== this.m.HEAPU8.buffer) throw invalid('pushInHeap() takes a view of the module\'s heap');
+    const { byteOffset: address, length } = block; // making the filter may grow the heap and detach the view
+    if (length === 0) return new Uint8Array(0);
+    this.start(block);
+    return this.call(undefined, address, length);
+  }
+
+  /**
    * The last line, if the input did not end with "\n" and the line is new (with "\n" added). The filter
    * stays for exportFilter() until dispose().
    */
@@ -308,11 +323,14 @@ export class LineDeduper {
     return readDedupReport(this.m, this.m.dedupReport(this.engine));
   }
 
-  // One call into the core: a piece of input (copied into the heap first), or undefined for the end.
-  private call(piece: Uint8Array | undefined): Uint8Array {
+  // One call into the core: a piece of input (copied into the heap first), `length` bytes already in the
+  // heap at `address`, or neither for the end.
+  private call(piece: Uint8Array | undefined, address?: number, length = 0): Uint8Array {
     let code: number;
     if (piece) {
       code = this.m.dedupPush(this.engine, copyToScratch(this.m, piece), piece.length);
+    } else if (address !== undefined) {
+      code = this.m.dedupPush(this.engine, address, length);
     } else {
       code = this.m.dedupFinish(this.engine);
     }

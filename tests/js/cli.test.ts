@@ -65,15 +65,39 @@ describe('dedup', () => {
   });
 
   test('files of several blocks, read ahead, and standard input between them, in order', () => {
-    // Regular files are read a block (1 MiB) ahead of the engine, into two buffers that take turns.
-    const a = generate('big-a.txt', 300_000, 200_000, 4);
+    // Regular files are read a block (4 MiB) ahead of the engine, into two buffers of the wasm heap that
+    // take turns; standard input redirected from a file too, into buffers of the command's own.
+    const a = generate('big-a.txt', 1_100_000, 700_000, 4);
     const b = generate('big-b.txt', 250_000, 240_000, 5);
-    expect(statSync(a).size).toBeGreaterThan(3 << 20);
+    expect(statSync(a).size).toBeGreaterThan(9 << 20);
     const all = join(dir, 'big-aba.txt');
     writeFileSync(all, Buffer.concat([readFileSync(a), readFileSync(b), readFileSync(a), readFileSync(b)]));
     const { code, stdout } = run(['dedup', '--fp-rate', '1e-8', a, '-', a, b], readFileSync(b));
     expect(code).toBe(0);
-    expect(stdout.equals(awkDedup(all))).toBe(true);
+    const expected = awkDedup(all);
+    expect(stdout.equals(expected)).toBe(true);
+    const redirected = sh(`$CUCKOO dedup --fp-rate 1e-8 ${a} /dev/stdin ${a} - < ${b}`);
+    expect(redirected.status).toBe(0);
+    expect(redirected.stdout.equals(expected)).toBe(true);
+  });
+
+  test('a block read ahead into memory that was replaced meanwhile is read again', async () => {
+    // As if the wasm heap had grown by moving while the engine worked on the previous block: after each
+    // block the consumer swaps in new memory, with none of the bytes of the read in flight.
+    const { readBlocks } = await import('../../js/src/cli/io.js'); // an ES module (js/src/cli/package.json)
+    const file = join(dir, 'blocks.bin');
+    const content = Buffer.alloc((5 << 20) + 12345);
+    for (let i = 0; i < content.length; i++) content[i] = (i * 7 + (i >> 12)) & 0xff;
+    writeFileSync(file, content);
+    let memory = { arrays: [new Uint8Array(1 << 20), new Uint8Array(1 << 20)] };
+    const buffers = { view: (turn: number) => memory.arrays[turn], memory: () => memory };
+    const got: Buffer[] = [];
+    for await (const block of readBlocks([file], buffers)) {
+      got.push(Buffer.from(block));
+      memory = { arrays: [new Uint8Array(1 << 20).fill(0xee), new Uint8Array(1 << 20).fill(0xee)] };
+    }
+    expect(got.length).toBe(6);
+    expect(Buffer.concat(got).equals(content)).toBe(true);
   });
 
   test('reads standard input when no file is given', () => {

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { CuckooFilter, CuckooFilterError, LineDeduper, MIN_GROWING_FP_RATE, planDedup, ready } from '../../js/src/index';
 import { dedupLines } from '../../js/src/node';
 import { dedupLineStream } from '../../js/src/dedup';
+import { requireModule } from '../../js/src/filter';
 import { dedupCases, randomInput, referenceDedup } from './dedup_cases';
 import { rng } from './helpers';
 
@@ -144,6 +145,21 @@ describe('the API', () => {
     d.dispose();
     expect(() => d.push(Buffer.from('x\n'))).toThrow(expect.objectContaining({ code: 'DISPOSED' }));
     expect(d.stats.lines).toBe(0);
+  });
+
+  test('pushInHeap (the command\'s in-place push) reads a block in the heap, and refuses any other', () => {
+    const m = requireModule();
+    using d = new LineDeduper({ fpRate: 1e-8 });
+    expect(() => d.pushInHeap(Buffer.from('a\n'))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    const text = Buffer.from('b\na\nb\nc');
+    const address = m._malloc(text.length);
+    try {
+      m.HEAPU8.set(text, address);
+      const out = Buffer.from(d.pushInHeap(m.HEAPU8.subarray(address, address + text.length)));
+      expect(Buffer.concat([out, d.end()]).toString()).toBe('b\na\nc\n');
+    } finally {
+      m._free(address);
+    }
   });
 });
 

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_FP_RATE, MIN_GROWING_FP_RATE } from '../node.js';
 import { Limits } from '../abi.js';
-import { abortPending, BrokenPipe, checkInputs, InputError, openOutput, readBlocks, readFilterFile, UsageError } from './io.js';
+import { abortPending, BrokenPipe, checkInputs, heapBuffers, InputError, openOutput, readBlocks, readFilterFile, UsageError } from './io.js';
+import { requireModule } from '../filter.js';
 import { makeProgress } from './progress.js';
 
 const NAME = 'cuckoo';
@@ -128,8 +129,11 @@ async function runEngine(values: Values, files: string[], inputBytes: number | u
   await ready();
   const deduper = new LineDeduper({ fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes });
   const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
-  for await (const block of readBlocks(files)) {
-    const out = deduper.pushView(block); // written before the next call, so a view of the heap will do
+  // Read into the heap, where the engine reads the blocks in place (copying them there was 40 ms of 0.8 s).
+  const heap = heapBuffers(requireModule());
+  for await (const block of readBlocks(files, heap)) {
+    // The new lines are written before the next call, so a view of the heap will do.
+    const out = heap.holds(block) ? deduper.pushInHeap(block) : deduper.pushView(block);
     progress?.update(block.length, deduper.stats.lines);
     if (keep && out.length > 0) await keep(out);
   }

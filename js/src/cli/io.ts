@@ -1,8 +1,8 @@
 // The command's files: inputs read as streams (files, pipes, FIFOs, /dev/stdin, <(cmd), /proc files,
 // character devices), outputs written to a temporary file and renamed into place when complete, and
 // filter files read exactly as far as their header declares.
-import { closeSync, constants, createReadStream, fstatSync, fsyncSync, openSync, read, realpathSync, renameSync, statSync,
-  unlinkSync, write, fchmodSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, fsyncSync, openSync, read, readSync, realpathSync, renameSync,
+  statSync, unlinkSync, write, fchmodSync } from 'node:fs';
 import { FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -69,12 +69,20 @@ function inheritedDescriptor(path: string): number | undefined {
   return match[1] === undefined ? 0 : Number(match[1]);
 }
 
-function readInto(fd: number, buffer: Buffer): Promise<number> {
+function readInto(fd: number, buffer: Uint8Array): Promise<number> {
   return new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? reject(error) : resolve(n))));
 }
 
+// The n bytes of a regular file at `offset` read again (the descriptor's position has moved past them).
+// Fewer only if the file has shrunk meanwhile.
+function readAgain(fd: number, into: Uint8Array, n: number, offset: number): number {
+  let have = 0;
+  for (let got = -1; have < n && got !== 0; have += got) got = readSync(fd, into, have, n - have, offset + have);
+  return have;
+}
+
 // The next read of a descriptor, retried while a non-blocking descriptor has nothing yet.
-async function readSome(fd: number, buffer: Buffer): Promise<number> {
+async function readSome(fd: number, buffer: Uint8Array): Promise<number> {
   for (;;) {
     try {
       return await readInto(fd, buffer);
@@ -86,14 +94,45 @@ async function readSome(fd: number, buffer: Buffer): Promise<number> {
 }
 
 /**
+ * Two buffers of BLOCK bytes that readBlocks reads into by turns. view(turn) is asked for at every read
+ * and every block: it can be a view of the wasm heap, which a call into the module may replace (growing
+ * the heap detaches the old views). memory() names what the views are of at the moment.
+ */
+export interface BlockBuffers {
+  view(turn: number): Uint8Array;
+  memory(): unknown;
+}
+
+/** Two blocks in the wasm heap (allocated there, for as long as the process runs). */
+export function heapBuffers(m: { HEAPU8: Uint8Array; _malloc(size: number): number }): BlockBuffers & { holds(block: Uint8Array): boolean } {
+  const address = m._malloc(2 * BLOCK) >>> 0;
+  if (address === 0) throw new InputError('out of memory for the input buffers');
+  return {
+    view: (turn) => m.HEAPU8.subarray(address + turn * BLOCK, address + (turn + 1) * BLOCK),
+    memory: () => m.HEAPU8.buffer,
+    holds: (block) => block.buffer === m.HEAPU8.buffer,
+  };
+}
+
+function ownBuffers(): BlockBuffers {
+  const buffers = [Buffer.allocUnsafe(BLOCK), Buffer.allocUnsafe(BLOCK)];
+  return { view: (turn) => buffers[turn], memory: () => buffers };
+}
+
+/**
  * The blocks of the inputs in order, each file opened when its turn comes (as cat does), read without
  * positions (so pipes, FIFOs and devices work). A block is valid until the next one is asked for. From a
  * regular file, two buffers take turns: the next block is read while the caller works on this one (a
  * dedup of 10M lines otherwise waited 185 ms of 1.6 s on reads). Not from a pipe, FIFO or device: a read
  * there can wait for input indefinitely, and a caller that stops early would then wait for it too.
+ * Into `heap`, if given (the blocks are then views of it), except a regular file this process did not
+ * open (standard input redirected from a file): reading ahead, a block whose memory changed while it was
+ * read (the wasm heap grew while the caller worked on the previous block) is read again at its offset,
+ * which is known only from the start of a file opened here. (V8 grows wasm memory in place, so the bytes
+ * are already there, but nothing promises it.)
  */
-export async function* readBlocks(files: readonly string[]): AsyncGenerator<Uint8Array> {
-  const buffers = [Buffer.allocUnsafe(BLOCK), Buffer.allocUnsafe(BLOCK)];
+export async function* readBlocks(files: readonly string[], heap?: BlockBuffers): AsyncGenerator<Uint8Array> {
+  let own: BlockBuffers | undefined;
   let turn = 0;
   for (const file of files) {
     let handle: FileHandle | undefined;
@@ -103,19 +142,29 @@ export async function* readBlocks(files: readonly string[]): AsyncGenerator<Uint
       handle = file === STDIN || inherited !== undefined ? undefined : await open(file, 'r');
       const fd = handle ? handle.fd : inherited ?? 0;
       const readAhead = fstatSync(fd).isFile();
-      pending = readSome(fd, buffers[turn]);
+      const buffers = heap && (handle || !readAhead) ? heap : (own ??= ownBuffers());
+      let offset = 0; // in the file, of the read in flight
+      let memory = buffers.memory();
+      pending = readSome(fd, buffers.view(turn));
       for (;;) {
-        const n = await pending;
+        let n = await pending;
         pending = undefined;
         if (n === 0) break;
-        const block = buffers[turn].subarray(0, n);
+        // Only a read ahead runs while the caller works, and can see the memory change.
+        if (readAhead && buffers.memory() !== memory) n = readAgain(fd, buffers.view(turn), n, offset);
+        const block = buffers.view(turn).subarray(0, n);
+        offset += n;
         turn ^= 1;
         if (readAhead) {
-          pending = readSome(fd, buffers[turn]);
+          memory = buffers.memory();
+          pending = readSome(fd, buffers.view(turn));
           pending.catch(() => {}); // awaited at the next block; the caller may stop before asking for it
         }
         yield block;
-        pending ??= readSome(fd, buffers[turn]);
+        if (!pending) {
+          memory = buffers.memory();
+          pending = readSome(fd, buffers.view(turn));
+        }
       }
     } catch (error) {
       throw fileError(file, error);
