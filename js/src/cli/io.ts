@@ -129,7 +129,9 @@ function ownBuffers(): BlockBuffers {
  * open (standard input redirected from a file): reading ahead, a block whose memory changed while it was
  * read (the wasm heap grew while the caller worked on the previous block) is read again at its offset,
  * which is known only from the start of a file opened here. (V8 grows wasm memory in place, so the bytes
- * are already there, but nothing promises it.)
+ * are already there, but nothing promises it. Were the memory ever moved, the read would also have written
+ * into memory V8 had let go of: on 64-bit platforms V8 reserves a wasm memory's maximum up front, 4 GiB
+ * here, and does not move it.)
  */
 export async function* readBlocks(files: readonly string[], heap?: BlockBuffers): AsyncGenerator<Uint8Array> {
   let own: BlockBuffers | undefined;
