@@ -239,9 +239,11 @@ export class LineDeduper {
   pushInHeap(block: Uint8Array): Uint8Array {
     this.checkOpen('push');
     if (block.buffer !== this.m.HEAPU8.buffer) throw invalid('pushInHeap() takes a view of the module\'s heap');
-    const { byteOffset: address, length } = block; // making the filter may grow the heap and detach the view
+    const { byteOffset: address, length } = block;
     if (length === 0) return new Uint8Array(0);
-    this.start(block);
+    // The plan reads the first block after making a probe filter, which may grow the heap and detach the
+    // view: it reads a copy.
+    if (this.engine === 0) this.start(block.slice());
     return this.call(undefined, address, length);
   }
 

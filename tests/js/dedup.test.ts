@@ -157,6 +157,13 @@ describe('the API', () => {
       m.HEAPU8.set(text, address);
       const out = Buffer.from(d.pushInHeap(m.HEAPU8.subarray(address, address + text.length)));
       expect(Buffer.concat([out, d.end()]).toString()).toBe('b\na\nc\n');
+      // Planned from the same first block as push() plans it.
+      using copied = new LineDeduper({ fpRate: 1e-8, inputBytes: 1e6 });
+      using inPlace = new LineDeduper({ fpRate: 1e-8, inputBytes: 1e6 });
+      copied.push(text);
+      inPlace.pushInHeap(m.HEAPU8.subarray(address, address + text.length));
+      expect(inPlace.stats.plan).toEqual(copied.stats.plan);
+      expect(inPlace.stats.plan!.capacity).toBeLessThan(1e6);
     } finally {
       m._free(address);
     }
