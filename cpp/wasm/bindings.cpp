@@ -45,6 +45,7 @@ Handle adopt(std::optional<CuckooFilter>& made) {
 // `options` is the address of a CreateOptions. The wrapper has already checked types and ranges; the core
 // checks again and has the last word.
 CUCKOO_COLD Handle create(std::uint32_t options) {
+  if (!memory_for_call()) return 0;
   const auto& in = *reinterpret_cast<const CreateOptions*>(ptr(options));
   cuckoo::Options o;
   o.capacity = static_cast<std::uint64_t>(in.capacity);
@@ -57,8 +58,7 @@ CUCKOO_COLD Handle create(std::uint32_t options) {
   if ((in.given & kGivenMaxSubFilters) != 0) o.max_sub_filters = in.max_sub_filters;
   if ((in.given & kGivenSemiSorted) != 0) o.semi_sorted = in.semi_sorted != 0;
   std::optional<CuckooFilter> made;
-  g_last_error = CuckooFilter::make(o, made);
-  return g_last_error.ok() ? adopt(made) : 0;
+  return record(CuckooFilter::make(o, made)) ? adopt(made) : 0;
 }
 
 // Export and import in chunks (cuckoo::format::Exporter / Importer): neither ever holds a second copy of
@@ -66,7 +66,10 @@ CUCKOO_COLD Handle create(std::uint32_t options) {
 using cuckoo::format::Exporter;
 using cuckoo::format::Importer;
 
-CUCKOO_COLD Handle export_begin(Handle h) { return handle_of(filter(h).exporter().release(), "exporter"); }
+CUCKOO_COLD Handle export_begin(Handle h) {
+  if (!memory_for_call()) return 0;
+  return handle_of(filter(h).exporter().release(), "exporter");
+}
 double export_size(Handle e) { return static_cast<double>(object_at<Exporter>(e).size()); }
 // Copies the next bytes (at most `capacity`) to `out`; returns how many, 0 at the end.
 double export_read(Handle e, std::uint32_t out, std::uint32_t capacity) {
@@ -76,19 +79,21 @@ void export_end(Handle e) { delete &object_at<Exporter>(e); }
 
 // total: the export's length when known (a negative number: unknown, a stream).
 CUCKOO_COLD Handle import_begin(double total) {
+  if (!memory_for_call()) return 0;
   const std::uint64_t known = total >= 0 ? static_cast<std::uint64_t>(total) : Importer::kUnknownLength;
   return handle_of(new (std::nothrow) Importer(known), "importer");
 }
 // Returns a cuckoo::ErrorCode (message: last_error_message()).
 CUCKOO_COLD int import_push(Handle i, std::uint32_t address, std::uint32_t length) {
-  g_last_error = object_at<Importer>(i).push(ptr(address), length);
-  return static_cast<int>(g_last_error.code);
+  if (!memory_for_call()) return last_error_code();
+  record(object_at<Importer>(i).push(ptr(address), length));
+  return last_error_code();
 }
 // The filter's handle, or 0 (last_error_code() says why).
 CUCKOO_COLD Handle import_finish(Handle i) {
+  if (!memory_for_call()) return 0;
   std::optional<CuckooFilter> made;
-  g_last_error = CuckooFilter::from_import(object_at<Importer>(i), made);
-  return g_last_error.ok() ? adopt(made) : 0;
+  return record(CuckooFilter::from_import(object_at<Importer>(i), made)) ? adopt(made) : 0;
 }
 void import_end(Handle i) { delete &object_at<Importer>(i); }
 
@@ -123,12 +128,14 @@ unsigned add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
 
 // Adds other's fingerprints; returns a cuckoo::ErrorCode (message: last_error_message()).
 CUCKOO_COLD int merge(Handle h, Handle other) {
-  g_last_error = filter(h).merge(filter(other));
-  return static_cast<int>(g_last_error.code);
+  if (!memory_for_call()) return last_error_code();
+  record(filter(h).merge(filter(other)));
+  return last_error_code();
 }
 CUCKOO_COLD int union_with(Handle h, Handle other) {
-  g_last_error = filter(h).union_with(filter(other));
-  return static_cast<int>(g_last_error.code);
+  if (!memory_for_call()) return last_error_code();
+  record(filter(h).union_with(filter(other)));
+  return last_error_code();
 }
 unsigned growth(Handle h) { return filter(h).growth(); }
 unsigned max_sub_filters(Handle h) { return filter(h).max_sub_filters(); }
@@ -218,7 +225,18 @@ std::uint32_t alternate_offset_of(Handle h, std::uint32_t fingerprint) {
 }
 
 // Trace of the last add while tracing is on: the header by trace_header, each step by trace_step.
-void set_tracing(Handle h, bool on) { at(h).filter.set_trace(on ? &at(h).trace : nullptr); }
+// Returns a cuckoo::ErrorCode: the trace's steps get their room here (a failed walk records a kick and an
+// undo per kick, and the place before it), so that recording never allocates.
+int set_tracing(Handle h, bool on) {
+  Instance& i = at(h);
+  if (on && !cuckoo::detail::reserve_nothrow(i.trace.steps, 2 * std::size_t{i.filter.max_kicks()} + 1)) {
+    static constexpr char kNoRoom[] = "cannot allocate the trace";
+    record(cuckoo::ErrorCode::out_of_memory, kNoRoom, sizeof kNoRoom - 1);
+    return last_error_code();
+  }
+  i.filter.set_trace(on ? &i.trace : nullptr);
+  return 0;
+}
 unsigned trace_outcome(Handle h) { return static_cast<unsigned>(at(h).trace.outcome); }
 unsigned trace_step_count(Handle h) { return static_cast<unsigned>(at(h).trace.steps.size()); }
 // Writes a TraceRecord for each step to `out`.
@@ -240,6 +258,7 @@ struct Dedup {
 Dedup& dedup_at(Handle h) { return object_at<Dedup>(h); }
 
 Handle dedup_create(Handle filter_handle) {
+  if (!memory_for_call()) return 0;
   return handle_of(new (std::nothrow) Dedup(filter(filter_handle)), "line deduplicator");
 }
 void dedup_destroy(Handle h) { delete &dedup_at(h); }
@@ -249,15 +268,17 @@ int dedup_reported(Dedup& d, const cuckoo::Status& s) {
   d.report = {static_cast<double>(reinterpret_cast<std::uintptr_t>(d.engine.output())),
               static_cast<double>(d.engine.output_size()), static_cast<double>(d.engine.lines()),
               static_cast<double>(d.engine.unique())};
-  if (!s.ok()) g_last_error = s;
+  record(s);
   return static_cast<int>(s.code);
 }
 // Both return a cuckoo::ErrorCode; the new lines and the counters are in the report.
 int dedup_push(Handle h, std::uint32_t address, std::uint32_t length) {
+  if (!memory_for_call()) return last_error_code();
   Dedup& d = dedup_at(h);
   return dedup_reported(d, d.engine.push(ptr(address), length));
 }
 int dedup_finish(Handle h) {
+  if (!memory_for_call()) return last_error_code();
   Dedup& d = dedup_at(h);
   return dedup_reported(d, d.engine.finish());
 }
@@ -286,7 +307,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("importEnd", &import_end);
   function("destroy", &destroy);
   function("lastErrorCode", &last_error_code);
-  function("lastErrorMessage", &last_error_message);
+  function("lastErrorText", &last_error_text);
   function("add", &add);
   function("contains", &contains);
   function("remove", &remove_key);

@@ -3,19 +3,54 @@
 #pragma once
 
 #include <cuckoo/status.hpp>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
+
+#include "memory_reserve.hpp"
 
 namespace cuckoo_wasm {
 
 using Handle = std::uint32_t;
 
-// Set by every call that can fail; read by the wrapper right after a failure (last_error_code/message).
-inline cuckoo::Status g_last_error;
+// The error of the last failed call, read by the wrapper right after it (lastErrorCode, and the text at
+// lastErrorText). It lives in static memory, and recording or reading it never allocates: an error is
+// reported even when the heap is full (embind would have had to malloc a std::string to return it).
+struct LastError {
+  cuckoo::ErrorCode code = cuckoo::ErrorCode::ok;
+  char text[512] = {};  // NUL-terminated UTF-8; a longer message is cut at a character boundary
+};
+inline LastError g_last_error;
+
+// Records `message` under `code` (nothing for ok); returns code == ok.
+inline bool record(cuckoo::ErrorCode code, const char* message, std::size_t length) noexcept {
+  g_last_error.code = code;
+  if (code == cuckoo::ErrorCode::ok) return true;
+  std::size_t n = length < sizeof g_last_error.text - 1 ? length : sizeof g_last_error.text - 1;
+  if (n < length)
+    while (n > 0 && (static_cast<unsigned char>(message[n]) & 0xC0) == 0x80) --n;  // not inside a UTF-8 sequence
+  std::memcpy(g_last_error.text, message, n);
+  g_last_error.text[n] = '\0';
+  return false;
+}
+inline bool record(const cuckoo::Status& s) noexcept { return record(s.code, s.message.data(), s.message.size()); }
 
 inline int last_error_code() { return static_cast<int>(g_last_error.code); }
-inline std::string last_error_message() { return g_last_error.message; }
+inline std::uint32_t last_error_text() {
+  return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(g_last_error.text));
+}
+
+// For the calls that may allocate (through operator new: messages, bookkeeping): true when the reserve is
+// held (memory_reserve.hpp), so that nothing they allocate can abort the module; otherwise the call is
+// refused with out_of_memory before it changes anything.
+inline bool memory_for_call() noexcept {
+  if (hold_reserve()) return true;
+  static constexpr char kFull[] = "the WebAssembly heap is full (dispose of filters you no longer need)";
+  record(cuckoo::ErrorCode::out_of_memory, kFull, sizeof kFull - 1);
+  return false;
+}
 
 template <class T>
 T& object_at(Handle h) {
@@ -26,7 +61,12 @@ T& object_at(Handle h) {
 template <class T>
 Handle handle_of(T* object, const char* what) {
   if (object == nullptr) {
-    g_last_error = cuckoo::Status::error(cuckoo::ErrorCode::out_of_memory, std::string("cannot allocate the ") + what);
+    static constexpr char kPrefix[] = "cannot allocate the ";
+    char message[96];
+    const std::size_t n = std::strlen(what) < sizeof message - sizeof kPrefix ? std::strlen(what) : sizeof message - sizeof kPrefix;
+    std::memcpy(message, kPrefix, sizeof kPrefix - 1);
+    std::memcpy(message + sizeof kPrefix - 1, what, n);
+    record(cuckoo::ErrorCode::out_of_memory, message, sizeof kPrefix - 1 + n);
     return 0;
   }
   return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(object));

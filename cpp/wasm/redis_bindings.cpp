@@ -22,9 +22,11 @@ Handle adopt_redis(std::optional<RedisCuckooFilter>& made) {
 
 // The wrapper has checked the types; the core checks the ranges with RedisBloom's texts.
 Handle redis_create(double capacity, unsigned bucket_size, unsigned max_iterations, unsigned expansion) {
+  if (!memory_for_call()) return 0;
   std::optional<RedisCuckooFilter> made;
-  g_last_error = RedisCuckooFilter::make({static_cast<std::uint64_t>(capacity), bucket_size, max_iterations, expansion}, made);
-  return g_last_error.ok() ? adopt_redis(made) : 0;
+  return record(RedisCuckooFilter::make({static_cast<std::uint64_t>(capacity), bucket_size, max_iterations, expansion}, made))
+             ? adopt_redis(made)
+             : 0;
 }
 void redis_destroy(Handle h) { delete &redis_at(h); }
 // A cuckoo::redis::AddResult: CF.ADD, or CF.ADDNX when `if_absent`. With `check_limit`, first
@@ -62,16 +64,20 @@ void redis_chunk_at(Handle h, double iterator, std::uint32_t out) {
 }
 
 using cuckoo::redis::ChunkLoader;
-Handle redis_loader_begin() { return handle_of(new (std::nothrow) ChunkLoader(), "chunk loader"); }
+Handle redis_loader_begin() {
+  if (!memory_for_call()) return 0;
+  return handle_of(new (std::nothrow) ChunkLoader(), "chunk loader");
+}
 // Returns a cuckoo::ErrorCode (message: last_error_message()).
 int redis_loader_push(Handle l, double iterator, std::uint32_t address, std::uint32_t length) {
-  g_last_error = object_at<ChunkLoader>(l).push(static_cast<std::uint64_t>(iterator), ptr(address), length);
-  return static_cast<int>(g_last_error.code);
+  if (!memory_for_call()) return last_error_code();
+  record(object_at<ChunkLoader>(l).push(static_cast<std::uint64_t>(iterator), ptr(address), length));
+  return last_error_code();
 }
 Handle redis_loader_finish(Handle l) {
+  if (!memory_for_call()) return 0;
   std::optional<RedisCuckooFilter> made;
-  g_last_error = object_at<ChunkLoader>(l).finish(made);
-  return g_last_error.ok() ? adopt_redis(made) : 0;
+  return record(object_at<ChunkLoader>(l).finish(made)) ? adopt_redis(made) : 0;
 }
 void redis_loader_end(Handle l) { delete &object_at<ChunkLoader>(l); }
 
@@ -81,7 +87,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_redis_wasm) {
   using emscripten::function;
   // Errors (handles.hpp) and the filter's life (CF.RESERVE).
   function("lastErrorCode", &last_error_code);
-  function("lastErrorMessage", &last_error_message);
+  function("lastErrorText", &last_error_text);
   function("redisCreate", &redis_create);
   function("redisDestroy", &redis_destroy);
   // Items: CF.ADD / CF.ADDNX, CF.EXISTS / CF.COUNT, CF.DEL; then CF.COMPACT and CF.INFO.

@@ -2,7 +2,7 @@ import { CuckooFilterError } from './errors.js';
 import { base64Decode, base64Encode } from './base64.js';
 import { AddResult, BatchOp, Defaults, ErrorCode, InsertOutcome, KeyResult, Limits, TraceStepKind } from './abi.js';
 import {
-  batchResults, copyToScratch, CreateArguments, keyLength, packChunk, packIntegers, packRanges,
+  batchResults, copyToScratch, CreateArguments, keyLength, lastErrorMessage, packChunk, packIntegers, packRanges,
   readLocateRecord, readPiece, readTraceRecords, writeCreateOptions, writeKey,
 } from './heap.js';
 import { copyKeys, describe, integerArrayBytes, IntegerArray, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
@@ -195,7 +195,7 @@ function validateOptions(options: unknown): CreateArguments {
 /** The error of the module's last failed call (its ErrorCode and message). */
 export function errorFromModule(m: CuckooModule): CuckooFilterError {
   const code = m.lastErrorCode();
-  const message = m.lastErrorMessage();
+  const message = lastErrorMessage(m);
   if (code === ErrorCode.badFormat) return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
   if (code === ErrorCode.outOfMemory) return new CuckooFilterError('OUT_OF_MEMORY', message);
   if (code === ErrorCode.capacityExceeded) return new CuckooFilterError('CAPACITY_EXCEEDED', message);
@@ -814,7 +814,7 @@ export class CuckooFilter {
   addTraced(key: Key): InsertTrace {
     const h = this.live();
     const location = this.locate(key);
-    this.m.setTracing(h, true);
+    if (this.m.setTracing(h, true) !== ErrorCode.ok) throw errorFromModule(this.m);
     let added: boolean;
     try {
       added = this.add(key);

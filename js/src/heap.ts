@@ -123,6 +123,15 @@ function writeHalves(heap: Uint8Array, address: number, low: number, high: numbe
   heap[address + 7] = high >>> 24;
 }
 
+const decoder = new TextDecoder();
+
+/** The message of the module's last failed call. */
+export function lastErrorMessage(m: HeapModule): string {
+  const start = m.lastErrorText() >>> 0;
+  const end = m.HEAPU8.indexOf(0, start);
+  return decoder.decode(m.HEAPU8.subarray(start, end));
+}
+
 /** Where a packed batch sits in the scratch area. */
 export interface PackedBatch {
   offsets: number; // u32 offsets, count + 1 of them, relative to `bytes`
@@ -398,30 +407,30 @@ export function readPiece(m: HeapModule, size: number, read: (address: number, s
   return n;
 }
 
+// The records below are written into the scratch area (no key is there at the time): a query about a
+// filter (its info, its dump) then needs no memory of its own, and works with the heap full.
+
 /** Runs `write(out)`, which writes `length` bytes at `out`, and returns a copy of them. */
 export function readBytes(m: HeapModule, length: number, write: (out: number) => void): Uint8Array {
-  return withAllocation(m, length, (out) => {
-    write(out);
-    return m.HEAPU8.slice(out, out + length);
-  });
+  const out = ensureScratch(m, length);
+  write(out);
+  return m.HEAPU8.slice(out, out + length);
 }
 
 /** Runs `write(out)`, which writes a RedisChunkRecord at `out`: the next iterator and a copy of the chunk. */
 export function readRedisChunk(m: HeapModule, write: (out: number) => void): { next: number; chunk: Uint8Array } {
-  return withAllocation(m, RedisChunkRecord.doubles * 8, (out) => {
-    write(out);
-    const v = new Float64Array(m.HEAPU8.buffer, out, RedisChunkRecord.doubles);
-    const address = v[RedisChunkRecord.address];
-    return { next: v[RedisChunkRecord.next], chunk: m.HEAPU8.slice(address, address + v[RedisChunkRecord.length]) };
-  });
+  const out = ensureScratch(m, RedisChunkRecord.doubles * 8);
+  write(out);
+  const v = new Float64Array(m.HEAPU8.buffer, out, RedisChunkRecord.doubles);
+  const address = v[RedisChunkRecord.address];
+  return { next: v[RedisChunkRecord.next], chunk: m.HEAPU8.slice(address, address + v[RedisChunkRecord.length]) };
 }
 
 /** Runs `write(out)`, which writes a RedisInfoRecord at `out`, and returns a copy (index it with RedisInfoRecord). */
 export function readRedisInfo(m: HeapModule, write: (out: number) => void): Float64Array {
-  return withAllocation(m, RedisInfoRecord.doubles * 8, (out) => {
-    write(out);
-    return new Float64Array(m.HEAPU8.buffer, out, RedisInfoRecord.doubles).slice();
-  });
+  const out = ensureScratch(m, RedisInfoRecord.doubles * 8);
+  write(out);
+  return new Float64Array(m.HEAPU8.buffer, out, RedisInfoRecord.doubles).slice();
 }
 
 /** Where packIntegers() put a chunk of integer keys: `count` keys of `width` bytes at `keys`, one result byte each at `results`. */

@@ -13,9 +13,10 @@ export interface HeapModule {
   HEAPU8: Uint8Array;
   _malloc(size: number): number;
   _free(address: number): void;
-  /** A cuckoo::ErrorCode; lastErrorMessage() says what went wrong. */
+  /** A cuckoo::ErrorCode; the text at lastErrorText() says what went wrong (heap.ts: lastErrorMessage). */
   lastErrorCode(): number;
-  lastErrorMessage(): string;
+  /** The address of the last error's NUL-terminated UTF-8 text, in static memory (reading it allocates nothing). */
+  lastErrorText(): number;
 }
 
 export interface ModuleLoader<M> {

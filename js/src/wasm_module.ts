@@ -57,7 +57,8 @@ export interface CuckooModule extends HeapModule {
   locate(handle: number, address: number, length: number, out: number): void;
   alternateIndex(handle: number, bucket: number, fingerprint: number): number;
   alternateOffset(handle: number, fingerprint: number): number;
-  setTracing(handle: number, on: boolean): void;
+  /** An ErrorCode: turning tracing on reserves the trace's room. */
+  setTracing(handle: number, on: boolean): number;
   traceOutcome(handle: number): number;
   traceStepCount(handle: number): number;
   traceSteps(handle: number, out: number): void;

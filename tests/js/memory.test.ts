@@ -3,6 +3,8 @@
 // other filter working, and a filter larger than half the heap is saved and loaded.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { CuckooFilter, ready } from '../../js/src/index';
+import { ready as readyRedis, RedisCuckooFilter } from '../../js/src/redis';
 import { repoRoot } from './helpers';
 
 const run = (script: string, flags: string[] = [], env: Record<string, string> = {}) =>
@@ -26,6 +28,40 @@ test('no hint in production', () => {
 
 test('a full heap: OUT_OF_MEMORY, every other filter still works, freeing makes room', () => {
   expect(run('full.cjs')).toEqual({ made: expect.any(Number), code: 'OUT_OF_MEMORY', allStillWork: true, roomAgain: true });
+});
+
+test('a heap full to its last bytes: thousands of refusals, each OUT_OF_MEMORY; every key kept; a fresh export loads elsewhere', async () => {
+  // Before: after the first refusal at a small size the module aborted (RuntimeError: Aborted()), and
+  // after thousands of aborts keys of 129-240 bytes added before them were reported absent.
+  const result = run('last_byte.cjs');
+  expect(result.crashed).toBeUndefined();
+  expect(result.others).toEqual([]);
+  expect(result.filters).toBeGreaterThan(20);
+  expect(result.refused).toBeGreaterThanOrEqual(5000);
+  expect(Object.keys(result.refusals).sort()).toEqual(['addMany', 'create', 'createTiny', 'dedup', 'export',
+    'exportChunks', 'growth', 'import', 'longKey', 'merge', 'union']);
+  expect(result.lost).toBe(0);
+  expect(result.reimported).toBe(true);
+  // This process's module: another instance, with a heap of its own.
+  await ready();
+  const copy = CuckooFilter.import(Buffer.from(result.export, 'base64'));
+  expect(copy.has(result.key)).toBe(true);
+  copy.dispose();
+});
+
+test("RedisCuckooFilter's module full to its last bytes: every refusal OUT_OF_MEMORY, every item kept, its dump loads elsewhere", async () => {
+  // Before: the first refusal was INVALID_ARGUMENT ("cannot allocate a sub-filter"), then aborts.
+  const result = run('redis_last_byte.cjs');
+  expect(result.crashed).toBeUndefined();
+  expect(result.others).toEqual([]);
+  expect(result.refused).toBeGreaterThanOrEqual(3000);
+  expect(Object.keys(result.refusals).sort()).toEqual(['create', 'createTiny', 'fromChunks', 'growth']);
+  expect(result.lost).toBe(0);
+  await readyRedis();
+  const copy = await RedisCuckooFilter.fromChunks(result.dump.map(({ iterator, chunk }: { iterator: number; chunk: string }) =>
+    ({ iterator, chunk: Buffer.from(chunk, 'base64') })));
+  expect(copy.has(result.item)).toBe(true);
+  copy.dispose();
 });
 
 test('a filter larger than half the heap is exported and imported, whole and in chunks', () => {
