@@ -4,6 +4,6 @@
 //   const f = await RedisCuckooFilter.create({ capacity: 1_000_000 });
 export { ready } from './redis_module.js';
 export { RedisCuckooFilter } from './redis_filter.js';
-export type { RedisCuckooFilterInfo, RedisCuckooFilterOptions, RedisDumpChunk } from './redis_filter.js';
+export type { RedisCuckooFilterInfo, RedisCuckooFilterOptions, RedisDumpChunk, RedisItem } from './redis_filter.js';
 export { CuckooFilterError } from './errors.js';
 export type { CuckooFilterErrorCode } from './errors.js';

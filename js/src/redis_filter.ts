@@ -4,8 +4,8 @@
 import { ErrorCode, RedisAddResult, RedisInfoRecord, RedisLimits } from './abi.js';
 import { CuckooFilterError } from './errors.js';
 import { disposeSymbol } from './dispose.js';
-import { copyToScratch, keyLength, readBytes, readRedisChunk, readRedisInfo, writeKey } from './heap.js';
-import { copyKeys, describe, Key, ownUint8View, typedLength } from './key_codec.js';
+import { copyToScratch, keyLength, lastErrorMessage, readBytes, readRedisChunk, readRedisInfo, writeKey } from './heap.js';
+import { copyKeys, describe, integerKeyHalves, Key, ownUint8View, typedLength } from './key_codec.js';
 import { loadedModule, ready, RedisModule } from './redis_module.js';
 
 /** CF.RESERVE's arguments. */
@@ -58,6 +58,33 @@ function integerOption(o: Record<string, unknown>, name: string, fallback: numbe
   return value;
 }
 
+// bucketSize, maxIterations and expansion cross into wasm as unsigned 32-bit numbers, which would wrap a
+// value outside that range (2^32 + 4 into 4) into one RedisBloom accepts. Such a value goes in as 2^32 - 1
+// instead, past every option's limit, so that the core refuses it with RedisBloom's text for that option.
+function u32Option(o: Record<string, unknown>, name: string, fallback: number): number {
+  const value = integerOption(o, name, fallback);
+  return value >= 0 && value <= 0xffffffff ? value : 0xffffffff;
+}
+
+/**
+ * An item: a string (its UTF-8 bytes), the bytes themselves, or an integer (a safe-integer number or a
+ * bigint from -2^63 to 2^64 - 1) as its decimal text, which is what Redis clients send for it: add(42)
+ * is `CF.ADD key 42`, the same item as '42'. (CuckooFilter hashes integers as 8 bytes instead.)
+ */
+export type RedisItem = Key;
+
+function itemOf(key: RedisItem): Key {
+  if (typeof key !== 'number' && typeof key !== 'bigint') return key;
+  integerKeyHalves(key); // throws for a number that is not a safe integer and a bigint out of range
+  return String(key);
+}
+
+// The error of the module's last failed call: OUT_OF_MEMORY, or `otherwise` (its own code and wording).
+function moduleError(m: RedisModule, otherwise: (message: string) => CuckooFilterError): CuckooFilterError {
+  const message = lastErrorMessage(m);
+  return m.lastErrorCode() === ErrorCode.outOfMemory ? new CuckooFilterError('OUT_OF_MEMORY', message) : otherwise(message);
+}
+
 const finalizer = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry<number>((handle) => loadedModule()!.redisDestroy(handle))
   : undefined;
@@ -84,9 +111,9 @@ export class RedisCuckooFilter {
     if (o.capacity === undefined) throw invalid('capacity is required');
     const capacity = integerOption(o, 'capacity', 0);
     if (capacity < 0) throw invalid('Capacity must be at least (BucketSize * 2)');
-    const handle = m.redisCreate(capacity, integerOption(o, 'bucketSize', RedisLimits.defaultBucketSize),
-      integerOption(o, 'maxIterations', RedisLimits.defaultMaxIterations), integerOption(o, 'expansion', RedisLimits.defaultExpansion));
-    if (handle === 0) throw invalid(m.lastErrorMessage());
+    const handle = m.redisCreate(capacity, u32Option(o, 'bucketSize', RedisLimits.defaultBucketSize),
+      u32Option(o, 'maxIterations', RedisLimits.defaultMaxIterations), u32Option(o, 'expansion', RedisLimits.defaultExpansion));
+    if (handle === 0) throw moduleError(m, invalid);
     this.m = m;
     this.handle = handle;
     finalizer?.register(this, handle, this);
@@ -113,12 +140,8 @@ export class RedisCuckooFilter {
       throw new TypeError(`chunks must be an iterable or async iterable of { iterator, chunk }, got ${describe(chunks)}`);
     }
     const loader = m.redisLoaderBegin();
-    if (loader === 0) throw new CuckooFilterError('OUT_OF_MEMORY', m.lastErrorMessage());
-    const fail = () => {
-      const code = m.lastErrorCode();
-      return code === ErrorCode.outOfMemory ? new CuckooFilterError('OUT_OF_MEMORY', m.lastErrorMessage())
-        : new CuckooFilterError('BAD_FORMAT', `not a valid RedisBloom dump: ${m.lastErrorMessage()}`);
-    };
+    if (loader === 0) throw moduleError(m, invalid);
+    const fail = () => moduleError(m, (message) => new CuckooFilterError('BAD_FORMAT', `not a valid RedisBloom dump: ${message}`));
     try {
       let index = 0;
       for await (const entry of source as AsyncIterable<RedisDumpChunk>) {
@@ -158,49 +181,49 @@ export class RedisCuckooFilter {
   }
 
   /** CF.ADD: true when added. Throws CAPACITY_EXCEEDED ("Filter is full", nothing changed; or "Maximum expansions reached"). */
-  add(key: Key): boolean {
-    return this.added(this.m.redisAdd(this.live(), writeKey(this.m, key), keyLength(), false, true));
+  add(key: RedisItem): boolean {
+    return this.added(this.m.redisAdd(this.live(), writeKey(this.m, itemOf(key)), keyLength(), false, true));
   }
 
   /** CF.ADDNX: false when the item's fingerprint is already in one of its buckets (a false positive too). */
-  addIfAbsent(key: Key): boolean {
-    return this.added(this.m.redisAdd(this.live(), writeKey(this.m, key), keyLength(), true, true));
+  addIfAbsent(key: RedisItem): boolean {
+    return this.added(this.m.redisAdd(this.live(), writeKey(this.m, itemOf(key)), keyLength(), true, true));
   }
 
   /** CF.EXISTS. */
-  has(key: Key): boolean {
-    return this.m.redisLookup(this.live(), writeKey(this.m, key), keyLength(), false) === 1;
+  has(key: RedisItem): boolean {
+    return this.m.redisLookup(this.live(), writeKey(this.m, itemOf(key)), keyLength(), false) === 1;
   }
 
   /** CF.COUNT: copies of the fingerprint in the item's buckets; a bucket that is both of them counts twice. */
-  count(key: Key): number {
-    return this.m.redisLookup(this.live(), writeKey(this.m, key), keyLength(), true);
+  count(key: RedisItem): number {
+    return this.m.redisLookup(this.live(), writeKey(this.m, itemOf(key)), keyLength(), true);
   }
 
   /** CF.DEL: removes one copy (newest sub-filter first); compacts when deletes pass a tenth of the items. */
-  delete(key: Key): boolean {
-    return this.m.redisRemove(this.live(), writeKey(this.m, key), keyLength());
+  delete(key: RedisItem): boolean {
+    return this.m.redisRemove(this.live(), writeKey(this.m, itemOf(key)), keyLength());
   }
 
   /**
    * CF.INSERT: add() for each key, the sub-filter limit checked once for the call. Results in key order:
    * true added; a key that finds no room gets false (nothing changed for it), as CF.INSERT's -1.
    */
-  addMany(keys: Iterable<Key>): boolean[] {
+  addMany(keys: Iterable<RedisItem>): boolean[] {
     const copy = copyKeys(keys);
     const h = this.live();
     return copy.map((key, i) => {
-      const result = this.m.redisAdd(h, writeKey(this.m, key), keyLength(), false, i === 0);
+      const result = this.m.redisAdd(h, writeKey(this.m, itemOf(key)), keyLength(), false, i === 0);
       if (result === RedisAddResult.maxExpansions || result === RedisAddResult.outOfMemory) this.added(result);
       return result === RedisAddResult.added;
     });
   }
 
   /** CF.MEXISTS. */
-  hasMany(keys: Iterable<Key>): boolean[] {
+  hasMany(keys: Iterable<RedisItem>): boolean[] {
     const copy = copyKeys(keys);
     const h = this.live();
-    return copy.map((key) => this.m.redisLookup(h, writeKey(this.m, key), keyLength(), false) === 1);
+    return copy.map((key) => this.m.redisLookup(h, writeKey(this.m, itemOf(key)), keyLength(), false) === 1);
   }
 
   /** CF.COMPACT: moves fingerprints into older sub-filters and drops empty ones at the end. */

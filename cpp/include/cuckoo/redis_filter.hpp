@@ -160,7 +160,7 @@ class RedisCuckooFilter {
       const std::uint64_t buckets = f.buckets_of(k);
       if (buckets == 0 || buckets > kMaxBuckets)
         return Status::error(ErrorCode::bad_format, "sub-filter " + std::to_string(k) + " would have more than 2^56 buckets");
-      if (Status s = f.append_table(buckets); !s.ok()) return s;
+      if (!f.append_table(buckets)) return out_of_memory_for(buckets);
     }
     out.emplace(std::move(f));
     return {};
@@ -359,17 +359,22 @@ class RedisCuckooFilter {
     return n;
   }
 
-  [[nodiscard]] Status append_table(std::uint64_t buckets) {
-    if (buckets > SIZE_MAX / shape_.bucket_size || !detail::reserve_nothrow(tables_, tables_.size() + 1))
-      return Status::error(ErrorCode::out_of_memory, "cannot allocate a sub-filter of " + std::to_string(buckets) + " buckets");
+  // Appends a zeroed sub-filter of `buckets` buckets; false when it cannot be allocated. Allocates nothing
+  // else (an add that grows must not need memory for a message). A loader asks for `room` bytes of it
+  // only, and fills them before it asks for more (ChunkLoader::take_data).
+  [[nodiscard]] bool append_table(std::uint64_t buckets, std::uint64_t room = ~std::uint64_t{0}) noexcept {
+    if (buckets > SIZE_MAX / shape_.bucket_size || !detail::reserve_nothrow(tables_, tables_.size() + 1)) return false;
     Table t;
     t.buckets = buckets;
     t.bucket_size = shape_.bucket_size;
-    t.data.reset(static_cast<std::uint8_t*>(std::calloc(static_cast<std::size_t>(buckets * shape_.bucket_size), 1)));
-    if (t.data == nullptr)
-      return Status::error(ErrorCode::out_of_memory, "cannot allocate a sub-filter of " + std::to_string(buckets) + " buckets");
+    const std::uint64_t bytes = buckets * shape_.bucket_size < room ? buckets * shape_.bucket_size : room;
+    t.data.reset(static_cast<std::uint8_t*>(std::calloc(static_cast<std::size_t>(bytes), 1)));
+    if (t.data == nullptr) return false;
     tables_.push_back(std::move(t));
-    return {};
+    return true;
+  }
+  [[nodiscard]] static Status out_of_memory_for(std::uint64_t buckets) {
+    return Status::error(ErrorCode::out_of_memory, "cannot allocate a sub-filter of " + std::to_string(buckets) + " buckets");
   }
 
   [[nodiscard]] bool contains_item(const Item& it) const noexcept {
@@ -392,7 +397,7 @@ class RedisCuckooFilter {
     }
     if (shape_.expansion == 0) return AddResult::full;
     const std::uint64_t buckets = buckets_of(tables_.size());
-    if (buckets == 0 || buckets > kMaxBuckets || !append_table(buckets).ok()) return AddResult::out_of_memory;
+    if (buckets == 0 || buckets > kMaxBuckets || !append_table(buckets)) return AddResult::out_of_memory;
     (void)tables_.back().place(it);  // an empty table always has room
     ++num_items_;
     return AddResult::added;
@@ -483,16 +488,13 @@ class ChunkLoader {
       return bad("expansion " + std::to_string(s.expansion) + " is not 0 or a power of two up to 32768");
     if (s.expansion == 0 && h.num_filters > 1)
       return bad("expansion 0 (a filter that never grows) with " + std::to_string(h.num_filters) + " sub-filters");
-    // A delete that takes the count past a tenth of the items compacts a filter of several sub-filters,
-    // which resets the count: no server dump of such a filter holds more.
-    if (h.num_filters > 1 && static_cast<double>(h.num_deletes) > static_cast<double>(h.num_items) * 0.10)
-      return bad("deletes " + std::to_string(h.num_deletes) + " pass a tenth of the " + std::to_string(h.num_items) +
-                 " items in a filter of " + std::to_string(h.num_filters) + " sub-filters (it would have compacted)");
+    // Any delete count is possible: deletes made while the filter had one sub-filter stay counted after it
+    // grows, until the next delete compacts it (a server dumps and reloads such a filter).
     filter_.shape_ = s;
     filter_.num_items_ = h.num_items;
     filter_.num_deletes_ = h.num_deletes;
-    // The sizes must add up in 64 bits; the tables are allocated as their data arrives, so a header that
-    // describes more than the stream holds is found out (truncated) before it costs memory.
+    // The sizes must add up in 64 bits. The tables are allocated as their data arrives (take_data), so a
+    // header that describes more than the stream holds costs about what the stream held.
     for (std::uint64_t k = 0; k < h.num_filters; ++k) {
       const std::uint64_t buckets = filter_.buckets_of(k);
       if (buckets == 0 || buckets > kMaxBuckets)
@@ -516,8 +518,21 @@ class ChunkLoader {
       return bad("chunk at iterator " + std::to_string(iterator) + " of " + std::to_string(length) +
                  " bytes: CF.SCANDUMP gives " + std::to_string(want) + " bytes at iterator " +
                  std::to_string(1 + received_ + want) + " here (sub-filter " + std::to_string(k) + ")");
-    if (offset_ == 0)
-      if (Status s = filter_.append_table(filter_.buckets_of(k)); !s.ok()) return s;
+    // A sub-filter's table starts with room for its first chunk and doubles as later ones arrive (up to
+    // its size; dlmalloc mostly extends the newest block in place): memory follows the data received.
+    if (offset_ == 0) {
+      if (!filter_.append_table(filter_.buckets_of(k), length)) return RedisCuckooFilter::out_of_memory_for(filter_.buckets_of(k));
+      room_ = length;
+    } else if (offset_ + length > room_) {
+      const std::uint64_t doubled = 2 * room_ > offset_ + length ? 2 * room_ : offset_ + length;
+      const std::uint64_t next = doubled < size ? doubled : size;
+      auto& data = filter_.tables_.back().data;
+      void* grown = std::realloc(data.get(), static_cast<std::size_t>(next));
+      if (grown == nullptr) return RedisCuckooFilter::out_of_memory_for(filter_.buckets_of(k));
+      (void)data.release();
+      data.reset(static_cast<std::uint8_t*>(grown));
+      room_ = next;
+    }
     std::memcpy(filter_.mutable_sub_filter(k).data() + offset_, data, length);
     received_ += length;
     offset_ = offset_ + length == size ? 0 : offset_ + length;
@@ -527,6 +542,7 @@ class ChunkLoader {
   std::optional<Header> header_;
   RedisCuckooFilter filter_;   // its tables so far; the last one may be partly filled
   std::uint64_t offset_ = 0;    // how much of the last table is filled, when it is not all
+  std::uint64_t room_ = 0;      // bytes allocated for the last table (its size once it is filled)
   std::uint64_t received_ = 0;  // data bytes so far
   std::uint64_t total_ = 0;     // data bytes the header describes
   Status error_;
