@@ -114,6 +114,36 @@ TEST_CASE("union of growing chains compares sub-filter by sub-filter", "[union][
   for (int i = 0; i < 1600; ++i) REQUIRE(x.contains(key("g", i)));
 }
 
+TEST_CASE("a union repeated changes nothing, however the chains grew", "[union][growth]") {
+  // Two chains of different lengths whose first sub-filters are both full: the first union cannot fit the
+  // other's first sub-filter and appends one for it, which moves every later sub-filter one place on.
+  // Compared place by place, each later union appended the other's sub-filters again.
+  Options o;
+  o.capacity = 500;
+  o.fp_rate = 0.001;
+  o.growth = 2;
+  CuckooFilter a(o);
+  CuckooFilter b(o);
+  for (int i = 0; i < 900; ++i) a.add(key("a", i));
+  for (int i = 0; i < 1800; ++i) b.add(key("b", i));
+  REQUIRE(a.union_with(b).ok());
+  const auto once = a.serialize();
+  const double rate = a.expected_fp_rate();
+  for (int round = 0; round < 3; ++round) {
+    REQUIRE(a.union_with(b).ok());
+    CHECK(a.serialize() == once);
+  }
+  CHECK(a.expected_fp_rate() == rate);
+  CHECK(a.count(key("b", 0)) == 1);
+  // A subset of what a holds changes nothing either.
+  CuckooFilter part(o);
+  for (int i = 0; i < 300; ++i) part.add(key("b", i));
+  REQUIRE(a.union_with(part).ok());
+  CHECK(a.serialize() == once);
+  for (int i = 0; i < 900; ++i) REQUIRE(a.contains(key("a", i)));
+  for (int i = 0; i < 1800; ++i) REQUIRE(a.contains(key("b", i)));
+}
+
 TEST_CASE("the export read in chunks of any size is exactly serialize()", "[format][chunks]") {
   auto single = make_filter(5000, 12, 4);
   auto chain = growing(200);

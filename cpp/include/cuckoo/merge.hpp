@@ -46,23 +46,33 @@ enum class Combine {
   return Status::error(ErrorCode::out_of_memory, "cannot allocate a copy of the table for the merge");
 }
 
-// Union: how many copies of fingerprint fp (at `slot` of bucket i, other bucket j) `into` lacks of those
-// `from` holds in the pair. Each (pair, fingerprint) is counted once, at its first slot in bucket order:
-// elsewhere the answer is 0. Kicks move fingerprints only within their own pair, so the counts of a pair
-// handled earlier stay right.
-[[nodiscard]] CUCKOO_COLD inline std::size_t copies_lacking(const SubFilter& into, const SubFilter& from, std::uint32_t i,
-                                                            std::uint32_t j, std::uint32_t fp, unsigned slot) noexcept {
+[[nodiscard]] inline bool same_shape(const SubFilter& a, const SubFilter& b) noexcept {
+  return a.num_buckets == b.num_buckets && a.fingerprint_bits == b.fingerprint_bits;
+}
+
+// Union: how many copies of fingerprint fp (at `slot` of bucket i, other bucket j) the chain `work` lacks
+// of those `from` holds in the pair, counting the copies in every sub-filter of from's shape (a chain can
+// hold several: earlier unions append them). Each (pair, fingerprint) is counted once, at its first slot
+// in bucket order: elsewhere the answer is 0. Kicks move fingerprints only within their own pair, so the
+// counts of a pair handled earlier stay right.
+[[nodiscard]] CUCKOO_COLD inline std::size_t copies_lacking(const std::vector<SubFilter>& work, const SubFilter& from,
+                                                            std::uint32_t i, std::uint32_t j, std::uint32_t fp,
+                                                            unsigned slot) noexcept {
   if (from.table.find(i, fp) != static_cast<int>(slot) || (j < i && from.table.count(j, fp) != 0)) return 0;
   const auto copies_in = [&](const SubFilter& s) { return s.table.count(i, fp) + (j != i ? s.table.count(j, fp) : 0); };
   const std::size_t want = copies_in(from);
-  const std::size_t have = copies_in(into);
+  std::size_t have = 0;
+  for (const SubFilter& s : work)
+    if (same_shape(s, from)) have += copies_in(s);
   return want > have ? want - have : 0;
 }
 
-// Adds the fingerprints of `from` to `into`, a sub-filter of the same shape. Returns false when they do
-// not fit; `into` is then partly changed (the caller restores it).
-[[nodiscard]] CUCKOO_COLD inline bool combine_into(SubFilter& into, const SubFilter& from, Combine mode,
-                                                   const Layout& layout, PathStep* path) {
+// Adds the fingerprints of `from` to `into` (work[target]), a sub-filter of the same shape: all of them,
+// or for a union those the chain lacks. Returns false when they do not fit; `into` is then partly changed
+// (the caller restores it).
+[[nodiscard]] CUCKOO_COLD inline bool combine_into(std::vector<SubFilter>& work, std::size_t target, const SubFilter& from,
+                                                   Combine mode, const Layout& layout, PathStep* path) {
+  SubFilter& into = work[target];
   for (std::uint64_t bucket = 0; bucket < from.num_buckets; ++bucket) {
     const auto i = static_cast<std::uint32_t>(bucket);
     for (unsigned slot = 0; slot < layout.bucket_size; ++slot) {
@@ -70,7 +80,7 @@ enum class Combine {
       if (fp == 0) continue;
       // The fingerprint's bucket pair is known from where it sits.
       const std::uint32_t j = alternate_index(i, fp, from.num_buckets);
-      const std::size_t copies = mode == Combine::multiset_sum ? 1 : copies_lacking(into, from, i, j, fp, slot);
+      const std::size_t copies = mode == Combine::multiset_sum ? 1 : copies_lacking(work, from, i, j, fp, slot);
       // The walk's generator is seeded from the place (there is no key hash), so merges are reproducible.
       const Location at{(std::uint64_t{i} << 32 | fp) ^ layout.seed, i, j, fp};
       for (std::size_t c = 0; c < copies; ++c)
@@ -80,19 +90,28 @@ enum class Combine {
   return true;
 }
 
-// Sub-filter k of the other filter (`from`) goes into sub-filter k of the working chain when it has the
-// same shape (both chains grew by the same rule) and room; `own` is how many sub-filters the chain had
-// before the merge. A fingerprint cannot move to a table of another shape (its buckets and width come from
-// hash bits that are gone), so otherwise, when growth is on, the chain takes a copy of `from`: every key is
-// kept, and the false-positive rates add up.
+// A fingerprint cannot move to a table of another shape (its buckets and width come from hash bits that
+// are gone). A merge adds sub-filter k of the other filter (`from`) to sub-filter k of the working chain
+// when it has the same shape (both chains grew by the same rule) and room; `own` is how many sub-filters
+// the chain had before the merge. A union adds what the chain lacks to its first sub-filter of from's
+// shape, wherever it is, so that a union repeated changes nothing. Otherwise, when growth is on, the
+// chain takes a sub-filter of its own for `from` (for a union, holding only what the chain lacks): every
+// key is kept, and the false-positive rates add up.
 [[nodiscard]] CUCKOO_COLD inline Status merge_sub_filter(std::vector<SubFilter>& work, std::size_t own, std::size_t k,
                                                          const SubFilter& from, Combine mode, const Layout& layout,
                                                          PathStep* path) {
-  if (k < own && work[k].num_buckets == from.num_buckets && work[k].fingerprint_bits == from.fingerprint_bits) {
+  std::size_t target = work.size();
+  if (mode == Combine::multiset_sum) {
+    if (k < own && same_shape(work[k], from)) target = k;
+  } else {
+    for (std::size_t t = 0; t < work.size() && target == work.size(); ++t)
+      if (same_shape(work[t], from)) target = t;
+  }
+  if (target < work.size()) {
     SubFilter saved;
-    if (!saved.copy_of(work[k])) return merge_copy_out_of_memory();
-    if (combine_into(work[k], from, mode, layout, path)) return {};
-    work[k] = std::move(saved);
+    if (!saved.copy_of(work[target])) return merge_copy_out_of_memory();
+    if (combine_into(work, target, from, mode, layout, path)) return {};
+    work[target] = std::move(saved);
   }
   if (layout.growth == 0 || work.size() >= layout.max_sub_filters)
     return Status::error(ErrorCode::capacity_exceeded,
@@ -101,6 +120,13 @@ enum class Combine {
                                                   std::to_string(layout.max_sub_filters) +
                                                   " sub-filters (this filter was left unchanged)");
   work.emplace_back();  // reserved for max_sub_filters by the caller
+  if (mode == Combine::set_union && target < work.size() - 1) {
+    // An empty table of from's shape, given what the rest of the chain lacks: no more than `from` holds.
+    SubFilter& fresh = work.back();
+    if (!fresh.allocate(from.capacity, from.num_buckets, from.fingerprint_bits, layout.bucket_size, layout.semi_sorted))
+      return merge_copy_out_of_memory();
+    if (combine_into(work, work.size() - 1, from, mode, layout, path)) return {};
+  }
   return work.back().copy_of(from) ? Status{} : merge_copy_out_of_memory();
 }
 
