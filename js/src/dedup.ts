@@ -28,6 +28,12 @@ export const MIN_GROWING_FP_RATE = 7.5e-9;
 export const UNKNOWN_SIZE_START = 2_000_000;
 /** How far a filter for an input of unknown size must be able to grow: more than a wasm heap holds. */
 export const UNKNOWN_SIZE_REACH = 1e9;
+/**
+ * The largest start from an input's size (about 0.9 GB at the default rate): a size only bounds the line
+ * count, and a 100 GB file of short lines would otherwise ask for a table larger than the heap at once.
+ * Growth takes the filter past it, as far as memory allows.
+ */
+export const MAX_ESTIMATED_START = 2 ** 28;
 // Blocks larger than this are fed to the core in pieces, so the heap holds one piece (and its output).
 const PIECE = 16 << 20;
 
@@ -149,13 +155,14 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
     // No "\n" in the sample: its lines are at least as long as the sample.
     const meanLine = lines > 0 ? sample.length / lines : Math.max(sample.length, 1);
     // 10% headroom for inputs whose lines get shorter further in; growth covers the rest.
-    capacity = Math.max(1, Math.ceil((o.inputBytes! / meanLine) * 1.1));
+    capacity = Math.min(MAX_ESTIMATED_START, Math.max(1, Math.ceil((o.inputBytes! / meanLine) * 1.1)));
   }
-  const needed = known ? Math.floor(o.inputBytes! / 2) + 1 : UNKNOWN_SIZE_REACH;
+  // Room for every line a file can hold, up to UNKNOWN_SIZE_REACH (more than the heap holds).
+  const needed = known ? Math.min(Math.floor(o.inputBytes! / 2) + 1, UNKNOWN_SIZE_REACH) : UNKNOWN_SIZE_REACH;
   let growth = 2;
   while (growth < Limits.maxGrowth && reachOf(capacity, growth, maxSubFilters) < needed) growth++;
   if (known && reachOf(capacity, growth, maxSubFilters) < needed) {
-    capacity = Math.ceil(needed / reachOf(1, growth, maxSubFilters));
+    capacity = Math.min(MAX_ESTIMATED_START, Math.max(capacity, Math.ceil(needed / reachOf(1, growth, maxSubFilters))));
   }
   return { fpRate, capacity, growth, maxSubFilters, reach: Math.floor(reachOf(capacity, growth, maxSubFilters)) };
 }
@@ -391,22 +398,50 @@ export type LineDedupStream = TransformStream<Uint8Array, Uint8Array> & { readon
 /**
  * A web TransformStream of bytes to the bytes of the new lines (browsers, workers, Node 18+):
  * `file.stream().pipeThrough(dedupLineStream())`. Loads the module itself (no ready() needed first).
+ * The deduplicator's memory is freed as soon as the stream ends, however it ends: flushed, a chunk it
+ * refuses, its source erroring or its reader cancelling (the last two through the transformer's cancel
+ * hook, which Node 20+, Chromium and Firefox call; elsewhere, when the stream is garbage-collected).
  */
 export function dedupLineStream(options?: LineDeduperOptions): LineDedupStream {
   const checked = checkOptions(options);
   let deduper: LineDeduper | undefined;
-  const stream = new TransformStream<Uint8Array, Uint8Array>({
-    async transform(chunk, controller) {
-      deduper ??= await LineDeduper.create(checked);
-      const out = deduper.push(chunk);
+  let ended = false;
+  const end = () => {
+    ended = true;
+    deduper?.dispose(); // the stats stay
+  };
+  const open = async (): Promise<LineDeduper> => {
+    if (!deduper) {
+      const made = await LineDeduper.create(checked);
+      if (ended) {
+        made.dispose(); // the stream ended while the module loaded
+        throw new CuckooFilterError('DISPOSED', 'the stream ended before its first block was read');
+      }
+      deduper = made;
+    }
+    return deduper;
+  };
+  // Any error ends the stream: the deduplicator is freed before it propagates.
+  const ending = async (work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (error) {
+      end();
+      throw error;
+    }
+  };
+  const transformer: Transformer<Uint8Array, Uint8Array> & { cancel(reason: unknown): void } = {
+    transform: (chunk, controller) => ending(async () => {
+      const out = (await open()).push(chunk);
       if (out.length > 0) controller.enqueue(out);
-    },
-    async flush(controller) {
-      deduper ??= await LineDeduper.create(checked);
-      const out = deduper.end();
-      deduper.dispose(); // the stats stay
+    }),
+    flush: (controller) => ending(async () => {
+      const out = (await open()).end();
+      end();
       if (out.length > 0) controller.enqueue(out);
-    },
-  });
+    }),
+    cancel: end,
+  };
+  const stream = new TransformStream<Uint8Array, Uint8Array>(transformer);
   return Object.defineProperty(stream, 'stats', { get: () => statsOf(deduper) }) as LineDedupStream;
 }

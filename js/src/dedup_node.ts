@@ -51,6 +51,11 @@ export class LineDedupTransform extends Transform {
       return;
     }
     LineDeduper.create(this.options).then((d) => {
+      // Destroyed while the module loaded (the source failed after its first block): free it at once.
+      if (this.destroyed) {
+        d.dispose();
+        return;
+      }
       this.deduper = d;
       run(d);
     }, (error: Error) => callback(error));

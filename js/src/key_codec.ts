@@ -23,9 +23,29 @@ const typedArrayLength = intrinsicGetter('length') as (this: unknown) => number;
 const typedArrayBuffer = intrinsicGetter('buffer') as (this: unknown) => ArrayBufferLike;
 const typedArrayOffset = intrinsicGetter('byteOffset') as (this: unknown) => number;
 
-/** The element count of a typed array of the given kind (any realm), or -1 for anything else. */
+/**
+ * Whether a typed array's buffer was detached (transferred to a worker or a structuredClone, or by
+ * ArrayBuffer.prototype.transfer): its length then reads 0 and any copy of it throws. A view of length 0
+ * can be either; only a view of a detached buffer cannot be made.
+ */
+function isDetached(value: unknown): boolean {
+  try {
+    // eslint-disable-next-line no-new
+    new Uint8Array(typedArrayBuffer.call(value) as ArrayBuffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The element count of a typed array of the given kind (any realm), or -1 for anything else, and for an
+ * array whose buffer was detached (describe() names it so in the error the caller throws).
+ */
 export function typedLength(value: unknown, kind: 'Uint8Array' | 'Uint32Array' | 'BigUint64Array' | 'BigInt64Array'): number {
-  return typedArrayTag.call(value) === kind ? typedArrayLength.call(value) : -1;
+  if (typedArrayTag.call(value) !== kind) return -1;
+  const length = typedArrayLength.call(value);
+  return length === 0 && isDetached(value) ? -1 : length;
 }
 
 /** A Uint8Array of this realm over the same bytes as `value` (a Uint8Array of any realm or subclass). */
@@ -47,9 +67,10 @@ export type IntegerArray = Uint32Array | BigUint64Array | BigInt64Array;
  * else. A view over the same memory: the batch copies it into the heap one chunk at a time.
  */
 export function integerArrayBytes(value: unknown): { bytes: Uint8Array; width: 4 | 8 } | undefined {
-  const width = typedLength(value, 'Uint32Array') >= 0 ? 4
-    : typedLength(value, 'BigUint64Array') >= 0 || typedLength(value, 'BigInt64Array') >= 0 ? 8 : 0;
+  const tag = typedArrayTag.call(value);
+  const width = tag === 'Uint32Array' ? 4 : tag === 'BigUint64Array' || tag === 'BigInt64Array' ? 8 : 0;
   if (width === 0) return undefined;
+  if (typedArrayLength.call(value) === 0 && isDetached(value)) throw batchTypeError(value);
   const bytes = new Uint8Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value) * width);
   return { bytes, width };
 }
@@ -74,10 +95,16 @@ export function describe(value: unknown): string {
       if (value === null) return 'null';
       if (Array.isArray(value)) return 'an array';
       const tag = typedArrayTag.call(value) as string | undefined;
+      if (tag !== undefined && typedArrayLength.call(value) === 0 && isDetached(value)) return `a ${tag} whose buffer was detached`;
       const name = tag ?? Object.prototype.toString.call(value).slice(8, -1);
       return name === 'Object' ? 'an object' : `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name}`;
     }
   }
+}
+
+function batchTypeError(keys: unknown): TypeError {
+  return new TypeError(`keys must be an iterable of keys (an array, a Set, a generator), got ${describe(keys)}` +
+    (typeof keys === 'string' ? ' (for one key, use the single-key method)' : ''));
 }
 
 export function keyTypeError(key: unknown, where = 'key'): TypeError {
@@ -115,11 +142,11 @@ export function copyKeys(keys: unknown): Key[] {
   if (Array.isArray(keys)) {
     copy = new Array<unknown>(keys.length);
     for (let i = 0; i < copy.length; i++) copy[i] = keys[i];
-  } else if (typeof keys === 'object' && keys !== null && typeof (keys as Iterable<unknown>)[Symbol.iterator] === 'function') {
+  } else if (typeof keys === 'object' && keys !== null && typeof (keys as Iterable<unknown>)[Symbol.iterator] === 'function' &&
+    !(typedArrayTag.call(keys) !== undefined && typedArrayLength.call(keys) === 0 && isDetached(keys))) {
     copy = Array.from(keys as Iterable<unknown>);
   } else {
-    throw new TypeError(`keys must be an iterable of keys (an array, a Set, a generator), got ${describe(keys)}` +
-      (typeof keys === 'string' ? ' (for one key, use the single-key method)' : ''));
+    throw batchTypeError(keys);
   }
   for (let i = 0; i < copy.length; i++) {
     const key = copy[i];

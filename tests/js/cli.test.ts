@@ -1,6 +1,6 @@
 // The `cuckoo` command, run for real in a child process.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CuckooFilter, ready } from '../../js/src/index';
@@ -141,6 +141,42 @@ describe('dedup', () => {
     expect(stderr).toMatch(/cuckoo: [\d,]+ lines, [\d,]+ lines\/s, 100\.0%, 0s left\n$/);
     expect(stdout.equals(awkDedup(file))).toBe(true);
     expect(run(['dedup', '--no-progress', file]).stderr).toBe('');
+  });
+
+  test('--progress reaches 100% when the heap grows while a block is being read', () => {
+    // Several 4 MiB blocks, and a filter that grows (--capacity 1000): a block read into the heap while it
+    // grew was counted as 0 bytes ("6,000,000 lines, 83.6%" after the whole file).
+    const file = generate('progress-grows.txt', 1_500_000, 1_500_000, 7);
+    expect(statSync(file).size).toBeGreaterThan(3 * (4 << 20));
+    const { code, stderr } = run(['dedup', '--progress', '--capacity', '1000', file]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/cuckoo: 1,500,000 lines, [\d,]+ lines\/s, 100\.0%, 0s left\n$/);
+  });
+
+  test('a 100 GB file of short lines starts at once (its size only bounds the line count)', async () => {
+    // Short lines, then a sparse hole to 100 GB: the command must start writing lines, where it refused
+    // at once ("cannot allocate 26677894752 bytes for the table").
+    const file = join(dir, 'huge-sparse.txt');
+    writeFileSync(file, Array.from({ length: 100_000 }, (_, i) => `${i}`).join('\n') + '\n');
+    truncateSync(file, 100e9);
+    const child = spawn('node', [bin, 'dedup', file], { cwd: dir });
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    const first = await new Promise<string>((resolve) => {
+      child.stdout.on('data', (d) => {
+        stdout += d;
+        if (stdout.includes('\n99999\n')) resolve(stdout);
+      });
+      child.on('exit', () => resolve(stdout));
+    });
+    child.kill('SIGTERM');
+    await closed;
+    expect(stderr).toBe('');
+    expect(first.startsWith('0\n1\n2\n')).toBe(true);
+    expect(first).toContain('\n99999\n');
+    rmSync(file);
   });
 
   test('-o writes to a file', () => {

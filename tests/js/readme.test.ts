@@ -13,6 +13,7 @@ const block = (language: string) => {
   if (!match) throw new Error(`no ${language} block in README.md`);
   return match[1];
 };
+const tsBlocks = () => [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cuckoo-readme-'));
@@ -64,8 +65,8 @@ console.log(copy.has('user-42') && chunks.length === 2 ? 'ok' : 'wrong');`;
 });
 
 test('the semi-sorted example gives the byteLength it states, one bit less per item than plain buckets', async () => {
-  const snippet = readme.match(/```ts\n(using small = [\s\S]*?)```/);
-  expect(snippet).not.toBeNull();
+  const snippet = tsBlocks().find((code) => code.includes('using small = '))?.match(/([\s\S]*)/);
+  expect(snippet).not.toBeUndefined();
   const stated = snippet![1].match(/small\.byteLength;\s*\/\/ ([\d,]+) bytes: ([\d.]+) bits per item \(([\d.]+) without semiSorted\)/);
   expect(stated).not.toBeNull();
   await ready();
@@ -94,4 +95,30 @@ test('the semi-sorted section states where 4-slot filters become smaller than a 
   };
   const shown = (p: number) => Number((p * 100).toPrecision(2));
   expect([...crossover(true), ...crossover(false)].map(shown)).toEqual(claim!.slice(1, 5).map(Number));
+});
+
+test('every TypeScript example type-checks against the package as written, and runs', () => {
+  // Each is a module of its own, as a reader would paste it: only the package name points at the build.
+  const entry = join(repoRoot, 'js', 'dist', 'esm', 'index.js');
+  const blocks = tsBlocks();
+  expect(blocks.length).toBeGreaterThanOrEqual(3);
+  const files = blocks.map((code, i) => {
+    const file = join(dir, `block-${i}.mts`);
+    writeFileSync(file, code.replace("from 'cuckoo-wasm'", `from ${JSON.stringify(entry)}`));
+    return file;
+  });
+  const program = ts.createProgram(files, {
+    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts', 'lib.dom.d.ts'],
+    types: [], skipLibCheck: true,
+  });
+  const problems = ts.getPreEmitDiagnostics(program).map((d) =>
+    `${d.file ? d.file.fileName.replace(dir, '') : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  expect(problems).toEqual([]);
+  for (const file of files) {
+    const js = ts.transpileModule(`Symbol.dispose ??= Symbol.for('Symbol.dispose');\n${readFileSync(file, 'utf8')}`,
+      { compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext } }).outputText;
+    writeFileSync(file.replace(/\.mts$/, '.mjs'), js);
+    execFileSync('node', [file.replace(/\.mts$/, '.mjs')], { encoding: 'utf8' });
+  }
 });

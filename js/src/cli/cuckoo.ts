@@ -48,7 +48,7 @@ Options:
   -h, --help         this help
 
 The filter grows, so no input size needs to be known: for files, their size guarantees room for every
-line. From a pipe it holds at least a billion unique lines (more than memory holds) at rates down to
+line (up to a billion unique lines, more than memory holds). From a pipe it holds at least a billion unique lines (more than memory holds) at rates down to
 1e-7; below that, 17 times its start: 34 million lines unless --capacity starts it larger.`,
   build: `usage: ${NAME} build [options] [FILE...] -o FILTER
 
@@ -132,9 +132,11 @@ async function runEngine(values: Values, files: string[], inputBytes: number | u
   // Read into the heap, where the engine reads the blocks in place (copying them there was 40 ms of 0.8 s).
   const heap = heapBuffers(requireModule());
   for await (const block of readBlocks(files, heap)) {
+    // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
+    const length = block.length;
     // The new lines are written before the next call, so a view of the heap will do.
     const out = heap.holds(block) ? deduper.pushInHeap(block) : deduper.pushView(block);
-    progress?.update(block.length, deduper.stats.lines);
+    progress?.update(length, deduper.stats.lines);
     if (keep && out.length > 0) await keep(out);
   }
   const last = deduper.end();
