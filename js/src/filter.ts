@@ -585,8 +585,9 @@ export class CuckooFilter {
    * The set union with `other` (same options and seed, as for merge()): each fingerprint of `other` is
    * added only where its bucket pair here holds fewer copies of it than `other` has, so a union with
    * itself or with a filter of a subset of the keys changes nothing, and every key of either is found
-   * afterwards. All or nothing, with the errors of merge(). With growth, sub-filter k is compared with
-   * sub-filter k: keys of chains that grew differently may be counted twice (never lost).
+   * afterwards. All or nothing, with the errors of merge(). With growth, a sub-filter of `other` is
+   * compared with every sub-filter of its shape here, so a union repeated changes nothing however the
+   * chains grew.
    */
   union(other: CuckooFilter): void {
     this.combine(other, 'union');

@@ -240,8 +240,8 @@ class CuckooFilter {
   // The set union with `other` (same options and seed as merge): each fingerprint of `other` is added only
   // where its bucket pair here holds fewer copies of it than `other` does, so the union with itself or
   // with a filter of a subset of the keys changes nothing, and every key of either is still found. With
-  // growth, sub-filter k is compared with sub-filter k (keys of a chain that grew differently may be
-  // counted twice, never lost). All or nothing, with the Status of merge.
+  // growth, a sub-filter of `other` is compared with every sub-filter of its shape here, so a union
+  // repeated changes nothing however the chains grew. All or nothing, with the Status of merge.
   [[nodiscard]] Status union_with(const CuckooFilter& other) { return combine(other, detail::Combine::set_union); }
 
   // --- whole filter -----------------------------------------------------------------------------------
