@@ -36,7 +36,7 @@ Instance& at(Handle h) { return object_at<Instance>(h); }
 CuckooFilter& filter(Handle h) { return at(h).filter; }
 
 Handle adopt(std::optional<CuckooFilter>& made) {
-  return handle_of(new (std::nothrow) Instance(std::move(*made)), "filter object");
+  return handle_of(new (std::nothrow) Instance(std::move(*made)), "cannot allocate the filter object");
 }
 
 // The calls made once per filter (create, export, import, merge) are CUCKOO_COLD: compiled for size, with
@@ -68,7 +68,7 @@ using cuckoo::format::Importer;
 
 CUCKOO_COLD Handle export_begin(Handle h) {
   if (!memory_for_call()) return 0;
-  return handle_of(filter(h).exporter().release(), "exporter");
+  return handle_of(filter(h).exporter().release(), "cannot allocate the exporter");
 }
 double export_size(Handle e) { return static_cast<double>(object_at<Exporter>(e).size()); }
 // Copies the next bytes (at most `capacity`) to `out`; returns how many, 0 at the end.
@@ -81,7 +81,7 @@ void export_end(Handle e) { delete &object_at<Exporter>(e); }
 CUCKOO_COLD Handle import_begin(double total) {
   if (!memory_for_call()) return 0;
   const std::uint64_t known = total >= 0 ? static_cast<std::uint64_t>(total) : Importer::kUnknownLength;
-  return handle_of(new (std::nothrow) Importer(known), "importer");
+  return handle_of(new (std::nothrow) Importer(known), "cannot allocate the importer");
 }
 // Returns a cuckoo::ErrorCode (message: last_error_message()).
 CUCKOO_COLD int import_push(Handle i, std::uint32_t address, std::uint32_t length) {
@@ -259,7 +259,7 @@ Dedup& dedup_at(Handle h) { return object_at<Dedup>(h); }
 
 Handle dedup_create(Handle filter_handle) {
   if (!memory_for_call()) return 0;
-  return handle_of(new (std::nothrow) Dedup(filter(filter_handle)), "line deduplicator");
+  return handle_of(new (std::nothrow) Dedup(filter(filter_handle)), "cannot allocate the line deduplicator");
 }
 void dedup_destroy(Handle h) { delete &dedup_at(h); }
 std::uint32_t dedup_report(Handle h) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(&dedup_at(h).report)); }

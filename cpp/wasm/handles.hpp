@@ -2,6 +2,7 @@
 // handles (their addresses), keys as (address, length) in the heap, and errors as the last Status.
 #pragma once
 
+#include <cuckoo/detail/compiler.hpp>
 #include <cuckoo/status.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -20,22 +21,23 @@ using Handle = std::uint32_t;
 // reported even when the heap is full (embind would have had to malloc a std::string to return it).
 struct LastError {
   cuckoo::ErrorCode code = cuckoo::ErrorCode::ok;
-  char text[512] = {};  // NUL-terminated UTF-8; a longer message is cut at a character boundary
+  char text[512] = {};  // NUL-terminated; the core's messages are ASCII, and a longer one is cut
 };
 inline LastError g_last_error;
 
-// Records `message` under `code` (nothing for ok); returns code == ok.
-inline bool record(cuckoo::ErrorCode code, const char* message, std::size_t length) noexcept {
+// Records `message` under `code` (nothing for ok); returns code == ok. Out of line: every call that can
+// fail records.
+[[gnu::noinline]] CUCKOO_COLD inline bool record(cuckoo::ErrorCode code, const char* message, std::size_t length) noexcept {
   g_last_error.code = code;
   if (code == cuckoo::ErrorCode::ok) return true;
-  std::size_t n = length < sizeof g_last_error.text - 1 ? length : sizeof g_last_error.text - 1;
-  if (n < length)
-    while (n > 0 && (static_cast<unsigned char>(message[n]) & 0xC0) == 0x80) --n;  // not inside a UTF-8 sequence
+  const std::size_t n = length < sizeof g_last_error.text - 1 ? length : sizeof g_last_error.text - 1;
   std::memcpy(g_last_error.text, message, n);
   g_last_error.text[n] = '\0';
   return false;
 }
-inline bool record(const cuckoo::Status& s) noexcept { return record(s.code, s.message.data(), s.message.size()); }
+[[gnu::noinline]] CUCKOO_COLD inline bool record(const cuckoo::Status& s) noexcept {
+  return record(s.code, s.message.data(), s.message.size());
+}
 
 inline int last_error_code() { return static_cast<int>(g_last_error.code); }
 inline std::uint32_t last_error_text() {
@@ -45,7 +47,7 @@ inline std::uint32_t last_error_text() {
 // For the calls that may allocate (through operator new: messages, bookkeeping): true when the reserve is
 // held (memory_reserve.hpp), so that nothing they allocate can abort the module; otherwise the call is
 // refused with out_of_memory before it changes anything.
-inline bool memory_for_call() noexcept {
+[[gnu::noinline]] CUCKOO_COLD inline bool memory_for_call() noexcept {
   if (hold_reserve()) return true;
   static constexpr char kFull[] = "the WebAssembly heap is full (dispose of filters you no longer need)";
   record(cuckoo::ErrorCode::out_of_memory, kFull, sizeof kFull - 1);
@@ -57,16 +59,11 @@ T& object_at(Handle h) {
   return *reinterpret_cast<T*>(static_cast<std::uintptr_t>(h));
 }
 
-// The handle of a new object, or 0 (out_of_memory) when `new (std::nothrow)` gave none.
-template <class T>
-Handle handle_of(T* object, const char* what) {
+// The handle of a new object, or 0 (out_of_memory: `no_memory`, a message naming it) when
+// `new (std::nothrow)` gave none.
+[[gnu::noinline]] CUCKOO_COLD inline Handle handle_of(void* object, const char* no_memory) {
   if (object == nullptr) {
-    static constexpr char kPrefix[] = "cannot allocate the ";
-    char message[96];
-    const std::size_t n = std::strlen(what) < sizeof message - sizeof kPrefix ? std::strlen(what) : sizeof message - sizeof kPrefix;
-    std::memcpy(message, kPrefix, sizeof kPrefix - 1);
-    std::memcpy(message + sizeof kPrefix - 1, what, n);
-    record(cuckoo::ErrorCode::out_of_memory, message, sizeof kPrefix - 1 + n);
+    record(cuckoo::ErrorCode::out_of_memory, no_memory, std::strlen(no_memory));
     return 0;
   }
   return static_cast<Handle>(reinterpret_cast<std::uintptr_t>(object));

@@ -17,7 +17,7 @@ using namespace cuckoo_wasm;
 using cuckoo::redis::RedisCuckooFilter;
 RedisCuckooFilter& redis_at(Handle h) { return object_at<RedisCuckooFilter>(h); }
 Handle adopt_redis(std::optional<RedisCuckooFilter>& made) {
-  return handle_of(new (std::nothrow) RedisCuckooFilter(std::move(*made)), "filter object");
+  return handle_of(new (std::nothrow) RedisCuckooFilter(std::move(*made)), "cannot allocate the filter object");
 }
 
 // The wrapper has checked the types; the core checks the ranges with RedisBloom's texts.
@@ -66,7 +66,7 @@ void redis_chunk_at(Handle h, double iterator, std::uint32_t out) {
 using cuckoo::redis::ChunkLoader;
 Handle redis_loader_begin() {
   if (!memory_for_call()) return 0;
-  return handle_of(new (std::nothrow) ChunkLoader(), "chunk loader");
+  return handle_of(new (std::nothrow) ChunkLoader(), "cannot allocate the chunk loader");
 }
 // Returns a cuckoo::ErrorCode (message: last_error_message()).
 int redis_loader_push(Handle l, double iterator, std::uint32_t address, std::uint32_t length) {
