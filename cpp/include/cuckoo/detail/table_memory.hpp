@@ -66,6 +66,17 @@ using TableMemory = std::unique_ptr<std::uint8_t[], TableMemoryDeleter>;
 }
 #endif
 
+// Marks the whole 2 MiB pages inside a large table that the C heap gave (a table that grows in place is
+// reallocated, so it cannot have a mapping of its own): a hint, as for map_huge_page_aligned.
+inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#if CUCKOO_HUGE_PAGE_TABLES
+  if (bytes < kHugePageTableBytes) return;
+  const auto start = (reinterpret_cast<std::uintptr_t>(p) + kHugePageBytes - 1) & ~std::uintptr_t{kHugePageBytes - 1};
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~std::uintptr_t{kHugePageBytes - 1};
+  if (end > start) (void)madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
+#endif
+}
+
 // `bytes` zeroed bytes and `padding` more after them; null when they cannot be had.
 [[nodiscard]] inline TableMemory allocate_table_memory(std::uint64_t bytes, std::size_t padding) noexcept {
   if (bytes > SIZE_MAX - padding) return nullptr;
