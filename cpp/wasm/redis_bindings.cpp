@@ -34,6 +34,8 @@ void redis_destroy(Handle h) { delete &redis_at(h); }
 // once per command: for CF.INSERT, before its first item only).
 unsigned redis_add(Handle h, std::uint32_t address, std::uint32_t length, bool if_absent, bool check_limit) {
   auto& f = redis_at(h);
+  // A growth past the room its list of tables has allocates that list: take the reserve for it.
+  if (f.growth_allocates() && !memory_for_call()) return static_cast<unsigned>(cuckoo::redis::AddResult::out_of_memory);
   if (check_limit && f.sub_filter_count() >= cuckoo::redis::kMaxSubFiltersForAdd) return kRedisMaxExpansions;
   return static_cast<unsigned>(if_absent ? f.add_if_absent(key(address, length)) : f.add(key(address, length)));
 }

@@ -154,7 +154,9 @@ class RedisCuckooFilter {
     f.num_items_ = h.num_items;
     f.num_deletes_ = h.num_deletes;
     f.shape_ = s;
-    if (!detail::reserve_nothrow(f.tables_, filters))
+    // Room for the sub-filters adds can make (they stop at kMaxSubFiltersForAdd), so that an add that grows
+    // allocates nothing but the new table.
+    if (!detail::reserve_nothrow(f.tables_, filters > kMaxSubFiltersForAdd ? filters : kMaxSubFiltersForAdd + 1))
       return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter's bookkeeping");
     for (std::uint64_t k = 0; k < filters; ++k) {
       const std::uint64_t buckets = f.buckets_of(k);
@@ -250,6 +252,8 @@ class RedisCuckooFilter {
   [[nodiscard]] unsigned max_iterations() const noexcept { return shape_.max_iterations; }
   [[nodiscard]] unsigned expansion() const noexcept { return shape_.expansion; }
   [[nodiscard]] std::size_t sub_filter_count() const noexcept { return tables_.size(); }
+  // Whether the next growth would allocate the list of tables too (one CF.INSERT can pass the limit).
+  [[nodiscard]] bool growth_allocates() const noexcept { return tables_.size() == tables_.capacity(); }
   [[nodiscard]] std::uint64_t table_bytes() const noexcept {
     std::uint64_t n = 0;
     for (const Table& t : tables_) n += t.size();
@@ -349,11 +353,13 @@ class RedisCuckooFilter {
 
   RedisCuckooFilter() = default;
 
-  // Sub-filter k's bucket count: num_buckets * expansion^k, or 0 when that passes 64 bits.
+  // Sub-filter k's bucket count: num_buckets * expansion^k, or 0 when that passes 64 bits. (With expansion
+  // 2 or more that happens within 64 steps, so this is constant time for any k: a dump may have 65,535.)
   [[nodiscard]] std::uint64_t buckets_of(std::uint64_t k) const noexcept {
     std::uint64_t n = shape_.num_buckets;
+    if (shape_.expansion <= 1) return k == 0 || shape_.expansion == 1 ? n : 0;
     for (std::uint64_t i = 0; i < k; ++i) {
-      if (shape_.expansion != 0 && n > ~std::uint64_t{0} / shape_.expansion) return 0;
+      if (n > ~std::uint64_t{0} / shape_.expansion) return 0;
       n *= shape_.expansion;
     }
     return n;
@@ -363,7 +369,10 @@ class RedisCuckooFilter {
   // else (an add that grows must not need memory for a message). A loader asks for `room` bytes of it
   // only, and fills them before it asks for more (ChunkLoader::take_data).
   [[nodiscard]] bool append_table(std::uint64_t buckets, std::uint64_t room = ~std::uint64_t{0}) noexcept {
-    if (buckets > SIZE_MAX / shape_.bucket_size || !detail::reserve_nothrow(tables_, tables_.size() + 1)) return false;
+    // The list grows by half at a time: a dump of 65,535 sub-filters loads in linear time.
+    if (buckets > SIZE_MAX / shape_.bucket_size ||
+        (tables_.size() == tables_.capacity() && !detail::reserve_nothrow(tables_, tables_.size() + 1 + tables_.size() / 2)))
+      return false;
     Table t;
     t.buckets = buckets;
     t.bucket_size = shape_.bucket_size;
