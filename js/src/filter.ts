@@ -3,7 +3,7 @@ import { base64Decode, base64Encode } from './base64.js';
 import { AddResult, BatchOp, Defaults, ErrorCode, InsertOutcome, KeyResult, Limits, TraceStepKind } from './abi.js';
 import {
   batchResults, copyToScratch, CreateArguments, keyLength, lastErrorMessage, packChunk, packIntegers, packRanges,
-  readLocateRecord, readPiece, readTraceRecords, writeCreateOptions, writeKey,
+  readLocateRecord, readPiece, readTraceRecords, reserveBatchScratch, writeCreateOptions, writeKey,
 } from './heap.js';
 import { copyKeys, describe, integerArrayBytes, IntegerArray, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
 import { CuckooModule, loadedModule, ready } from './wasm_module.js';
@@ -229,6 +229,13 @@ const finalizer =
     ? new FinalizationRegistry<number>((handle) => {
         loadedModule()!.destroy(handle);
         hintOnce();
+      })
+    : undefined;
+
+const exportFinalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<{ m: CuckooModule; exporter: number }>(({ m, exporter }) => {
+        if (exporter !== 0) m.exportEnd(exporter);
       })
     : undefined;
 
@@ -509,6 +516,7 @@ export class CuckooFilter {
     // dispose this filter; nothing of the caller's runs after this line.
     const copy = copyKeys(keys);
     const h = op === BatchOp.contains ? this.live() : this.writable();
+    if (op !== BatchOp.contains && copy.length > 1) reserveBatchScratch(this.m, copy);
     const out = new Array<boolean>(copy.length);
     for (let start = 0; start < copy.length; ) {
       const p = packChunk(this.m, copy, start);
@@ -696,11 +704,17 @@ export class CuckooFilter {
   exportChunks(chunkBytes: number = PIECE_BYTES): Generator<Uint8Array, void, undefined> {
     if (!isInteger(chunkBytes, 1, 2 ** 30)) throw invalid(`chunkBytes must be an integer from 1 to 2^30, got ${describe(chunkBytes)}`);
     this.live();
-    return this.chunks(chunkBytes);
+    const held = { m: this.m, exporter: 0 };
+    const chunks = this.chunks(chunkBytes, held);
+    exportFinalizer?.register(chunks, held);
+    return chunks;
   }
 
-  private *chunks(chunkBytes: number): Generator<Uint8Array, void, undefined> {
+  // `held.exporter` is the exporter while one is open: freed by the finally below, or by exportFinalizer
+  // for a generator dropped before its end (neither finished nor return()ed).
+  private *chunks(chunkBytes: number, held: { exporter: number }): Generator<Uint8Array, void, undefined> {
     const exporter = beginExport(this.m, this.live());
+    held.exporter = exporter;
     const changes = this.changes;
     try {
       for (;;) {
@@ -717,6 +731,7 @@ export class CuckooFilter {
         yield length === chunk.length ? chunk : chunk.slice(0, length);
       }
     } finally {
+      held.exporter = 0;
       this.m.exportEnd(exporter);
     }
   }

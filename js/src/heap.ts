@@ -225,6 +225,25 @@ export function packChunk(m: HeapModule, keys: readonly Key[], start: number): P
   return packEach(m, keys, start, end, bound);
 }
 
+/**
+ * Grows the scratch area now to what the largest chunk of this batch can need, so that a batch that
+ * changes the filter cannot run out of memory after its first chunks were applied (a chunk closes once it
+ * passes CHUNK_BYTES, so it holds at most that plus its last key).
+ */
+export function reserveBatchScratch(m: HeapModule, keys: readonly Key[]): void {
+  let total = 0;
+  let largest = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const bytes = typeof key === 'string' ? key.length * 3 : typeof key === 'number' || typeof key === 'bigint' ? 8
+      : typedLength(key, 'Uint8Array');
+    total += bytes;
+    if (bytes > largest) largest = bytes;
+  }
+  const count = Math.min(keys.length, CHUNK_KEYS);
+  ensureScratch(m, (count + 1) * 4 + count + Math.min(total, CHUNK_BYTES + largest) + 8);
+}
+
 /** Packs keys[start, end), whose bytes are at most `bound`, one key at a time. */
 function packEach(m: HeapModule, keys: readonly Key[], start: number, end: number, bound: number): PackedBatch {
   const count = end - start;

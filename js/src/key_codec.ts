@@ -23,15 +23,17 @@ const typedArrayLength = intrinsicGetter('length') as (this: unknown) => number;
 const typedArrayBuffer = intrinsicGetter('buffer') as (this: unknown) => ArrayBufferLike;
 const typedArrayOffset = intrinsicGetter('byteOffset') as (this: unknown) => number;
 
+const typedArraySlice = (typedArrayPrototype as { slice: (this: unknown, start: number, end: number) => unknown }).slice;
+
 /**
- * Whether a typed array's buffer was detached (transferred to a worker or a structuredClone, or by
- * ArrayBuffer.prototype.transfer): its length then reads 0 and any copy of it throws. A view of length 0
- * can be either; only a view of a detached buffer cannot be made.
+ * Whether a typed array cannot be read: its buffer was detached (transferred to a worker or a
+ * structuredClone, or by ArrayBuffer.prototype.transfer), or it is a view past the end of a resizable
+ * buffer that shrank. Its length then reads 0, and any copy of it throws; slice() of a readable view of
+ * length 0 does not.
  */
 function isDetached(value: unknown): boolean {
   try {
-    // eslint-disable-next-line no-new
-    new Uint8Array(typedArrayBuffer.call(value) as ArrayBuffer, 0, 0);
+    typedArraySlice.call(value, 0, 0);
     return false;
   } catch {
     return true;
@@ -95,7 +97,9 @@ export function describe(value: unknown): string {
       if (value === null) return 'null';
       if (Array.isArray(value)) return 'an array';
       const tag = typedArrayTag.call(value) as string | undefined;
-      if (tag !== undefined && typedArrayLength.call(value) === 0 && isDetached(value)) return `a ${tag} whose buffer was detached`;
+      if (tag !== undefined && typedArrayLength.call(value) === 0 && isDetached(value)) {
+        return `a ${tag} whose buffer was detached (or shrank below it)`;
+      }
       const name = tag ?? Object.prototype.toString.call(value).slice(8, -1);
       return name === 'Object' ? 'an object' : `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name}`;
     }

@@ -117,7 +117,7 @@ describe('a detached buffer is a TypeError that names it, with nothing changed',
     const keys: (string | Uint8Array)[] = Array.from({ length: 5000 }, (_, i) => `k${i}`);
     keys.push(detached());
     expect(() => f.addMany(keys)).toThrow(new TypeError(
-      'keys[5000] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got a Uint8Array whose buffer was detached'));
+      'keys[5000] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got a Uint8Array whose buffer was detached (or shrank below it)'));
     expect(f.size).toBe(0);
     expect(() => f.add(detached())).toThrow(/got a Uint8Array whose buffer was detached/);
     expect(() => f.addMany(new Uint32Array(detached(8).buffer))).toThrow(TypeError);
@@ -137,6 +137,22 @@ describe('a detached buffer is a TypeError that names it, with nothing changed',
     d.dispose();
     const f = new CuckooFilter({ capacity: 100 });
     expect(() => f.addIfAbsentRanges(detached(), new Uint32Array([0, 1]))).toThrow(/whose buffer was detached/);
+    f.dispose();
+  });
+
+  test('a view past the end of a resizable buffer that shrank: refused the same way, nothing added', () => {
+    const f = new CuckooFilter({ capacity: 10_000 });
+    const buffer = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void })(16, { maxByteLength: 16 });
+    const view = new Uint8Array(buffer, 8, 8);
+    buffer.resize(4);
+    const keys: (string | Uint8Array)[] = Array.from({ length: 4100 }, (_, i) => `r${i}`);
+    keys.push(view);
+    // Before: 4,096 keys added, then V8's "Cannot perform %TypedArray%.prototype.set on a detached ArrayBuffer".
+    expect(() => f.addMany(keys)).toThrow(/keys\[4100\] must be .*got a Uint8Array whose buffer was detached \(or shrank below it\)/);
+    expect(f.size).toBe(0);
+    // Alone it was the empty key, silently.
+    expect(() => f.addIfAbsentRanges(view, new Uint32Array([0, 0]))).toThrow(TypeError);
+    expect(f.size).toBe(0);
     f.dispose();
   });
 

@@ -27,6 +27,10 @@ const { ready, CuckooFilter, CuckooFilterError, LineDeduper } = require(process.
       }
     }
   };
+  // A scratch area large enough for a chunk of 4,096 short keys, but not for a longer key after them.
+  const batched = new CuckooFilter({ capacity: 10_000 });
+  const shortKeys = Array.from({ length: 4096 }, (_, i) => `short-${i}`);
+  batched.hasMany(shortKeys);
   for (const capacity of [40e6, 6e6, 600e3, 60e3, 6e3, 600, 60, 6, 1]) fill({ capacity });
   fill({ capacity: 1, maxKicks: 1 });
 
@@ -53,9 +57,13 @@ const { ready, CuckooFilter, CuckooFilterError, LineDeduper } = require(process.
       for (let i = 0; i < 100; i++) g.add(`g${i}`);
     },
     traced: () => survivor.addTraced('traced'),
+    // Before: its first chunk was added, then OUT_OF_MEMORY at the long key's chunk.
+    batchThenLongKey: () => batched.addMany([...shortKeys, 'y'.repeat(200_000)]),
   };
   const made = [];
   for (let round = 0; round < 500; round++) {
+    // Half-way, a small gap: the size of one tiny filter (a trace's room once aborted there).
+    if (round === 250) filters[filled - 3].dispose();
     for (const [name, op] of Object.entries(ops)) {
       try {
         const result = op();
@@ -68,9 +76,10 @@ const { ready, CuckooFilter, CuckooFilterError, LineDeduper } = require(process.
       }
     }
   }
-  const lost = keys.filter((key, i) => !filters[i].has(key)).length;
+  const lost = keys.filter((key, i) => i !== filled - 3 && !filters[i].has(key)).length;
+  const batchUnchanged = batched.size === 0;
   // Room again: free all but the last two, then a fresh export of one that lived through it all.
-  for (const f of [...filters.slice(0, filled - 2), ...made]) f.dispose();
+  for (const f of [...filters.slice(0, filled - 3), ...made]) f.dispose();
   const fresh = survivor.export();
   const again = CuckooFilter.import(fresh);
   console.log(JSON.stringify({
@@ -79,6 +88,7 @@ const { ready, CuckooFilter, CuckooFilterError, LineDeduper } = require(process.
     refusals,
     others: others.slice(0, 5),
     lost,
+    batchUnchanged,
     reimported: again.has(keys[filled - 2]) && again.size === survivor.size,
     key: keys[filled - 2],
     export: Buffer.from(fresh).toString('base64'),
