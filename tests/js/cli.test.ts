@@ -179,6 +179,39 @@ describe('dedup', () => {
     rmSync(file);
   });
 
+  test('an empty file among the inputs keeps the size known (it holds nothing)', () => {
+    // Before: any input of size 0 made the size unknown, so the filter was planned as for a pipe: at
+    // --fp-rate 1e-8 and --capacity 1, 17 lines at the most, where the files' size allows every line.
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, '');
+    const lines = join(dir, 'hundred.txt');
+    writeFileSync(lines, Array.from({ length: 100 }, (_, i) => `l${i}\n`).join(''));
+    const { code, stdout, stderr } = run(['dedup', '--fp-rate', '1e-8', '--capacity', '1', empty, lines]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout.toString().split('\n')).toHaveLength(101);
+  });
+
+  test.each([
+    ['dedup -o FIFO, no reader yet', (fifo: string) => ['dedup', '-o', fifo, join(dir, 'hundred.txt')]],
+    ['dedup FIFO, no writer yet', (fifo: string) => ['dedup', fifo]],
+    ['info FIFO, no writer yet', (fifo: string) => ['info', fifo]],
+  ])('%s: SIGTERM ends it at once, as the signal', async (_name, args) => {
+    // Before: the open of a FIFO without its other end blocked the main thread (or, at exit, the wait for
+    // the thread that opened it), and the command ran on after SIGTERM until killed.
+    const fifo = join(dir, `fifo-${Math.random().toString(36).slice(2)}`);
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const child = spawn('node', [bin, ...args(fifo)], { cwd: dir });
+    const ended = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    child.kill('SIGTERM');
+    const outcome = await Promise.race([ended, new Promise((resolve) => setTimeout(() => resolve('still running'), 3000))]);
+    if (outcome === 'still running') child.kill('SIGKILL');
+    expect(outcome).toEqual({ code: null, signal: 'SIGTERM' });
+    rmSync(fifo);
+  });
+
   test('-o writes to a file', () => {
     const out = join(dir, 'out.txt');
     expect(run(['dedup', '-o', out], 'q\nq\nr\n').code).toBe(0);
@@ -442,6 +475,14 @@ describe('query', () => {
     const piped = run(['query', filter], Buffer.from([0x6c, 0xff, 10]));
     expect(piped.code).toBe(0);
     expect(piped.stdout.equals(Buffer.concat([Buffer.from('present\t'), Buffer.from([0x6c, 0xff, 10])]))).toBe(true);
+  });
+
+  test('a KEY argument that is not UTF-8 is refused also beside one that reads the same (U+FFFD written out)', () => {
+    // Before: the check looked at the last argument reading as the key, valid UTF-8, and answered
+    // "absent" for the first (exit 1), which is in the filter.
+    const result = sh(`$CUCKOO query ${filter} $'l\\xff' $'l\\xef\\xbf\\xbd'; echo "status=$?"`);
+    expect(result.stderr.toString()).toMatch(/^cuckoo: query: a KEY argument is not valid UTF-8/);
+    expect(result.stdout.toString()).toBe('status=2\n');
   });
 
   test('answers each line of standard input as it arrives', () => {

@@ -154,7 +154,7 @@ async function dedup(args: string[]): Promise<number> {
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], DEDUP_FP_RATE);
   const inputBytes = checkInputs(inputs); // before the output is created
-  const out = openOutput(values.output as string | undefined);
+  const out = await openOutput(values.output as string | undefined);
   const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes));
   await out.commit();
   if (values.stats) {
@@ -181,7 +181,7 @@ async function build(args: string[]): Promise<number> {
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], BUILD_FP_RATE);
   const inputBytes = checkInputs(inputs); // before the output is created
-  const out = openOutput(values.output as string);
+  const out = await openOutput(values.output as string);
   const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'keys', undefined);
   await out.write(deduper.exportFilter());
   await out.commit();
@@ -227,15 +227,19 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 function checkKeyArguments(keys: string[], userArgs: string[]): void {
   const raw = rawArguments(userArgs.length);
   for (const key of keys) {
-    const index = userArgs.lastIndexOf(key);
     let valid = !key.includes('\uFFFD');
-    if (raw && index >= 0 && raw.length === userArgs.length) {
-      try {
-        strictUtf8.decode(raw[index]);
-        valid = true;
-      } catch {
-        valid = false;
-      }
+    if (raw && raw.length === userArgs.length) {
+      // Every argument that reads as this key: one with invalid bytes and one with U+FFFD written out
+      // read the same.
+      valid = userArgs.every((arg, i) => {
+        if (arg !== key) return true;
+        try {
+          strictUtf8.decode(raw[i]);
+          return true;
+        } catch {
+          return false;
+        }
+      });
     }
     if (!valid) {
       throw new UsageError(`query: a KEY argument is not valid UTF-8 (${JSON.stringify(key)}); pass keys of other bytes ` +
@@ -251,7 +255,7 @@ async function query(args: string[]): Promise<number> {
   checkKeyArguments(keys, args);
   if (path === '-' && keys.length === 0) throw new UsageError('query: with FILTER - (standard input), give the keys as arguments');
   const filter = await loadFilter(path);
-  const out = openOutput(undefined);
+  const out = await openOutput(undefined);
   let anyAbsent = false;
   try {
     if (keys.length > 0) {
@@ -333,7 +337,7 @@ async function info(args: string[]): Promise<number> {
     ['expected fp rate', filter.expectedFpRate.toExponential(3)],
   ];
   filter.dispose();
-  const out = openOutput(undefined);
+  const out = await openOutput(undefined);
   await out.write(Buffer.from(lines.map(([k, v]) => `${k}: ${v}\n`).join('')));
   await out.commit();
   return 0;
@@ -363,12 +367,13 @@ async function main(argv: string[]): Promise<number> {
   return commands[command](rest);
 }
 
-// Stopped by a signal: remove the temporary files, leave every old file as it was, and end as the signal
-// would have ended the process.
-for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
-  process.on(signal, () => {
+// Stopped by a signal: remove the temporary files, leave every old file as it was, and end by the signal
+// itself, as cat or sort do (a shell reports 128 + its number). Not process.exit(): it waits for the
+// threads of pending file operations, and an open of a FIFO without its other end never returns.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
     abortPending();
-    process.exit(128 + number);
+    process.kill(process.pid, signal);
   });
 }
 

@@ -1,7 +1,7 @@
 // The command's files: inputs read as streams (files, pipes, FIFOs, /dev/stdin, <(cmd), /proc files,
 // character devices), outputs written to a temporary file and renamed into place when complete, and
 // filter files read exactly as far as their header declares.
-import { closeSync, constants, createReadStream, fstatSync, fsyncSync, openSync, read, readSync, realpathSync, renameSync,
+import { closeSync, constants, createReadStream, fstatSync, fsyncSync, open as openCallback, openSync, read, readSync, realpathSync, renameSync,
   statSync, unlinkSync, write, fchmodSync } from 'node:fs';
 import { FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -55,7 +55,8 @@ export function checkInputs(files: readonly string[]): number | undefined {
       throw fileError(file, error);
     }
     if (stat.isDirectory()) throw new InputError(`${file}: is a directory`);
-    if (stat.isFile() && stat.size > 0 && total !== undefined) total += stat.size;
+    // A /proc or /sys file reads as size 0 whatever it holds; any other empty file is empty.
+    if (stat.isFile() && (stat.size > 0 || !/^\/(proc|sys)\//.test(realpathSync(file))) && total !== undefined) total += stat.size;
     else total = undefined;
   }
   return total;
@@ -67,6 +68,12 @@ function inheritedDescriptor(path: string): number | undefined {
   const match = /^\/(?:dev|proc\/self)\/(?:stdin|fd\/(\d+))$/.exec(path);
   if (!match) return undefined;
   return match[1] === undefined ? 0 : Number(match[1]);
+}
+
+// Opened off the main thread: opening a FIFO waits for its other end, and the main thread must stay free
+// to handle a signal meanwhile (as cat does).
+function openDescriptor(path: string, flags: string): Promise<number> {
+  return new Promise((resolve, reject) => openCallback(path, flags, (error, fd) => (error ? reject(error) : resolve(fd))));
 }
 
 function readInto(fd: number, buffer: Uint8Array): Promise<number> {
@@ -238,14 +245,14 @@ function stdoutOutput(): Output {
  * flushed, and renamed over the path only by commit(): an output that names an input is read in full
  * first (as with `sort -o`), and a command that fails or is killed leaves the old file as it was.
  */
-export function openOutput(path: string | undefined): Output {
+export async function openOutput(path: string | undefined): Promise<Output> {
   if (path === undefined || path === STDIN) return stdoutOutput();
   let target = path;
   let mode = 0o666 & ~process.umask();
   try {
     const stat = statSync(path);
     if (stat.isDirectory()) throw new InputError(`${path}: is a directory`);
-    if (!stat.isFile()) return inPlaceOutput(path);
+    if (!stat.isFile()) return await inPlaceOutput(path);
     target = realpathSync(path); // through a symbolic link, to the file it names (as sort -o writes)
     mode = stat.mode & 0o7777;
   } catch (error) {
@@ -299,10 +306,10 @@ export function openOutput(path: string | undefined): Output {
   return output;
 }
 
-function inPlaceOutput(path: string): Output {
+async function inPlaceOutput(path: string): Promise<Output> {
   let fd: number;
   try {
-    fd = openSync(path, 'w');
+    fd = await openDescriptor(path, 'w');
   } catch (error) {
     throw fileError(path, error);
   }
@@ -350,7 +357,7 @@ const MAX_FILTER_BYTES = 2 ** 32;
 export async function readFilterFile(path: string): Promise<Uint8Array> {
   if (path !== STDIN) {
     try {
-      const fd = openSync(path, 'r');
+      const fd = await openDescriptor(path, 'r');
       const isDirectory = fstatSync(fd).isDirectory();
       closeSync(fd);
       if (isDirectory) throw new InputError(`${path}: is a directory`);
