@@ -10,8 +10,9 @@ for (const file of process.argv.slice(2)) {
     module: /\.mjs$|\/esm\//.test(file),
     ecma: 2020,
     compress: { passes: 2 },
-    // Top-level names of ES modules are private unless exported, so they can be shortened too.
-    toplevel: /\.mjs$|\/esm\//.test(file),
+    // Top-level names are private to their module unless exported (ES modules), or read as properties of
+    // `exports` (CommonJS, whose modules run in a function of their own), so they can be shortened too.
+    toplevel: true,
     mangle: true,
     keep_classnames: true,
     keep_fnames: true,
