@@ -29,7 +29,13 @@ const { ready, RedisCuckooFilter, CuckooFilterError } = require(join(process.arg
   // Full, and its next sub-filter would have 2^16 buckets.
   const grower = new RedisCuckooFilter({ capacity: 4, expansion: 32768 });
   for (let i = 0; grower.info().numberOfFilters === 1; i++) grower.add(`fill-${i}`);
+  // 4-slot buckets doubling: its next growth also needs room in its list of sub-filters (an abort, once).
+  const doubler = new RedisCuckooFilter({ capacity: 1000, bucketSize: 4, expansion: 2 });
+  let doublerItems = 0;
   for (const capacity of [1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 100, 10, 4]) fill(capacity);
+  // The last bytes, in blocks of every size (below a filter's smallest table).
+  const { loadedModule } = require(join(process.argv[2], 'js', 'dist', 'cjs', 'redis_module.js'));
+  for (let size = 1 << 12; size >= 1; size >>= 1) while (loadedModule()._malloc(size) !== 0);
   const filled = filters.length;
   const survivor = filters[filled - 1];
   const refusals = {};
@@ -40,6 +46,12 @@ const { ready, RedisCuckooFilter, CuckooFilterError } = require(join(process.arg
     fromChunks: async () => RedisCuckooFilter.fromChunks(dump),
     growth: async () => {
       for (let i = 0; i < 20; i++) grower.add(`grow-${i}`);
+    },
+    doubling: async () => {
+      for (;;) {
+        doubler.add(`d-${doublerItems}`);
+        doublerItems++;
+      }
     },
   };
   const made = [];
