@@ -31,6 +31,12 @@ const { ready, CuckooFilter, CuckooFilterError, LineDeduper } = require(process.
   const batched = new CuckooFilter({ capacity: 10_000 });
   const shortKeys = Array.from({ length: 4096 }, (_, i) => `short-${i}`);
   batched.hasMany(shortKeys);
+  // A full table whose traced add needs a long walk's room (20 KB of steps at 500 kicks).
+  const traceable = new CuckooFilter({ capacity: 1000 });
+  for (let i = 0; traceable.add(`t-${i}`); i++);
+  const { loadedModule } = require(`${process.argv[2]}/js/dist/cjs/wasm_module.js`);
+  const m = loadedModule();
+  const holes = [24, 100, 1000, 10_000].map((size) => m._malloc(size));
   for (const capacity of [40e6, 6e6, 600e3, 60e3, 6e3, 600, 60, 6, 1]) fill({ capacity });
   fill({ capacity: 1, maxKicks: 1 });
 
@@ -73,6 +79,18 @@ const { ready, CuckooFilter, CuckooFilterError, LineDeduper } = require(process.
         else if (!(name === 'import' && error instanceof CuckooFilterError && error.code === 'BAD_FORMAT')) {
           others.push(`${name}: ${error && error.constructor.name}: ${error && error.message}`);
         }
+      }
+    }
+  }
+  // Gaps of a few bytes to 10 KB in a heap full to the last byte: a traced add there aborted once.
+  for (let size = 1 << 12; size >= 1; size >>= 1) while (m._malloc(size) !== 0);
+  for (const hole of holes) {
+    m._free(hole);
+    for (let i = 0; i < 50; i++) {
+      try {
+        traceable.addTraced(`gap-${hole}-${i}`);
+      } catch (error) {
+        if (!(error instanceof CuckooFilterError && error.code === 'OUT_OF_MEMORY')) others.push(`gap: ${error && error.message}`);
       }
     }
   }
