@@ -21,3 +21,5 @@ npx tsc --noEmit -p tsconfig.json
 npx tsc -p tsconfig.js.json
 echo "[test] Jest"
 npx jest --ci
+echo "[test] runtimes: the packed package in Node 18, 20 and 22, Bun and Deno"
+bash scripts/runtimes.sh
