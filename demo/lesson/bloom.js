@@ -4,7 +4,7 @@
 // the library's real sizing.
 import { decades, drawChart, linearTicks } from './charts.js';
 import { $, percent, plural, quote, svgElement } from './text.js';
-import { bloomBitsPerItem, crossover, cuckooSizing, fullLoadBound, rateGrid, RATE_RANGE } from './sizing.js';
+import { bloomBitsPerItem, crossover, cuckooSizing, fullLoadBound, rateGrid, RATE_RANGE, tableBytes } from './sizing.js';
 
 /** An optimal Bloom filter for n keys at rate p: m bits and k hash functions. */
 export function bloomShape(n, rate) {
@@ -25,9 +25,10 @@ const CELL = 11;
 
 /**
  * Draws the Bloom filter of `keys` (a Map of key -> copies, or null when the keys are unknown) beside
- * `filter`, whose shape sets the target rate. `focus` is a key to outline.
+ * `filter`, whose shape sets the target rate. `focus` is a key to outline; `lost` maps keys the cuckoo
+ * filter lost to an unsafe delete to the key whose delete did it.
  */
-export function drawBloom(filter, keys, focus) {
+export function drawBloom(filter, keys, focus, lost = new Map()) {
   const rate = fullLoadBound(filter.bucketSize, filter.fingerprintBits);
   const n = filter.capacity;
   const shape = bloomShape(n, rate);
@@ -60,14 +61,25 @@ export function drawBloom(filter, keys, focus) {
     }, undefined, svg);
     if (count > 0) svgElement('title', {}, `bit ${bit}: set by ${owners[bit].map(quote).join(', ')}`, cell);
   }
-  const cuckooBytes = filter.byteLength;
+  const cuckooBytes = tableBytes(filter);
   const summary = `For ${plural(n, 'key')} at ε = ${percent(rate)} (what this ${filter.bucketSize}-slot, ${filter.fingerprintBits}-bit table is sized for), ` +
     `a Bloom filter needs ${plural(shape.m, 'bit')} (${Math.ceil(shape.m / 8)} bytes; the cuckoo table: ${cuckooBytes} bytes) and ${plural(shape.k, 'hash function')}. ` +
     (keys === null
       ? 'The keys of an imported filter are unknown, so this Bloom filter stays empty.'
       : `${plural(keys.size, 'key')}: ${plural(set, 'bit')} set, ${plural(shared, 'bit')} set by two keys or more (dark).`);
   $('bloom-summary').textContent = summary;
-  $('bloom-delete').textContent = whyNoDelete(focus ?? [...(keys?.keys() ?? [])].pop(), bitsOf, owners);
+  const kept = [...lost].filter(([key]) => bitsOf.has(key));
+  $('bloom-delete').textContent = [
+    whyNoDelete(focus ?? [...(keys?.keys() ?? [])].pop(), bitsOf, owners),
+    ...kept.map(([key, by]) => `${quote(key)} is still here, its ${bitsOf.get(key).length === 1 ? 'bit' : 'bits'} set: a Bloom filter has no delete, ` +
+      `so nothing removed ${bitsOf.get(key).length === 1 ? 'it' : 'them'}, and it still answers "possibly present" for ${quote(key)}. ` +
+      `In the cuckoo filter, deleting ${quote(by)}, which was never added, removed ${quote(key)}'s fingerprint.`),
+  ].join(' ');
+}
+
+/** "bit 7" or "bits 3, 7, 12": a key's bits can be fewer than k (one hash function, or two that agree). */
+function bitList(bits) {
+  return `${bits.length === 1 ? 'bit' : 'bits'} ${bits.join(', ')}`;
 }
 
 function whyNoDelete(key, bitsOf, owners) {
@@ -81,12 +93,13 @@ function whyNoDelete(key, bitsOf, owners) {
     for (const other of sharers) others.add(other);
   }
   if (sharedBits.length === 0) {
-    return `${quote(key)} sets bits ${bits.join(', ')}; none is shared yet. As the filter fills, almost every bit is shared: ` +
+    return `${quote(key)} sets ${bitList(bits)}; ${bits.length === 1 ? 'it is not' : 'none is'} shared yet. As the filter fills, almost every bit is shared: ` +
       'clearing a key\'s bits to delete it would then erase other keys too.';
   }
   const names = [...others].slice(0, 4).map(quote).join(', ') + (others.size > 4 ? ` and ${others.size - 4} more` : '');
-  return `${quote(key)} sets bits ${bits.join(', ')}; ${plural(sharedBits.length, 'of them is', 'of them are')} also set by ${names}. ` +
-    `Clearing them to delete ${quote(key)} would make ${others.size === 1 ? 'that key' : 'those keys'} "definitely not present" — a false negative. ` +
+  const also = bits.length === 1 ? 'it is' : `${plural(sharedBits.length, 'of them is', 'of them are')}`;
+  return `${quote(key)} sets ${bitList(bits)}; ${also} also set by ${names}. ` +
+    `Clearing ${bits.length === 1 ? 'it' : 'them'} to delete ${quote(key)} would make ${others.size === 1 ? 'that key' : 'those keys'} "definitely not present" — a false negative. ` +
     'So a Bloom filter cannot delete; the cuckoo filter removes one fingerprint from one slot.';
 }
 

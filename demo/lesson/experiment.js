@@ -3,7 +3,7 @@
 // interval, and the kicks per insert. Earlier runs stay on the charts, faded, for comparison.
 import { drawChart, linearTicks } from './charts.js';
 import { filterWithBuckets } from './params.js';
-import { bloomBitsPerItem, cuckooSizing, expectedFpRate } from './sizing.js';
+import { bloomBitsPerItem, cuckooSizing, expectedFpRate, fullLoadBound } from './sizing.js';
 import { $, percent } from './text.js';
 
 export const EXPERIMENT = { buckets: 2000, probes: 20000, maxKicks: 500 };
@@ -28,7 +28,7 @@ export class Experiment {
   async run({ slots, bits }) {
     const tag = Array.from(crypto.getRandomValues(new Uint32Array(2)), (v) => v.toString(36)).join('');
     const filter = filterWithBuckets({ buckets: EXPERIMENT.buckets, slots, bits, seed: 42, maxKicks: EXPERIMENT.maxKicks });
-    const run = { label: `run ${this.runs.length + 1}: ${slots} slots, ${bits} bits`, slots, bits, points: [], maxLoad: 0 };
+    const run = { label: `run ${this.runs.length + 1}: ${slots} slots, ${bits} bits`, slots, bits, points: [], maxLoad: 0, failed: false };
     this.runs.push(run);
     if (this.runs.length > KEPT_RUNS + 1) this.runs.shift();
     const total = filter.bucketCount * slots;
@@ -53,6 +53,7 @@ export class Experiment {
         const [low, high] = wilson(hits, probes.length);
         run.points.push({ load: filter.loadFactor, measured: hits / probes.length, low, high, kicks: inserts > 0 ? kicks / inserts : 0 });
         run.maxLoad = filter.loadFactor;
+        run.failed = failed;
         this.draw();
         await nextFrame();
         if (failed) break;
@@ -90,13 +91,29 @@ export class Experiment {
   summarize(run) {
     const last = run.points[run.points.length - 1];
     const rate = expectedFpRate(run.slots, run.bits, run.maxLoad);
-    const sizing = cuckooSizing(rate, run.slots);
-    const bloom = bloomBitsPerItem(rate);
-    $('experiment-summary').textContent = `${run.label[0].toUpperCase()}${run.label.slice(1)}: the table filled to ${percent(run.maxLoad)} ` +
-      `before an insert first failed. There the measured false-positive rate was ${percent(last.measured)} ` +
-      `(95% interval ${percent(last.low)} to ${percent(last.high)}; theory ${percent(rate)}). For a target of ${percent(rate)} this library ` +
-      `builds ${sizing.fingerprintBits}-bit fingerprints in ${run.slots}-slot buckets: ${sizing.bitsPerItem.toFixed(1)} bits per item; an optimal ` +
-      `Bloom filter needs ${bloom.toFixed(1)}. ${sizing.bitsPerItem <= bloom ? 'The cuckoo filter is smaller here' : 'The Bloom filter is smaller here, but cannot delete'} ` +
+    // The library picks fingerprint bits for a target rate by the bound of a full table, not by the rate
+    // measured at some load: asking for that bound is what gives this table's shape.
+    const bound = fullLoadBound(run.slots, run.bits);
+    const sizing = cuckooSizing(bound, run.slots);
+    const bloom = bloomBitsPerItem(bound);
+    const shape = `${run.slots}-slot, ${run.bits}-bit`;
+    const built = sizing.fingerprintBits === run.bits
+      ? `exactly this shape, ${run.bits}-bit fingerprints in ${run.slots}-slot buckets`
+      : `${sizing.fingerprintBits}-bit fingerprints in ${run.slots}-slot buckets`;
+    $('experiment-summary').textContent = `${run.label[0].toUpperCase()}${run.label.slice(1)}: ` +
+      (run.failed ? `the table filled to ${loadPercent(run.maxLoad)} before an insert first failed. ` : `the table filled to ${loadPercent(run.maxLoad)}, and no insert failed. `) +
+      `There the measured false-positive rate was ${percent(last.measured)} ` +
+      `(95% interval ${percent(last.low)} to ${percent(last.high)}; theory ${percent(rate)}). ` +
+      `This library sizes a filter by a bound on the rate of a full table, 2 × slots / (2^bits − 1), which is ${percent(bound)} for ${shape} buckets ` +
+      `(theory at 100% load: ${percent(expectedFpRate(run.slots, run.bits, 1))}): ` +
+      `asked for a rate of ${percent(bound)}, it builds ${built}, at ${sizing.bitsPerItem.toFixed(1)} bits per item; an optimal ` +
+      `Bloom filter for ${percent(bound)} needs ${bloom.toFixed(1)}. ${sizing.bitsPerItem <= bloom ? 'The cuckoo filter is smaller here' : 'The Bloom filter is smaller here, but cannot delete'} ` +
       '(the chart above shows where the two cross).';
   }
+}
+
+/** A load with one decimal, rounded down: a table one slot short of full is 99.9%, never 100%. */
+function loadPercent(load) {
+  // (The small term keeps 0.997, stored as 0.99699..., from flooring to 99.6.)
+  return `${(Math.floor(load * 1000 + 1e-9) / 10).toFixed(1)}%`;
 }

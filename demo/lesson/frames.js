@@ -29,6 +29,38 @@ export function reachableBuckets(filter, slots, start) {
   return seen;
 }
 
+/**
+ * The shortest kick-out route from the full buckets `start` to a free slot, searched breadth first over
+ * the table as it is: [{ bucket, fingerprint, to }, ...], one entry per kick, or undefined if there is
+ * none. A route that visits each bucket once is a valid walk: the residents it moves are still there.
+ * The library does not search like this (it looks one step ahead, in the bucket it kicks from only);
+ * the page uses it to say when the walk took a longer way than it had to.
+ */
+export function shortestRoute(filter, slots, start) {
+  const b = filter.bucketSize;
+  const previous = new Map(start.map((bucket) => [bucket, undefined]));
+  let level = [...new Set(start)];
+  while (level.length > 0) {
+    const next = [];
+    for (const bucket of level) {
+      for (let s = 0; s < b; s++) {
+        const fingerprint = slots[bucket * b + s];
+        const to = filter.alternate(bucket, fingerprint).alternateIndex;
+        if (previous.has(to)) continue;
+        previous.set(to, { bucket, fingerprint, to });
+        if (freeSlotsIn(slots, b, to) > 0) {
+          const route = [];
+          for (let step = previous.get(to); step !== undefined; step = previous.get(step.bucket)) route.unshift(step);
+          return route;
+        }
+        next.push(to);
+      }
+    }
+    level = next;
+  }
+  return undefined;
+}
+
 export function freeSlotsIn(slots, b, bucket) {
   let free = 0;
   for (let s = 0; s < b; s++) if (slots[bucket * b + s] === 0) free++;
@@ -124,6 +156,18 @@ export function insertFrames(filter, key, seed) {
       push({ line: 12, reach: [...reach], text: `Max kicks is 0, so no walk is tried: the insert fails at once and nothing changes.` });
     } else {
       const start = steps[0].bucket;
+      const route = shortestRoute(filter, before, both);
+      // Said at the end of the walk, when it took more kicks than the table needed.
+      const shorter = (kicks) => {
+        if (route === undefined || route.length >= kicks) return '';
+        const [first] = route;
+        const path = route.length === 1
+          ? `${f(first.fingerprint)} in bucket ${first.bucket} could have moved to bucket ${first.to}, which had a free slot`
+          : `from bucket ${first.bucket}, ${route.map((step) => `${f(step.fingerprint)} to bucket ${step.to}`).join(', then ')}, which had a free slot`;
+        const why = first.bucket !== start ? ` It started in bucket ${start}, picked at random, and` : ' It';
+        return ` A shorter route existed, of ${plural(route.length, 'kick')}: ${path}. The walk does not search for routes.${why} looks ahead one step only, ` +
+          'among the residents of the bucket it kicks from; when none of their other buckets has room, it kicks out a random one.';
+      };
       push({ line: 7, reach: [...reach], text: `Buckets ${at.index} and ${at.alternateIndex} are both full, so a kick-out walk starts at bucket ${start} (one of the two, picked by the insert's own random generator). ${reachText}` });
       const visitedAt = new Map([[start, 1]]); // bucket -> the kick at which the walk was first there
       let kicks = 0;
@@ -153,7 +197,7 @@ export function insertFrames(filter, key, seed) {
           const walk = kicks > 0
             ? ` The walk visited ${plural(visitedAt.size, 'bucket')} in ${plural(kicks, 'kick')}${cycles > 0 ? `, going round a cycle ${plural(cycles, 'time')}` : ''}.`
             : '';
-          push({ line: 11, reach: [...reach], marks: [[step.bucket, step.slot, 'placed']], text: `Bucket ${step.bucket} has a free slot: ${f(step.fingerprintIn)} goes into ${intoSlot(step)}. The insert is done.${walk}` });
+          push({ line: 11, reach: [...reach], marks: [[step.bucket, step.slot, 'placed']], text: `Bucket ${step.bucket} has a free slot: ${f(step.fingerprintIn)} goes into ${intoSlot(step)}. The insert is done.${walk}${shorter(kicks)}` });
         } else {
           const first = i > 0 && steps[i - 1].kind === 'kick';
           const lastUndo = i + 1 === steps.length;
@@ -167,7 +211,7 @@ export function insertFrames(filter, key, seed) {
               ? freeOutside.length > 0
                 ? ` No shaded bucket had a free slot: the free slot${freeOutside.length > 1 ? 's' : ''} in bucket${freeOutside.length > 1 ? 's' : ''} ${list(freeOutside)} ${freeOutside.length > 1 ? 'are' : 'is'} out of this walk's reach, so no number of kicks could have helped.`
                 : ' The table has no free slot at all.'
-              : ` A shaded bucket (${list(freeInside)}) had a free slot, but the walk did not find it within ${plural(maxKicks, 'kick')}.`;
+              : ` A shaded bucket (${list(freeInside)}) had a free slot, but the walk did not find it within ${plural(maxKicks, 'kick')}.${shorter(maxKicks)}`;
           }
           push({
             line: 12, reach: [...reach], marks: [[step.bucket, step.slot, 'restored']],
@@ -214,7 +258,8 @@ export function lookupFrames(filter, key, seed) {
     if (second.length > 0) push({ line: 5, marks: second, text: `Bucket i2 = ${at.alternateIndex} holds ${f} (slot ${second[0][1]}): the answer is "possibly present".` });
     else {
       push({ line: 5, marks: [], text: `Bucket i2 = ${at.alternateIndex} does not hold ${f} either.` });
-      push({ line: 6, marks: [], text: `Neither bucket holds ${f}: ${quote(key)} is definitely not present. Had it been added, its fingerprint would be in one of these two buckets.` });
+      // What the absence means depends on what the page knows of the key: the caller says it.
+      push({ line: 6, marks: [], text: `Neither bucket holds ${f}: the answer is "definitely not present".` });
     }
   }
   if ((first.length + second.length > 0) !== present) throw new Error('the replayed lookup disagrees with has()');

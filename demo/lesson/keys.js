@@ -13,44 +13,52 @@ export function keyFocus(filter, slots, key) {
   return { buckets: [at.index, at.alternateIndex], slots: found, location: at };
 }
 
-/** The keys added on this page whose fingerprint is `value` and whose two buckets include `bucket`. */
-export function keysBehind(filter, keys, bucket, value) {
+/**
+ * The keys added on this page whose fingerprint is `value` and whose two buckets include `bucket`,
+ * leaving out the keys in `lost` (an unsafe delete took their fingerprint: none of it is theirs).
+ */
+export function keysBehind(filter, keys, bucket, value, lost = new Map()) {
   const out = [];
   for (const key of keys.keys()) {
+    if (lost.has(key)) continue;
     const at = filter.locate(key);
     if (at.fingerprint === value && (at.index === bucket || at.alternateIndex === bucket)) out.push({ key, at });
   }
   return out;
 }
 
-export function describeSlot(filter, keys, slots, bucket, slot) {
+export function describeSlot(filter, keys, lost, slots, bucket, slot) {
   const bits = filter.fingerprintBits;
   const value = slots[bucket * filter.bucketSize + slot];
   const where = `Bucket ${bucket}, slot ${slot}`;
   if (value === 0) return `${where} is empty.`;
   if (keys === null) return `${where} holds ${hex(value, bits)}. Origin unknown: an imported filter holds fingerprints, not keys.`;
-  const owners = keysBehind(filter, keys, bucket, value);
+  const owners = keysBehind(filter, keys, bucket, value, lost);
   if (owners.length === 0) return `${where} holds ${hex(value, bits)}; no key added on this page has that fingerprint in this bucket.`;
   const names = owners.map(({ key, at }) => `${quote(key)} (buckets ${at.index} and ${at.alternateIndex})`);
   return `${where} holds ${hex(value, bits)}, the fingerprint of ${names.length === 1 ? names[0] : `${names.length} keys: ${names.join(', ')}`}.`;
 }
 
-/** The list of keys, each a button: hover or focus outlines it, a click puts it in the key field. */
-export function renderKeys(keys, { onFocus, onPick }) {
+/**
+ * The list of keys, each a button: hover or focus outlines it, a click puts it in the key field. Keys in
+ * `lost` (key -> the key whose unsafe delete took its fingerprint) are marked: added, never deleted, gone.
+ */
+export function renderKeys(keys, lost, { onFocus, onPick }) {
   const list = $('keys');
   if (keys === null) {
     $('keys-note').textContent = 'The filter was imported: its keys are unknown (origin unknown).';
     list.replaceChildren();
     return;
   }
-  $('keys-note').textContent = keys.size === 0 ? 'No keys yet.' : 'Point at a key (or tap it) to see its slots; tap a slot to see its keys.';
+  const lostNote = [...lost].filter(([key]) => keys.has(key)).map(([key, by]) => `${quote(key)} is marked lost: it was added and never deleted, but the delete of ${quote(by)} removed its fingerprint.`);
+  $('keys-note').textContent = keys.size === 0 ? 'No keys yet.' : ['Point at a key (or tap it) to see its slots; tap a slot to see its keys.', ...lostNote].join(' ');
   list.replaceChildren(...[...keys].map(([key, copies]) => {
     const item = document.createElement('li');
     const button = document.createElement('button');
     button.type = 'button';
-    button.className = 'key-chip';
+    button.className = lost.has(key) ? 'key-chip lost' : 'key-chip';
     button.dataset.key = key;
-    button.textContent = `${quote(key)}${copies > 1 ? ` ×${copies}` : ''}`;
+    button.textContent = `${quote(key)}${copies > 1 ? ` ×${copies}` : ''}${lost.has(key) ? ' (lost)' : ''}`;
     button.addEventListener('mouseenter', () => onFocus(key));
     button.addEventListener('focus', () => onFocus(key));
     button.addEventListener('mouseleave', () => onFocus(undefined));

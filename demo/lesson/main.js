@@ -10,7 +10,7 @@ import { filterWithBuckets, LIMITS, readParams, writeParams } from './params.js'
 import { Player } from './player.js';
 import { showCode } from './pseudocode.js';
 import { buildScenarios, scenarios } from './scenarios.js';
-import { expectedFpRate, fullLoadBound } from './sizing.js';
+import { expectedFpRate, fullLoadBound, tableBytes } from './sizing.js';
 import { drawTable, slotAt } from './table-view.js';
 import { $, hex, percent, plural, quote } from './text.js';
 
@@ -25,6 +25,11 @@ const state = {
   focus: undefined, // the key pointed at in the key list
   trace: undefined, // the last insert's trace (for the tests)
   lastOp: 'insert', // what Enter in the key field does
+  answer: undefined, // the last operation's answer: [text, kind], shown once the replay reaches its end
+  pending: '', // what the replay shows, for the answer line until then
+  snapshot: undefined, // { keys, lost } before the operations that have run but are not shown yet
+  before: undefined, // the snapshot of the replay on screen: what the key list shows until its end
+  listedAtEnd: undefined, // whether the key list shows the state after the replay
 };
 
 const player = new Player(showFrame);
@@ -40,6 +45,8 @@ function showFrame(frame) {
   drawTable(state.params, frame, focus);
   showCode(frame.listing, frame.line);
   $('narration').textContent = frame.text;
+  showAnswer();
+  if (player.atEnd !== state.listedAtEnd) refreshKeys();
   const hand = $('hand');
   if (frame.hand) {
     hand.hidden = false;
@@ -55,16 +62,30 @@ function updateStats(slots) {
   const { buckets, slots: b, bits } = state.params;
   const items = slots.reduce((n, v) => n + (v !== 0 ? 1 : 0), 0);
   const load = items / (buckets * b);
+  const { byteLength, capacity } = state.filter;
+  const table = tableBytes(state.filter);
+  const perItem = (n) => ((byteLength * 8) / n).toFixed(1);
   $('item-count').textContent = String(items);
   $('load-factor').textContent = `${(load * 100).toFixed(1)}%`;
-  $('memory').textContent = `${state.filter.byteLength} bytes`;
-  $('bits-per-item').textContent = `${((state.filter.byteLength * 8) / state.filter.capacity).toFixed(1)} (at ${plural(state.filter.capacity, 'item')})`;
+  $('memory').textContent = `${byteLength} bytes: the ${table}-byte table and ${byteLength - table} bytes of padding`;
+  // The library sizes a table for a capacity below its slot count, and kicks often fit a few more keys:
+  // the figure is the table's at that capacity, so a count above it is said, not contradicted.
+  $('bits-per-item').textContent = `${perItem(capacity)} (sized for ${plural(capacity, 'item')}` +
+    `${items > capacity ? `; holding ${items}: ${perItem(items)} each` : ''})`;
   $('expected-fpr').textContent = percent(expectedFpRate(b, bits, load));
 }
 
 function say(text, kind) {
   $('answer').textContent = text;
   $('answer').className = `answer${kind ? ` ${kind}` : ''}`;
+}
+
+// The filter has already answered, but the table on screen is the replay's: until the replay shows the
+// result, the answer line says how to get there instead of claiming a table the drawing does not show.
+function showAnswer() {
+  if (state.answer === undefined) return;
+  if (player.atEnd) say(...state.answer);
+  else say(`${state.pending}: the table shows step ${player.index + 1} of ${player.frames.length}, not yet the result: ▶ (or →) steps, » jumps to it.`);
 }
 
 function reset(params) {
@@ -78,6 +99,9 @@ function reset(params) {
   state.lost.clear();
   state.focus = undefined;
   state.trace = undefined;
+  state.answer = undefined;
+  state.snapshot = undefined;
+  state.before = undefined;
   player.load([]);
   say('');
   $('arithmetic').textContent = 'Type a key and press Insert, Look up or Delete.';
@@ -85,18 +109,31 @@ function reset(params) {
   refreshKeys();
 }
 
+// The keys (and the keys lost to an unsafe delete) as of the table on screen: until the replay reaches
+// its end, the list and the Bloom filter show them as they were before the operations it replays.
+function listed() {
+  return player.atEnd || state.before === undefined ? { keys: state.keys, lost: state.lost } : state.before;
+}
+
 function refreshKeys() {
-  renderKeys(state.keys, {
+  state.listedAtEnd = player.atEnd;
+  const { keys, lost } = listed();
+  renderKeys(keys, lost, {
     onFocus: (key) => {
       state.focus = key;
       showFrame(state.frame);
-      drawBloom(state.filter, state.keys, key);
+      drawBloom(state.filter, listed().keys, key, listed().lost);
     },
     onPick: (key) => {
       $('key-input').value = key;
     },
   });
-  drawBloom(state.filter, state.keys, state.focus);
+  drawBloom(state.filter, keys, state.focus, lost);
+}
+
+/** Called by every operation before it changes anything: the key list to show while it is replayed. */
+function remember() {
+  state.snapshot ??= { keys: state.keys === null ? null : new Map(state.keys), lost: new Map(state.lost) };
 }
 
 function count(map, key, delta) {
@@ -119,7 +156,8 @@ function showArithmetic(key, at) {
     `fingerprint  low 32 bits × (2^${bits} − 1) / 2^32 + 1 = 0x${low.toString(16).padStart(8, '0')} × ${2 ** bits - 1} / 2^32 + 1 → ${at.fingerprint} (${hex(at.fingerprint, bits)})`,
     `r            an odd offset from the fingerprint alone: ((${at.fingerprint} × 2654435761 mod 2^32) × N / 2^32) | 1 → ${at.alternateOffset}`,
     `i2           (N − i1 − r) mod N = (${n} − ${at.index} − ${at.alternateOffset}) mod ${n} → ${at.alternateIndex}`,
-    `             and back: (N − i2 − r) mod N = ${state.filter.alternate(at.alternateIndex, at.fingerprint).alternateIndex} = i1, because N is even and r odd`,
+    `             and back: (N − i2 − r) mod N = ${state.filter.alternate(at.alternateIndex, at.fingerprint).alternateIndex} = i1, as for any N and r: N − (N − i − r) − r = i`,
+    `             never i2 = i1: that needs 2 × i1 + r to be a multiple of N, but N is even and 2 × i1 + r odd (r is odd)`,
   ].join('\n');
 }
 
@@ -132,67 +170,87 @@ function withEnding(frames, ending) {
 }
 
 function insertOp(key) {
+  remember();
   const { trace, location, frames } = insertFrames(state.filter, key, state.params.seed);
   state.trace = trace;
   const b = state.params.slots;
+  const result = (answer) => ({ op: 'insert', key, location, frames, answer });
   if (trace.added) {
     if (state.keys !== null) count(state.keys, key, 1);
     state.lost.delete(key);
-    return { key, location, frames, answer: [`${quote(key)} inserted.`, 'present'] };
+    return result([`${quote(key)} inserted.`, 'present']);
   }
   if (trace.outcome === 'duplicate_limit') {
-    return { key, location, frames, answer: [`${quote(key)} was not added: both buckets already hold ${2 * b} copies of its fingerprint (the duplicate limit). Nothing changed.`, 'warning'] };
+    return result([`${quote(key)} was not added: both buckets already hold ${2 * b} copies of its fingerprint (the duplicate limit). Nothing changed.`, 'warning']);
   }
-  return { key, location, frames, answer: [`${quote(key)} could not be inserted: no room. Nothing changed.`, 'warning'] };
+  return result([`${quote(key)} could not be inserted: no room. Nothing changed.`, 'warning']);
 }
 
 function lookupOp(key) {
+  remember();
   const { present, location, frames } = lookupFrames(state.filter, key, state.params.seed);
   const f = hex(location.fingerprint, state.params.bits);
+  const result = (answer) => ({ op: 'lookup', key, location, frames, answer });
   if (!present) {
     const by = state.lost.get(key);
     if (by !== undefined) {
-      withEnding(frames, `But ${quote(key)} was added and never deleted: the delete of ${quote(by)}, which was never added, removed its fingerprint. A false negative.`);
-      return { key, location, frames, answer: [`Unsafe delete: ${quote(key)} is now "definitely not present", although it was added — a false negative caused by deleting ${quote(by)}.`, 'warning'] };
+      withEnding(frames, `But ${quote(key)} was added and never deleted: its fingerprint should be in one of these two buckets, and the delete of ${quote(by)}, which was never added, removed it. A false negative.`);
+      return result([`Unsafe delete: ${quote(key)} is now "definitely not present", although it was added — a false negative caused by deleting ${quote(by)}.`, 'warning']);
     }
-    return { key, location, frames, answer: [`${quote(key)}: definitely not present.`, 'absent'] };
+    withEnding(frames, 'Had it been added, its fingerprint would be in one of these two buckets.');
+    return result([`${quote(key)}: definitely not present.`, 'absent']);
   }
   if (state.keys === null) {
     withEnding(frames, 'The filter was imported, so the page does not know which keys were added: origin unknown.');
-    return { key, location, frames, answer: [`${quote(key)}: possibly present (origin unknown: the filter was imported).`, 'present'] };
+    return result([`${quote(key)}: possibly present (origin unknown: the filter was imported).`, 'present']);
   }
-  if (state.keys.has(key)) return { key, location, frames, answer: [`${quote(key)}: possibly present (it was added).`, 'present'] };
+  if (state.keys.has(key)) return result([`${quote(key)}: possibly present (it was added).`, 'present']);
   const matched = frames[frames.length - 1].marks[0];
-  const owners = matched ? keysBehind(state.filter, state.keys, matched[0], location.fingerprint).map((o) => o.key) : [];
+  const owners = matched ? keysBehind(state.filter, state.keys, matched[0], location.fingerprint, state.lost).map((o) => o.key) : [];
   withEnding(frames, `But ${quote(key)} was never added: ${f} belongs to ${owners.length > 0 ? owners.map(quote).join(', ') : 'another key'}, ` +
     `which has the same fingerprint and shares this bucket. With ${state.params.bits}-bit fingerprints a stored fingerprint matches with probability 1 in ${2 ** state.params.bits - 1}.`);
-  return { key, location, frames, answer: [`${quote(key)}: possibly present — a false positive: this key was never added.`, 'warning'] };
+  return result([`${quote(key)}: possibly present — a false positive: this key was never added.`, 'warning']);
 }
 
 function deleteOp(key) {
+  remember();
   const { removed, freed, location, frames } = deleteFrames(state.filter, key, state.params.seed);
-  if (!removed) return { key, location, frames, answer: [`${quote(key)}: nothing to delete (definitely not present).`, 'absent'] };
-  if (state.keys === null) return { key, location, frames, answer: [`${quote(key)}: one copy of its fingerprint deleted (origin unknown: the filter was imported).`, 'present'] };
+  const result = (answer) => ({ op: 'delete', key, location, frames, answer });
+  if (!removed) {
+    const by = state.lost.get(key);
+    if (by !== undefined && state.keys !== null) {
+      // It was added, so deleting it is legitimate; the unsafe delete had already taken its fingerprint.
+      count(state.keys, key, -1);
+      state.lost.delete(key);
+      return result([`${quote(key)}: nothing to delete — the delete of ${quote(by)}, which was never added, had already removed its fingerprint.`, 'warning']);
+    }
+    return result([`${quote(key)}: nothing to delete (definitely not present).`, 'absent']);
+  }
+  if (state.keys === null) return result([`${quote(key)}: one copy of its fingerprint deleted (origin unknown: the filter was imported).`, 'present']);
   if (state.keys.has(key)) {
     count(state.keys, key, -1);
-    return { key, location, frames, answer: [`${quote(key)}: one copy deleted.`, 'present'] };
+    return result([`${quote(key)}: one copy deleted.`, 'present']);
   }
-  const owners = keysBehind(state.filter, state.keys, freed[0], location.fingerprint).map((o) => o.key);
+  const owners = keysBehind(state.filter, state.keys, freed[0], location.fingerprint, state.lost).map((o) => o.key);
   const victim = owners[0];
-  if (victim !== undefined) {
-    count(state.keys, victim, -1);
-    if (!state.filter.has(victim)) state.lost.set(victim, key);
-  }
+  // The victim stays in the list of keys added on this page: it was added and nobody deleted it. Only
+  // the filter lost it, which is the point of the lesson (and what the Bloom filter beside it keeps).
+  if (victim !== undefined && !state.filter.has(victim)) state.lost.set(victim, key);
   withEnding(frames, `But ${quote(key)} was never added: the fingerprint removed was ${victim !== undefined ? `${quote(victim)}'s` : 'another key\'s'}. The filter cannot tell keys with equal fingerprints apart.`);
-  return { key, location, frames, answer: [`Unsafe delete: ${quote(key)} was never added, yet a fingerprint was removed${victim !== undefined ? ` (${quote(victim)}'s)` : ''}.`, 'warning'] };
+  return result([`Unsafe delete: ${quote(key)} was never added, yet a fingerprint was removed${victim !== undefined ? ` (${quote(victim)}'s)` : ''}.`, 'warning']);
 }
+
+const DOING = { insert: 'the insert', lookup: 'the look-up', delete: 'the delete' };
 
 /** Shows operations that have run: their frames one after another, the last one's answer. */
 function perform(results, key, { animate = true } = {}) {
   const last = results[results.length - 1];
   $('key-input').value = key;
   showArithmetic(last.key, last.location);
-  say(...last.answer);
+  state.before = state.snapshot;
+  state.snapshot = undefined;
+  state.answer = last.answer;
+  state.pending = results.length === 1 ? `Replaying ${DOING[last.op]} of ${quote(last.key)}` : `Replaying ${plural(results.length, 'operation')}`;
   player.load(results.flatMap((r) => r.frames));
   if (!animate) player.finish();
   refreshKeys();
@@ -264,13 +322,22 @@ function exportFile() {
   $('file-status').textContent = `Exported ${bytes.length} bytes: a 56-byte header, the ${bytes.length - 64}-byte table, an 8-byte checksum.`;
 }
 
+// The package prefixes the core's reason with "not a valid cuckoo filter export"; the core's reason for a
+// file that is not an export at all says so again. One sentence, saying it once.
+function importError(error) {
+  if (error?.code !== 'BAD_FORMAT') return error.message;
+  const reason = error.message.replace(/^not a valid cuckoo filter export: /, '');
+  if (/^bad magic\b/.test(reason)) return 'this is not a cuckoo filter export (it does not begin with the format\'s magic bytes, "CKOO").';
+  return `this is not a valid cuckoo filter export: ${reason.replace(/\.$/, '')}.`;
+}
+
 async function importFile(file) {
   const bytes = new Uint8Array(await file.arrayBuffer());
   let loaded;
   try {
     loaded = CuckooFilter.import(bytes);
   } catch (error) {
-    $('file-status').textContent = `Not loaded: ${error.message}`;
+    $('file-status').textContent = `Not loaded: ${importError(error)}`;
     return;
   }
   const refuse = (why) => {
@@ -294,6 +361,9 @@ async function importFile(file) {
   state.keys = null;
   state.lost.clear();
   state.focus = undefined;
+  state.answer = undefined;
+  state.snapshot = undefined;
+  state.before = undefined;
   player.load([]);
   say('');
   showFrame(idleFrame());
@@ -323,11 +393,11 @@ $('key-input').addEventListener('keydown', (event) => {
 });
 $('table').addEventListener('click', (event) => {
   const at = slotAt(event.target);
-  if (at) $('slot-info').textContent = describeSlot(state.filter, state.keys, state.frame.slots, ...at);
+  if (at) $('slot-info').textContent = describeSlot(state.filter, listed().keys, listed().lost, state.frame.slots, ...at);
 });
 $('table').addEventListener('mouseover', (event) => {
   const at = slotAt(event.target);
-  if (at) $('slot-info').textContent = describeSlot(state.filter, state.keys, state.frame.slots, ...at);
+  if (at) $('slot-info').textContent = describeSlot(state.filter, listed().keys, listed().lost, state.frame.slots, ...at);
 });
 $('experiment').addEventListener('click', async () => {
   $('experiment').disabled = true;
@@ -349,7 +419,7 @@ window.addEventListener('resize', () => {
   clearTimeout(resizeTimer);
   resizeTimer = setTimeout(() => {
     showFrame(state.frame);
-    drawBloom(state.filter, state.keys, state.focus);
+    drawBloom(state.filter, listed().keys, state.focus, listed().lost);
   }, 100);
 });
 drawSizing();
@@ -361,6 +431,7 @@ drawSizing();
   get frame() { return state.frame; },
   get frames() { return player.frames; },
   get keys() { return state.keys; },
+  get experiment() { return experiment; },
   insert: (key, options) => run('insert', key, options),
   fill: (prefix, howMany) => lesson.fill(prefix, howMany),
   lookup: (key, options) => run('lookup', key, options),

@@ -74,6 +74,7 @@ export class Player {
 
   controls() {
     const n = this.frames.length;
+    const focused = document.activeElement;
     $('step-counter').textContent = n === 0 ? 'Nothing to replay yet.' : `Step ${this.index + 1} of ${n}`;
     $('restart').disabled = n === 0 || this.index === 0;
     $('back').disabled = n === 0 || this.index === 0;
@@ -84,5 +85,12 @@ export class Player {
     $('play').setAttribute('aria-pressed', this.timer ? 'true' : 'false');
     $('scrubber').disabled = n <= 1;
     $('scrubber').value = String(this.index);
+    // A button that disables itself (» at the end, « at the start) would drop the focus to the page, and
+    // the arrow keys, which the player only hears from inside, with it: the focus moves to a neighbour.
+    if (focused instanceof HTMLButtonElement && focused.disabled && $('player').contains(focused)) {
+      const atStart = focused.id === 'restart' || focused.id === 'back';
+      const next = (atStart ? ['step', 'end', 'play'] : ['back', 'restart', 'play']).map((id) => $(id)).find((b) => !b.disabled);
+      next?.focus();
+    }
   }
 }

@@ -16,9 +16,9 @@ export const scenarios = [
   },
   {
     title: 'A long kick chain',
-    text: 'A table of 2-slot buckets, 85% full. Both buckets of the new key are full, so a fingerprint is kicked out to its other bucket, which evicts another, and so on: here every kick lands in a bucket the walk has not visited yet, until one has a free slot.',
+    text: 'A table of 2-slot buckets, 84% full. Both buckets of the new key are full, so a fingerprint is kicked out to its other bucket, which evicts another, and so on: here every kick lands in a bucket the walk has not visited yet, until one has a free slot. The walk looks only one step ahead, so it is not always the shortest route: the last step says whether a shorter one existed.',
     question: 'Why does every evicted fingerprint know where to go without its key?',
-    answer: 'Its other bucket depends only on the bucket it is in and its own fingerprint: (N − i − r(f)) mod N. Applying the formula twice gives back i (N is even and r odd), so from either bucket the fingerprint alone leads to the other one.',
+    answer: 'Its other bucket depends only on the bucket it is in and its own fingerprint: (N − i − r(f)) mod N. Applying the formula twice gives back i, whatever N and r are: N − (N − i − r) − r = i. So from either bucket the fingerprint alone leads to the other one. (N even and r odd do something else: they keep the two buckets apart, since i = (N − i − r) mod N would need 2i + r, an odd number, to be a multiple of the even N.)',
     run(lesson) {
       lesson.reset({ buckets: 16, slots: 2, bits: 8, seed: 3n, maxKicks: 100 });
       lesson.fill('fruit-', 27);
@@ -94,9 +94,9 @@ export const scenarios = [
   },
   {
     title: 'An unsafe delete',
-    text: '"victim" is added. "twin" was never added, but it has the same fingerprint and shares a bucket with it. The replay looks twin up ("possibly present"), deletes it — which removes victim\'s fingerprint — and looks victim up again.',
+    text: '"victim" is added. Another key is never added: the first of "twin-0", "twin-1", … whose fingerprint equals victim\'s and which shares a bucket with it. The replay looks that key up ("possibly present"), deletes it — which removes victim\'s fingerprint — and looks victim up again.',
     question: 'Victim is now reported absent although it was added: which guarantee did the delete break, and why?',
-    answer: '"No false negatives." The filter stores fingerprints, not keys, so it cannot tell twin from victim: deleting a key that was never added removed a fingerprint that only happened to match, victim\'s. Delete only keys you know were added.',
+    answer: '"No false negatives." The filter stores fingerprints, not keys, so it cannot tell the other key from victim: deleting a key that was never added removed a fingerprint that only happened to match, victim\'s. Delete only keys you know were added.',
     run(lesson) {
       lesson.reset({ buckets: 8, slots: 4, bits: 4, seed: 11n, maxKicks: 100 });
       lesson.perform([lesson.insertOp('victim')], 'victim', { animate: false });

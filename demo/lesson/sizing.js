@@ -16,6 +16,16 @@ export function fullLoadBound(slots, bits) {
   return (2 * slots) / (2 ** bits - 1);
 }
 
+/**
+ * The bytes of a filter's packed table, as export() writes it (docs/FORMAT.md): N buckets of b f-bit
+ * slots, or, semi-sorted, of a 12-bit code and four (f - 4)-bit remainders, rounded up to whole bytes.
+ * byteLength is larger: it also counts the padding the library keeps after the table in memory.
+ */
+export function tableBytes(filter) {
+  const bucketBits = filter.semiSorted ? 12 + 4 * (filter.fingerprintBits - 4) : filter.bucketSize * filter.fingerprintBits;
+  return Math.ceil((filter.bucketCount * bucketBits) / 8);
+}
+
 /** Bits per item of an optimal Bloom filter for a false-positive rate: log2(1/p) / ln 2. */
 export function bloomBitsPerItem(rate) {
   return Math.log2(1 / rate) / Math.LN2;

@@ -1,7 +1,7 @@
 // The teaching page in a real Chromium, at a desktop and a phone size: what it draws is the real filter's
 // table, what it answers is what the filter answers, what it replays is the trace the core recorded, and
 // what it says about sizes comes from the library's real sizing.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -104,7 +104,7 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(await drawnSlots(page)).toEqual(await realSlots(page));
     expect(await text(page, '#arithmetic')).toMatch(/i2 +\(N − i1 − r\) mod N/);
     // One item in a 64-slot table is not "576 bits per item": the figure is the table's, at its capacity.
-    expect(await text(page, '#bits-per-item')).toMatch(/^\d+\.\d \(at \d+ items\)$/);
+    expect(await text(page, '#bits-per-item')).toMatch(/^\d+\.\d \(sized for \d+ items\)$/);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -202,7 +202,7 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(chain.outcome).toBe('placed');
     expect(chain.kicks).toBeGreaterThanOrEqual(4);
     expect(new Set(chain.kickBuckets).size).toBe(chain.kicks);
-    expect(chain.narration).toMatch(new RegExp(`visited ${chain.kicks + 1} buckets in ${chain.kicks} kicks\\.$`));
+    expect(chain.narration).toMatch(new RegExp(`visited ${chain.kicks + 1} buckets in ${chain.kicks} kicks\\.`));
     // The full table: the walk fails, is undone, and the visible free slot is out of its reach.
     const full = await outcome(2);
     expect(full).toMatchObject({ outcome: 'table_full', kicks: 12, undos: 12 });
@@ -372,6 +372,7 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     for (const key of [...Array.from({ length: 10 }, (_, i) => `in-${i}`), ...Array.from({ length: 30 }, (_, i) => `out-${i}`)]) {
       await page.fill('[data-testid=key-input]', key);
       await page.click('[data-testid=lookup]');
+      await page.click('[data-testid=end]');
       const answer = await text(page, '[data-testid=answer]');
       const has = await page.evaluate((k) => (window as any).cuckooDemo.filter.has(k), key);
       expect({ key, present: answer.includes('possibly present') }).toEqual({ key, present: has });
@@ -471,6 +472,7 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     // A key that was added: "possibly present", origin unknown, never "never added" or a false positive.
     await page.fill('[data-testid=key-input]', 'e3');
     await page.click('[data-testid=lookup]');
+    await page.click('[data-testid=end]');
     const answer = await text(page, '[data-testid=answer]');
     expect(answer).toBe('"e3": possibly present (origin unknown: the filter was imported).');
     expect(await text(page, '#narration')).not.toMatch(/never added|false positive/);
@@ -482,7 +484,17 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     writeFileSync(bad, Buffer.from('not a filter'));
     await page.setInputFiles('[data-testid=import]', bad);
     await page.waitForFunction(() => /^Not loaded/.test(document.getElementById('file-status')?.textContent ?? ''));
-    expect(await text(page, '#file-status')).toMatch(/bad magic: this is not a cuckoo filter export/);
+    // Said once: the package's "not a valid cuckoo filter export" and the core's reason each said it.
+    expect(await text(page, '#file-status')).toBe('Not loaded: this is not a cuckoo filter export (it does not begin with the format\'s magic bytes, "CKOO").');
+    expect(await drawnSlots(page)).toEqual(before);
+    const exported = readFileSync(path);
+    const truncated = join(dir, 'demo-truncated.cuckoo');
+    writeFileSync(truncated, exported.subarray(0, exported.length - 20));
+    await page.setInputFiles('[data-testid=import]', truncated);
+    await page.waitForFunction(() => /truncated|checksum/.test(document.getElementById('file-status')?.textContent ?? ''));
+    const refusal = await text(page, '#file-status');
+    expect(refusal).toMatch(/^Not loaded: this is not a valid cuckoo filter export: \S.*[^.]\.$/);
+    expect(refusal.match(/cuckoo filter export/g)).toHaveLength(1);
     expect(await drawnSlots(page)).toEqual(before);
     // A growing filter is refused by name (the page draws a single table).
     const grown = await page.evaluate(() => {
@@ -696,6 +708,163 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  test('after Insert the answer waits for the replay: it never claims a table the drawing does not show', async () => {
+    const { page, errors } = await openPage(session, '', viewport);
+    await page.fill('[data-testid=key-input]', 'banana');
+    await page.click('[data-testid=add]');
+    const n = await page.evaluate(() => (window as any).cuckooDemo.frames.length);
+    // The filter holds the key already; the table, the counters, the answer and the key list do not yet.
+    expect(await page.evaluate(() => (window as any).cuckooDemo.filter.has('banana'))).toBe(true);
+    expect(await text(page, '[data-testid=answer]')).toBe(`Replaying the insert of "banana": the table shows step 1 of ${n}, not yet the result: ▶ (or →) steps, » jumps to it.`);
+    expect(await text(page, '[data-testid=item-count]')).toBe('0');
+    expect(await page.locator('#keys .key-chip').count()).toBe(0);
+    expect(await page.locator('#bloom-bits .bit.set').count()).toBe(0);
+    await screenshot(page, `demo-${name}-insert-step-1`);
+    await page.click('[data-testid=step]');
+    expect(await text(page, '[data-testid=answer]')).toMatch(new RegExp(`^Replaying the insert of "banana": the table shows step 2 of ${n}, not yet the result:`));
+    await page.click('[data-testid=end]');
+    expect(await text(page, '[data-testid=answer]')).toBe('"banana" inserted.');
+    expect(await text(page, '[data-testid=item-count]')).toBe('1');
+    expect(await page.locator('#keys .key-chip').allTextContents()).toEqual(['"banana"']);
+    expect(await page.locator('#bloom-bits .bit.set').count()).toBeGreaterThan(0);
+    // Going back puts the table, and with it the answer and the key list, before the insert again.
+    await page.click('#restart');
+    expect(await text(page, '[data-testid=answer]')).toMatch(/^Replaying the insert of "banana": the table shows step 1 of/);
+    expect(await page.locator('#keys .key-chip').count()).toBe(0);
+    await page.click('[data-testid=play]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=answer]')?.textContent === '"banana" inserted.', undefined, { timeout: 30000 });
+    expect(await drawnSlots(page)).toEqual(await realSlots(page));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('the player keeps the focus when its buttons disable themselves, and its keys are written on the page', async () => {
+    const { page, errors } = await openPage(session, '', viewport);
+    await page.fill('[data-testid=key-input]', 'banana');
+    await page.click('[data-testid=add]');
+    const n = await page.evaluate(() => (window as any).cuckooDemo.frames.length);
+    const current = () => page.evaluate(() => (window as any).cuckooDemo.player.index);
+    const focused = () => page.evaluate(() => document.activeElement?.id);
+    // ▶ pressed from the keyboard until it disables itself at the last step.
+    await page.focus('[data-testid=step]');
+    for (let i = 1; i < n; i++) await page.keyboard.press('Enter');
+    expect(await current()).toBe(n - 1);
+    expect(await page.isDisabled('[data-testid=step]')).toBe(true);
+    expect(await focused()).toBe('back');
+    await page.keyboard.press('ArrowLeft');
+    expect(await current()).toBe(n - 2);
+    // » likewise; then «, which disables itself at the first step.
+    await page.focus('[data-testid=end]');
+    await page.keyboard.press('Enter');
+    expect(await current()).toBe(n - 1);
+    expect(await focused()).toBe('back');
+    await page.keyboard.press('Home');
+    expect(await current()).toBe(0);
+    await page.keyboard.press('End');
+    await page.focus('#restart');
+    await page.keyboard.press('Enter');
+    expect(await current()).toBe(0);
+    expect(await focused()).toBe('step');
+    await page.keyboard.press('ArrowRight');
+    expect(await current()).toBe(1);
+    // The keys are written next to the player, in view with it.
+    expect(await text(page, '#player-keys')).toMatch(/← → step, Home End first and last step/);
+    expect(await usable(page, '#player-keys')).toMatchObject({ inView: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('the unsafe delete: victim stays listed and in the Bloom filter, and no sentence contradicts itself', async () => {
+    const { page, errors } = await openPage(session, '', viewport);
+    await page.click('[data-testid=preset-5]');
+    // Before the replay shows the delete, nothing is said to be lost.
+    expect(await page.locator('#keys .key-chip').allTextContents()).toEqual(['"victim"']);
+    expect(await text(page, '#keys-note')).not.toMatch(/lost/);
+    await page.click('[data-testid=end]');
+    const twin = await page.evaluate(() => (window as any).cuckooDemo.frames[0].text.match(/^Lookup "(twin-\d+)"/)[1]);
+    // "victim" was added and never deleted: it is still a key added on this page, marked lost.
+    expect(await page.locator('#keys .key-chip').allTextContents()).toEqual(['"victim" (lost)']);
+    expect(await text(page, '#keys-note')).toContain(`"victim" is marked lost: it was added and never deleted, but the delete of "${twin}" removed its fingerprint.`);
+    expect(await text(page, '#keys-note')).not.toMatch(/No keys yet/);
+    // The Bloom filter still holds it: the contrast the scenario is about.
+    const shape = await page.evaluate(() => {
+      const { bloomShape, fullLoadBound, filter } = (window as any).cuckooDemo;
+      return bloomShape(filter.capacity, fullLoadBound(filter.bucketSize, filter.fingerprintBits));
+    });
+    const set = await page.locator('#bloom-bits .bit.set, #bloom-bits .bit.shared').count();
+    expect(set).toBeGreaterThan(0);
+    expect(await text(page, '#bloom-summary')).toContain(`1 key: ${set} bit${set === 1 ? '' : 's'} set`);
+    const bloom = await text(page, '#bloom-delete');
+    // One hash function here (4-bit fingerprints are sized for a 53% rate): one bit, said as one.
+    expect(shape.k).toBe(1);
+    expect(bloom).toMatch(/^"victim" sets bit \d+; it is not shared yet\./);
+    expect(bloom).toContain(`still answers "possibly present" for "victim". In the cuckoo filter, deleting "${twin}", which was never added, removed "victim"'s fingerprint.`);
+    // The last look-up does not both deny and affirm that victim was added.
+    const last = await text(page, '#narration');
+    expect(last).not.toMatch(/Had it been added/);
+    expect(last).toMatch(/^Neither bucket holds 0x[0-9a-f]: the answer is "definitely not present"\. But "victim" was added and never deleted/);
+    // The scenario names keys that exist: the other key is never called "twin".
+    const scenario = await page.locator('#presets > li').nth(5).textContent();
+    expect(scenario).not.toMatch(/"twin"|\btwin\b(?!-)/);
+    expect(await text(page, '[data-testid=answer]')).toContain(`deleting "${twin}"`);
+    await page.locator('.keys-box').scrollIntoViewIfNeeded();
+    await screenshot(page, `demo-${name}-unsafe-delete-keys`);
+    await page.locator('#bloom-summary').scrollIntoViewIfNeeded();
+    await screenshot(page, `demo-${name}-unsafe-delete-bloom`);
+    // A key never added, absent: there the page can say what an added key would have left.
+    await page.fill('[data-testid=key-input]', 'nobody');
+    await page.click('[data-testid=lookup]');
+    await page.click('[data-testid=end]');
+    expect(await text(page, '#narration')).toMatch(/"definitely not present"\. Had it been added, its fingerprint would be in one of these two buckets\.$/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('bits per item name the capacity, and a table holding more says so; memory is table and padding', async () => {
+    const { page, errors } = await openPage(session, '', viewport);
+    for (const preset of [1, 2]) {
+      await page.click(`[data-testid=preset-${preset}]`);
+      await page.click('[data-testid=end]');
+      const real = await page.evaluate(() => {
+        const f = (window as any).cuckooDemo.filter;
+        return { size: f.size, capacity: f.capacity, byteLength: f.byteLength, table: f.export().length - 64 };
+      });
+      // Both scenarios fill their table past the capacity it is sized for.
+      expect(real.size).toBeGreaterThan(real.capacity);
+      expect(await text(page, '[data-testid=item-count]')).toBe(String(real.size));
+      const per = (n: number) => ((real.byteLength * 8) / n).toFixed(1);
+      expect(await text(page, '#bits-per-item')).toBe(`${per(real.capacity)} (sized for ${real.capacity} items; holding ${real.size}: ${per(real.size)} each)`);
+      expect(await text(page, '#memory')).toBe(`${real.byteLength} bytes: the ${real.table}-byte table and ${real.byteLength - real.table} bytes of padding`);
+    }
+    // The export's own account of its table agrees.
+    await page.click('[data-testid=export]');
+    const table = await page.evaluate(() => (window as any).cuckooDemo.filter.export().length - 64);
+    expect(await text(page, '#file-status')).toContain(`the ${table}-byte table`);
+    expect(await page.locator('.below-bench .hint', { hasText: 'padding' }).count()).toBe(1);
+    await page.locator('.stats').scrollIntoViewIfNeeded();
+    await screenshot(page, `demo-${name}-stats`);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('the legend names the outline of the key pointed at, which no other mark looks like', async () => {
+    const { page, errors } = await openPage(session, '', viewport);
+    for (const key of ['fig', 'kiwi', 'lime']) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), key);
+    await page.hover('#keys [data-key="kiwi"]');
+    const outline = await page.evaluate(() => getComputedStyle(document.querySelector('#table [data-slot].focus .slot-box')!).stroke);
+    const swatches = await page.evaluate(() => Array.from(document.querySelectorAll('.legend li'), (li) => ({
+      text: li.textContent ?? '', border: getComputedStyle(li.querySelector('.swatch')!).borderTopColor,
+    })));
+    const named = swatches.filter((s) => /key pointed at/.test(s.text));
+    expect(named).toHaveLength(1);
+    expect(named[0].border).toBe(outline);
+    expect(swatches.filter((s) => s.border === outline)).toHaveLength(1);
+    await page.locator('.legend').scrollIntoViewIfNeeded();
+    await screenshot(page, `demo-${name}-legend`);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });
 
 test('the scenario questions have answers to reveal', async () => {
@@ -721,6 +890,127 @@ test('keyboard use on a phone-sized screen', async () => {
   expect(await page.evaluate(() => (window as any).cuckooDemo.filter.has('typed'))).toBe(true);
   expect(await overflowX(page)).toBeLessThanOrEqual(0);
   await screenshot(page, 'demo-phone', true);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+// The shortest route to a free slot from the key's two buckets, searched breadth first over the table
+// before the insert: written here independently of the page's own search.
+function shortestKicks(page: Page): Promise<number | null> {
+  return page.evaluate(() => {
+    const demo = (window as any).cuckooDemo;
+    const f = demo.filter;
+    const b = f.bucketSize;
+    const slots = demo.frames[0].slots;
+    const hasRoom = (i: number) => Array.from({ length: b }, (_, s) => slots[i * b + s]).includes(0);
+    const start: number[] = demo.frames[2].candidates;
+    const seen = new Set(start);
+    let level = start;
+    for (let kicks = 1; level.length > 0; kicks++) {
+      const next: number[] = [];
+      for (const i of level) {
+        for (let s = 0; s < b; s++) {
+          const to = f.alternate(i, slots[i * b + s]).alternateIndex;
+          if (seen.has(to)) continue;
+          if (hasRoom(to)) return kicks;
+          seen.add(to);
+          next.push(to);
+        }
+      }
+      level = next;
+    }
+    return null;
+  });
+}
+
+test('a kick chain says when a shorter route existed; the text says what the walk looks at', async () => {
+  const { page, errors } = await openPage(session, '', DESKTOP);
+  const paragraph = await page.locator('#ops-title + p').textContent();
+  expect(paragraph).not.toMatch(/if any does/);
+  expect(paragraph).toMatch(/starts in one of the two, picked at random/);
+  expect(paragraph).toMatch(/looks one step\s+ahead, and only there/);
+  await page.click('[data-testid=preset-1]');
+  const kicks = await page.evaluate(() => (window as any).cuckooDemo.trace.steps.filter((s: any) => s.kind === 'kick').length);
+  const shortest = await shortestKicks(page);
+  // The scenario's chain is long where one kick would have done: the page says so, with that route.
+  expect(shortest).toBe(1);
+  expect(kicks).toBeGreaterThan(1);
+  await page.click('[data-testid=end]');
+  const last = await text(page, '#narration');
+  expect(last).toMatch(/A shorter route existed, of 1 kick: 0x[0-9a-f]{2} in bucket (\d+) could have moved to bucket (\d+), which had a free slot\./);
+  const [, from, to] = last.match(/in bucket (\d+) could have moved to bucket (\d+)/)!.map(Number);
+  const route = await page.evaluate(([i, j]) => {
+    const demo = (window as any).cuckooDemo;
+    const b = demo.filter.bucketSize;
+    const before = demo.frames[0].slots;
+    const residents = Array.from({ length: b }, (_, s) => before[i * b + s]);
+    return {
+      candidate: demo.frames[2].candidates.includes(i),
+      leads: residents.some((fp: number) => demo.filter.alternate(i, fp).alternateIndex === j),
+      room: Array.from({ length: b }, (_, s) => before[j * b + s]).includes(0),
+    };
+  }, [from, to]);
+  expect(route).toEqual({ candidate: true, leads: true, room: true });
+  await screenshot(page, 'demo-desktop-shorter-route');
+  // Over many inserts into a crowded table: said exactly when the walk was longer than it had to be.
+  await setParams(page, { buckets: 16, slots: 2, bits: 8, seed: 5 });
+  await page.evaluate(() => (window as any).cuckooDemo.fill('crowd-', 26));
+  let longer = 0;
+  for (let i = 0; i < 60; i++) {
+    await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `extra-${i}`);
+    const trace = await page.evaluate(() => (window as any).cuckooDemo.trace);
+    const walked = trace.steps.filter((s: any) => s.kind === 'kick').length;
+    if (!trace.added || walked === 0) continue;
+    const best = (await shortestKicks(page))!;
+    const said = await text(page, '#narration');
+    expect({ i, said: /A shorter route existed, of (\d+) kicks?/.exec(said)?.[1] }).toEqual({ i, said: best < walked ? String(best) : undefined });
+    if (best < walked) longer++;
+    await page.evaluate((k) => (window as any).cuckooDemo.remove(k, { animate: false }), `extra-${i}`);
+  }
+  expect(longer).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('the arithmetic and scenario 2 say what the parity of N and r is for', async () => {
+  const { page } = await openPage(session, '', DESKTOP);
+  await page.fill('[data-testid=key-input]', 'banana');
+  await page.click('[data-testid=add]');
+  const at = await page.evaluate(() => (window as any).cuckooDemo.filter.locate('banana'));
+  const arithmetic = await text(page, '#arithmetic');
+  expect(arithmetic).not.toMatch(/because N is even and r odd/);
+  expect(arithmetic).toContain(`and back: (N − i2 − r) mod N = ${at.index} = i1, as for any N and r: N − (N − i − r) − r = i`);
+  expect(arithmetic).toContain('never i2 = i1: that needs 2 × i1 + r to be a multiple of N, but N is even and 2 × i1 + r odd');
+  const answer = await page.locator('.scenario-answer p').nth(1).textContent();
+  expect(answer).not.toMatch(/gives back i \(N is even and r odd\)/);
+  expect(answer).toMatch(/gives back i, whatever N and r are/);
+  expect(answer).toMatch(/N even and r odd do something else: they keep the two buckets apart/);
+  await page.close();
+});
+
+test('the experiment states the load it reached and why the library sizes by the full-table bound', async () => {
+  const { page, errors } = await openPage(session, '', DESKTOP);
+  await setParams(page, { buckets: 16, slots: 8, bits: 8 });
+  await page.click('#experiment');
+  await page.waitForFunction(() => (document.getElementById('experiment-summary')?.textContent ?? '').length > 0, undefined, { timeout: 90000 });
+  const summary = await text(page, '#experiment-summary');
+  // A failed insert means the table was not full.
+  if (/before an insert first failed/.test(summary)) expect(summary).not.toMatch(/filled to 100(\.0)?%/);
+  const run = await page.evaluate(() => {
+    const runs = (window as any).cuckooDemo.experiment.runs;
+    const r = runs[runs.length - 1];
+    return { maxLoad: r.maxLoad, failed: r.failed };
+  });
+  const shown = Number(summary.match(/the table filled to ([\d.]+)%/)![1]);
+  // Never rounded up to a full table it did not reach.
+  expect(shown).toBeLessThanOrEqual(run.maxLoad * 100 + 1e-9);
+  expect(shown).toBeGreaterThan(run.maxLoad * 100 - 0.1);
+  expect(summary).toContain(run.failed ? 'before an insert first failed' : 'and no insert failed');
+  // The rate the library sizes for is the full-table bound, 2 × 8 / 255 here, and asking for it gives 8 bits.
+  expect(summary).toContain('This library sizes a filter by a bound on the rate of a full table, 2 × slots / (2^bits − 1), which is 6.3% for 8-slot, 8-bit buckets ' +
+    '(theory at 100% load: 6.1%): asked for a rate of 6.3%, it builds exactly this shape, 8-bit fingerprints in 8-slot buckets');
+  await page.locator('#experiment-summary').scrollIntoViewIfNeeded();
+  await screenshot(page, 'demo-experiment-summary');
   expect(errors).toEqual([]);
   await page.close();
 });
