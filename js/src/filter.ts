@@ -604,7 +604,8 @@ export class CuckooFilter {
   private combine(other: CuckooFilter, how: 'merge' | 'union'): void {
     if (!(other instanceof CuckooFilter)) throw new TypeError(`other must be a CuckooFilter, got ${describe(other)}`);
     const h = this.writable();
-    if (this.m[how](h, other.live()) !== ErrorCode.ok) throw errorFromModule(this.m);
+    if (other.handle === 0) throw new CuckooFilterError('DISPOSED', `the filter given to ${how}() was disposed`);
+    if (this.m[how](h, other.handle) !== ErrorCode.ok) throw errorFromModule(this.m);
   }
 
   /** Removes every key (and every sub-filter added by growth); the options stay. */

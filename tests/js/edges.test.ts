@@ -111,6 +111,18 @@ test('a union repeated changes nothing, once growing filters differ in length', 
   b.dispose();
 });
 
+test("union's errors name the union, and a disposed argument is named as the argument", () => {
+  const a = new CuckooFilter({ capacity: 100 });
+  const b = new CuckooFilter({ capacity: 100, seed: 7 });
+  // Before: "cannot merge filters…" and "this CuckooFilter was disposed", of the other filter.
+  expect(errorOf(() => a.union(b))).toBe('INVALID_ARGUMENT: cannot take the union of filters with different seeds');
+  expect(errorOf(() => a.merge(b))).toBe('INVALID_ARGUMENT: cannot merge filters with different seeds');
+  b.dispose();
+  expect(errorOf(() => a.union(b))).toBe('DISPOSED: the filter given to union() was disposed');
+  a.dispose();
+  expect(errorOf(() => a.union(a))).toBe('DISPOSED: this CuckooFilter was disposed');
+});
+
 describe('a detached buffer is a TypeError that names it, with nothing changed', () => {
   test('in a batch, after 5,000 good keys: nothing is added', () => {
     const f = new CuckooFilter({ capacity: 10_000 });

@@ -637,7 +637,7 @@ class CuckooFilter {
 // Merges into copies of this filter's sub-filters (merge.hpp), so that a merge that does not fit leaves
 // this filter untouched, then takes the copies.
 CUCKOO_COLD inline Status CuckooFilter::combine(const CuckooFilter& other, detail::Combine mode) {
-  if (Status s = detail::check_mergeable(layout_, other.layout_); !s.ok()) return s;
+  if (Status s = detail::check_mergeable(layout_, other.layout_, mode); !s.ok()) return s;
   std::vector<SubFilter> work;
   if (!detail::reserve_nothrow(work, layout_.max_sub_filters))
     return Status::error(ErrorCode::out_of_memory, "cannot allocate the merge's bookkeeping");

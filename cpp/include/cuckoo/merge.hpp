@@ -23,22 +23,23 @@ enum class Combine {
   set_union,     // union: only the copies a bucket pair lacks
 };
 
-// ok when filters of these layouts can be merged: same options and seed. Otherwise invalid_argument
-// naming the first difference.
-[[nodiscard]] CUCKOO_COLD inline Status check_mergeable(const Layout& a, const Layout& b) {
+// ok when filters of these layouts can be combined (merge, union): same options and seed. Otherwise
+// invalid_argument naming the operation and the first difference.
+[[nodiscard]] CUCKOO_COLD inline Status check_mergeable(const Layout& a, const Layout& b, Combine mode) {
+  const std::string cannot = mode == Combine::set_union ? "cannot take the union of " : "cannot merge ";
   // "different <what> (<prefix>x and y)"
-  const auto differ = [](const std::string& what, std::uint64_t x, std::uint64_t y, const char* prefix = "") {
-    return Status::error(ErrorCode::invalid_argument, "cannot merge filters with different " + what + " (" + prefix +
+  const auto differ = [&](const std::string& what, std::uint64_t x, std::uint64_t y, const char* prefix = "") {
+    return Status::error(ErrorCode::invalid_argument, cannot + "filters with different " + what + " (" + prefix +
                                                           std::to_string(x) + " and " + std::to_string(y) + ")");
   };
   if (a.growth != b.growth || a.max_sub_filters != b.max_sub_filters)
     return differ("growth settings", a.growth, b.growth, "growth ");
   if (a.bucket_size != b.bucket_size) return differ("bucket sizes", a.bucket_size, b.bucket_size);
   if (a.semi_sorted != b.semi_sorted)
-    return Status::error(ErrorCode::invalid_argument, "cannot merge a filter with semi-sorted buckets and one without");
+    return Status::error(ErrorCode::invalid_argument, cannot + "a filter with semi-sorted buckets and one without");
   if (a.fingerprint_bits != b.fingerprint_bits) return differ("fingerprint bits", a.fingerprint_bits, b.fingerprint_bits);
   if (a.num_buckets != b.num_buckets || a.capacity != b.capacity) return differ("capacities", a.capacity, b.capacity);
-  if (a.seed != b.seed) return Status::error(ErrorCode::invalid_argument, "cannot merge filters with different seeds");
+  if (a.seed != b.seed) return Status::error(ErrorCode::invalid_argument, cannot + "filters with different seeds");
   return {};
 }
 
