@@ -5,7 +5,7 @@
 // a key is (pointer, length) into the wasm heap, where the TypeScript wrapper wrote it. 64-bit values are
 // kept off the boundary (embind returns them as signed BigInts): seeds travel as two u32 halves, counts as
 // doubles (exact below 2^53). The module is built without C++ exceptions, so errors come back as status
-// codes plus a message read with last_error_message(); the TypeScript layer turns them into typed errors.
+// codes plus a message read at lastErrorText(); the TypeScript layer turns them into typed errors.
 #include <emscripten/bind.h>
 
 #include <cuckoo/cuckoo_filter.hpp>
@@ -83,7 +83,7 @@ CUCKOO_COLD Handle import_begin(double total) {
   const std::uint64_t known = total >= 0 ? static_cast<std::uint64_t>(total) : Importer::kUnknownLength;
   return handle_of(new (std::nothrow) Importer(known), "cannot allocate the importer");
 }
-// Returns a cuckoo::ErrorCode (message: last_error_message()).
+// Returns a cuckoo::ErrorCode (message: lastErrorText).
 CUCKOO_COLD int import_push(Handle i, std::uint32_t address, std::uint32_t length) {
   if (!memory_for_call()) return last_error_code();
   record(object_at<Importer>(i).push(ptr(address), length));
@@ -126,7 +126,7 @@ unsigned add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
   return f.add_hash(hash) ? static_cast<unsigned>(cuckoo::AddFailure::none) : static_cast<unsigned>(f.last_add_failure());
 }
 
-// Adds other's fingerprints; returns a cuckoo::ErrorCode (message: last_error_message()).
+// Adds other's fingerprints; returns a cuckoo::ErrorCode (message: lastErrorText).
 CUCKOO_COLD int merge(Handle h, Handle other) {
   if (!memory_for_call()) return last_error_code();
   record(filter(h).merge(filter(other)));

@@ -70,7 +70,7 @@ Handle redis_loader_begin() {
   if (!memory_for_call()) return 0;
   return handle_of(new (std::nothrow) ChunkLoader(), "cannot allocate the chunk loader");
 }
-// Returns a cuckoo::ErrorCode (message: last_error_message()).
+// Returns a cuckoo::ErrorCode (message: lastErrorText).
 int redis_loader_push(Handle l, double iterator, std::uint32_t address, std::uint32_t length) {
   if (!memory_for_call()) return last_error_code();
   record(object_at<ChunkLoader>(l).push(static_cast<std::uint64_t>(iterator), ptr(address), length));
