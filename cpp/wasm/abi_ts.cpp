@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <cuckoo/cuckoo_filter.hpp>
+#include <cuckoo/line_dedup.hpp>
 #include <cuckoo/redis_filter.hpp>
 
 #include "abi.hpp"
@@ -61,6 +62,8 @@ std::string render() {
   object(out, "cuckoo::KeyResult: what a batch stores for each key, one byte each.", "KeyResult",
          {{"no", code(KeyResult::no)}, {"yes", code(KeyResult::yes)}, {"noRoom", code(KeyResult::no_room)},
           {"stoppedHere", code(KeyResult::stopped_here)}, {"notTried", code(KeyResult::not_tried)}});
+  object(out, "cuckoo::LineRules: bits of dedupCreate()'s rules.", "LineRules",
+         {{"zeroTerminated", number(cuckoo::zero_terminated)}, {"duplicates", number(cuckoo::duplicates)}});
   object(out, "BatchOp: which batch integerBatch() runs.", "BatchOp",
          {{"add", number(kBatchAdd)}, {"contains", number(kBatchContains)}, {"remove", number(kBatchRemove)}});
   object(out, "cuckoo::TraceStepKind.", "TraceStepKind",

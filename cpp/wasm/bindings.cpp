@@ -251,16 +251,17 @@ void trace_steps(Handle h, std::uint32_t out) {
 
 // The engine and what the wrapper reads after each call, at an address that stays put.
 struct Dedup {
-  explicit Dedup(CuckooFilter& f) : engine(f) {}
+  Dedup(CuckooFilter& f, unsigned rules) : engine(f, rules) {}
   cuckoo::LineDeduper engine;
   DedupReport report = {};
 };
 
 Dedup& dedup_at(Handle h) { return object_at<Dedup>(h); }
 
-Handle dedup_create(Handle filter_handle) {
+// `rules`: cuckoo::LineRules.
+Handle dedup_create(Handle filter_handle, unsigned rules) {
   if (!memory_for_call()) return 0;
-  return handle_of(new (std::nothrow) Dedup(filter(filter_handle)), "cannot allocate the line deduplicator");
+  return handle_of(new (std::nothrow) Dedup(filter(filter_handle), rules), "cannot allocate the line deduplicator");
 }
 void dedup_destroy(Handle h) { delete &dedup_at(h); }
 std::uint32_t dedup_report(Handle h) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(&dedup_at(h).report)); }

@@ -29,6 +29,12 @@ export const KeyResult = {
   notTried: 4,
 } as const;
 
+/** cuckoo::LineRules: bits of dedupCreate()'s rules. */
+export const LineRules = {
+  zeroTerminated: 1,
+  duplicates: 2,
+} as const;
+
 /** BatchOp: which batch integerBatch() runs. */
 export const BatchOp = {
   add: 0,

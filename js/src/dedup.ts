@@ -13,7 +13,7 @@ import { CuckooFilterError } from './errors.js';
 import { CuckooFilter, disposeSymbol, errorFromModule, liveHandle, requireModule } from './filter.js';
 import { describe, ownUint8View, typedLength } from './key_codec.js';
 import { copyToScratch, readDedupReport } from './heap.js';
-import { ErrorCode, Limits } from './abi.js';
+import { ErrorCode, LineRules, Limits } from './abi.js';
 import { CuckooModule, ready } from './wasm_module.js';
 
 /** The default false-positive rate: at most about one unique line in a million wrongly dropped. */
@@ -51,6 +51,10 @@ export interface LineDeduperOptions {
    * input that size: a wrong estimate costs memory, never a refusal.
    */
   inputBytes?: number;
+  /** Records end with a NUL byte instead of "\n", and "\r" and "\n" are data (`sort -z`, `find -print0`). */
+  zeroTerminated?: boolean;
+  /** Write the records dropped as seen before instead of the new ones (`awk 'seen[$0]++'`). */
+  duplicates?: boolean;
 }
 
 /** How a deduplicator's filter starts and grows. */
@@ -97,7 +101,12 @@ function checkOptions(options: unknown): LineDeduperOptions {
   if (typeof options !== 'object' || options === null) throw invalid(`options must be an object, got ${describe(options)}`);
   const o = options as Record<string, unknown>;
   for (const name of Object.keys(o)) {
-    if (!['fpRate', 'capacity', 'inputBytes'].includes(name)) throw invalid(`unknown option "${name}" (known: fpRate, capacity, inputBytes)`);
+    if (!['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates'].includes(name)) {
+      throw invalid(`unknown option "${name}" (known: fpRate, capacity, inputBytes, zeroTerminated, duplicates)`);
+    }
+  }
+  for (const name of ['zeroTerminated', 'duplicates'] as const) {
+    if (o[name] !== undefined && typeof o[name] !== 'boolean') throw invalid(`${name} must be true or false, got ${describe(o[name])}`);
   }
   if (o.fpRate !== undefined && !(typeof o.fpRate === 'number' && o.fpRate > 0 && o.fpRate < 1)) {
     throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${String(o.fpRate)}`);
@@ -151,7 +160,8 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
   if (o.capacity === undefined && known) {
     let lines = 0;
     const sample = firstBlock ?? new Uint8Array(0);
-    for (let at = sample.indexOf(10); at !== -1; at = sample.indexOf(10, at + 1)) lines++;
+    const end = o.zeroTerminated ? 0 : 10;
+    for (let at = sample.indexOf(end); at !== -1; at = sample.indexOf(end, at + 1)) lines++;
     // No "\n" in the sample: its lines are at least as long as the sample.
     const meanLine = lines > 0 ? sample.length / lines : Math.max(sample.length, 1);
     // 10% headroom for inputs whose lines get shorter further in; growth covers the rest.
@@ -317,7 +327,8 @@ export class LineDeduper {
     if (this.engine !== 0) return;
     const plan = planDedup(this.options, firstBlock);
     const filter = new CuckooFilter({ capacity: plan.capacity, fpRate: plan.fpRate, growth: plan.growth, maxSubFilters: plan.maxSubFilters });
-    const engine = this.m.dedupCreate(liveHandle(filter));
+    const rules = (this.options.zeroTerminated ? LineRules.zeroTerminated : 0) | (this.options.duplicates ? LineRules.duplicates : 0);
+    const engine = this.m.dedupCreate(liveHandle(filter), rules);
     if (engine === 0) {
       filter.dispose();
       throw errorFromModule(this.m);

@@ -62,7 +62,8 @@ export interface CuckooModule extends HeapModule {
   traceOutcome(handle: number): number;
   traceStepCount(handle: number): number;
   traceSteps(handle: number, out: number): void;
-  dedupCreate(filter: number): number;
+  /** rules: LineRules bits (1: records end at NUL; 2: write the duplicates). */
+  dedupCreate(filter: number, rules: number): number;
   dedupDestroy(handle: number): void;
   /** The address of a DedupReport record (abi.ts). */
   dedupReport(handle: number): number;

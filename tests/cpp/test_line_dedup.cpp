@@ -21,17 +21,20 @@ cuckoo::Options growing(double fp_rate, std::uint64_t capacity) {
 }
 
 // The documented rules with an exact set: key = line without "\n" and a "\r" before it; the last piece
-// without "\n" is a line, written with "\n" added.
-std::string reference(const std::string& in) {
+// without "\n" is a line, written with "\n" added. With zero_terminated, records end at NUL and "\r" is
+// data; with duplicates, the records seen before are written instead of the new ones.
+std::string reference(const std::string& in, unsigned rules = cuckoo::newline_lines) {
+  const char end_byte = (rules & cuckoo::zero_terminated) != 0 ? '\0' : '\n';
   std::set<std::string> seen;
   std::string out;
   for (std::size_t start = 0; start < in.size();) {
-    const std::size_t newline = in.find('\n', start);
+    const std::size_t newline = in.find(end_byte, start);
     const std::size_t end = newline == std::string::npos ? in.size() : newline + 1;
     std::string line = in.substr(start, end - start);
     std::string key = newline == std::string::npos ? line : line.substr(0, line.size() - 1);
-    if (!key.empty() && key.back() == '\r') key.pop_back();
-    if (seen.insert(key).second) out += newline == std::string::npos ? line + "\n" : line;
+    if (end_byte == '\n' && !key.empty() && key.back() == '\r') key.pop_back();
+    const bool is_new = seen.insert(key).second;
+    if (is_new != ((rules & cuckoo::duplicates) != 0)) out += newline == std::string::npos ? line + end_byte : line;
     start = end;
   }
   return out;
@@ -73,6 +76,25 @@ TEST_CASE("the line deduplicator follows the documented rules in any blocks", "[
   cuckoo::LineDeduper d(f);
   CHECK(run_in_blocks(d, in, rng) == reference(in));
   CHECK(f.sub_filter_count() > 1);
+}
+
+TEST_CASE("NUL-terminated records and written duplicates follow their rules in any blocks", "[dedup]") {
+  std::mt19937 rng(7);
+  std::string in;
+  for (int i = 0; i < 3000; ++i) {
+    const auto n = rng() % 40;
+    in += cuckoo_test::key("r", n) + (rng() % 4 == 0 ? std::string("\r\n") : std::string()) +
+          std::string(1, rng() % 3 == 0 ? '\n' : '\0');
+  }
+  in += "tail";
+  for (const unsigned rules : {cuckoo::zero_terminated + 0u, cuckoo::duplicates + 0u, cuckoo::zero_terminated | cuckoo::duplicates}) {
+    INFO("rules " << rules);
+    cuckoo::CuckooFilter f(growing(1e-8, 10'000));
+    cuckoo::LineDeduper d(f, rules);
+    CHECK(run_in_blocks(d, in, rng) == reference(in, rules));
+    const std::string news = reference(in, rules & cuckoo::zero_terminated);
+    CHECK(d.unique() == static_cast<std::uint64_t>(std::count(news.begin(), news.end(), (rules & cuckoo::zero_terminated) != 0 ? '\0' : '\n')));
+  }
 }
 
 TEST_CASE("the line deduplicator stops at the chain's limit, and stays stopped", "[dedup]") {

@@ -179,6 +179,27 @@ describe('dedup', () => {
     rmSync(file);
   });
 
+  test("-D writes the duplicates, as awk 'seen[$0]++'; -z records end with NUL, the set sort -z -u gives", () => {
+    const file = generate('dups.txt', 50_000, 20_000, 9);
+    const awk = spawnSync('awk', ['seen[$0]++', file], { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 }).stdout;
+    const dups = run(['dedup', '-D', '--fp-rate', '1e-8', file]);
+    expect(dups.code).toBe(0);
+    expect(dups.stdout.equals(awk)).toBe(true);
+    expect(run(['dedup', '--duplicates', '--stats', '--fp-rate', '1e-8', file]).stderr)
+      .toMatch(/50000 lines read, \d+ duplicates written, \d+ unique lines dropped/);
+    // NUL records holding newlines and CRs: "a\nb" and "a" are different records.
+    const zero = join(dir, 'zero.bin');
+    writeFileSync(zero, Buffer.from(readFileSync(file).map((byte, i) => (byte === 10 && i % 5 !== 0 ? 0 : byte))));
+    const ours = run(['dedup', '-z', '--fp-rate', '1e-8', zero]);
+    expect(ours.code).toBe(0);
+    const sorted = spawnSync('sort', ['-z'], { input: ours.stdout, env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 }).stdout;
+    const reference = spawnSync('sort', ['-z', '-u', zero], { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 }).stdout;
+    expect(sorted.equals(reference)).toBe(true);
+    // In input order: each record the first time it is seen.
+    const records = readFileSync(zero).toString('latin1').split('\0').slice(0, -1);
+    expect(ours.stdout.toString('latin1')).toBe([...new Set(records)].map((r) => `${r}\0`).join(''));
+  });
+
   test('an empty file among the inputs keeps the size known (it holds nothing)', () => {
     // Before: any input of size 0 made the size unknown, so the filter was planned as for a pipe: at
     // --fp-rate 1e-8 and --capacity 1, 17 lines at the most, where the files' size allows every line.

@@ -50,6 +50,29 @@ describe('the documented line rules', () => {
     }
   });
 
+  test.each([
+    ['NUL-terminated records', { zeroTerminated: true }],
+    ['duplicates written instead', { duplicates: true }],
+    ['NUL-terminated duplicates', { zeroTerminated: true, duplicates: true }],
+  ] as const)('property: %s, random inputs and block boundaries, against the reference', (_name, rules) => {
+    for (let seed = 200; seed < 212; seed++) {
+      // Lines of random bytes with NULs, CRs and LFs among them, repeated, cut into NUL records too.
+      let input = randomInput(seed, 300 + seed, seed % 4 === 0 ? 1 << 16 : 64);
+      if (rules.zeroTerminated) input = Buffer.from(input.map((byte, i) => (byte === 10 && i % 3 !== 0 ? 0 : byte)));
+      const { out, d } = runInBlocks(input, seed, { ...EXACT, ...rules });
+      expect(out.equals(referenceDedup(input, rules))).toBe(true);
+      const reference = referenceDedup(input, { zeroTerminated: rules.zeroTerminated });
+      const records = (b: Buffer) => b.toString('latin1').split(rules.zeroTerminated ? '\0' : '\n').length - 1;
+      expect(d.stats.unique).toBe(records(reference));
+      d.dispose();
+    }
+  });
+
+  test('options zeroTerminated and duplicates are checked', () => {
+    expect(() => new LineDeduper({ zeroTerminated: 1 as never })).toThrow('zeroTerminated must be true or false, got the number 1');
+    expect(() => new LineDeduper({ duplicates: 'yes' as never })).toThrow("duplicates must be true or false, got the string 'yes'");
+  });
+
   test('a block larger than the engine\'s piece size (16 MiB) is fed in pieces, with the same result', () => {
     const line = Buffer.alloc(20 << 20, 0x61);
     const input = Buffer.concat([line, Buffer.from('\nb\n'), line, Buffer.from('\nb')]);

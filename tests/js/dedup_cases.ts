@@ -11,20 +11,23 @@ export interface DedupCase {
  * The reference deduplication: a line ends at "\n"; its key drops the "\n" and a "\r" before it; the last
  * piece without "\n" is a line (its key drops one trailing "\r") and is written with "\n" added.
  */
-export function referenceDedup(input: Buffer): Buffer {
+export function referenceDedup(input: Buffer, rules: { zeroTerminated?: boolean; duplicates?: boolean } = {}): Buffer {
+  // With zeroTerminated a record ends at NUL and "\r" is data; with duplicates the seen ones are written.
+  const endByte = rules.zeroTerminated ? 0 : 10;
   const seen = new Set<string>();
   const out: Buffer[] = [];
   for (let start = 0; start < input.length;) {
-    const newline = input.indexOf(10, start);
+    const newline = input.indexOf(endByte, start);
     const end = newline === -1 ? input.length : newline + 1;
     const line = input.subarray(start, end);
     let stop = newline === -1 ? line.length : line.length - 1;
-    if (stop > 0 && line[stop - 1] === 13) stop--;
+    if (!rules.zeroTerminated && stop > 0 && line[stop - 1] === 13) stop--;
     const key = line.subarray(0, stop).toString('latin1');
-    if (!seen.has(key)) {
-      seen.add(key);
+    const isNew = !seen.has(key);
+    seen.add(key);
+    if (isNew !== Boolean(rules.duplicates)) {
       out.push(line);
-      if (newline === -1) out.push(Buffer.from('\n'));
+      if (newline === -1) out.push(Buffer.from([endByte]));
     }
     start = end;
   }

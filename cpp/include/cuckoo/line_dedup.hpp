@@ -8,6 +8,9 @@
 // - The input's last piece without a "\n" is a line too (its key also drops one trailing "\r").
 // - A new line is written with its own ending; the last piece, when new, gets "\n" (as awk writes it).
 // - Nothing is decoded: lines are bytes, whatever their encoding.
+// With LineRules::zero_terminated the records end at a NUL byte instead, and every other byte, "\r" and
+// "\n" included, is data (as `sort -z`). With LineRules::duplicates the output is the records dropped as
+// seen before instead of the new ones (`awk 'seen[$0]++'`); the counters are the same.
 #pragma once
 
 #include <cstddef>
@@ -84,26 +87,33 @@ class Buffer {
 };
 
 
-// The offset of the first "\n" in data[from, n), or n. Eight bytes a step (the classic zero-byte test on
-// the word XOR "\n"s: its lowest flagged byte is always a real match): wasm's memchr goes by 32-bit words.
-[[nodiscard]] inline std::uint32_t find_newline(const std::uint8_t* data, std::uint32_t from, std::uint32_t n) noexcept {
+// The offset of the first `end` byte in data[from, n), or n. Eight bytes a step (the classic zero-byte test
+// on the word XOR `end`s: its lowest flagged byte is always a real match): wasm's memchr goes by 32-bit words.
+[[nodiscard]] inline std::uint32_t find_byte(const std::uint8_t* data, std::uint32_t from, std::uint32_t n,
+                                             std::uint8_t end) noexcept {
   std::uint32_t i = from;
   for (; n - i >= 8; i += 8) {
-    const std::uint64_t found = bytes_equal_to(load64(data + i), '\n');
+    const std::uint64_t found = bytes_equal_to(load64(data + i), end);
     if (found != 0) return i + static_cast<std::uint32_t>(std::countr_zero(found) >> 3);
   }
   for (; i < n; ++i)
-    if (data[i] == '\n') return i;
+    if (data[i] == end) return i;
   return n;
 }
 
 }  // namespace detail
 
+// What a record is and which ones are written (the file's comment). The numbers cross the wasm boundary.
+enum LineRules : unsigned { newline_lines = 0, zero_terminated = 1, duplicates = 2 };
+
 class LineDeduper {
  public:
   // The filter must outlive the deduper; it may already hold keys (lines seen before count as seen).
-  // Give it growth so that no input makes it stop early (only the chain's limit does).
-  explicit LineDeduper(CuckooFilter& filter) noexcept : filter_(filter) {}
+  // Give it growth so that no input makes it stop early (only the chain's limit does). `rules`: LineRules.
+  explicit LineDeduper(CuckooFilter& filter, unsigned rules = newline_lines) noexcept
+      : filter_(filter),
+        end_((rules & zero_terminated) != 0 ? '\0' : '\n'),
+        writes_duplicates_((rules & duplicates) != 0) {}
 
   // Deduplicates the complete lines of data[0, length) (with a line carried over from earlier blocks in
   // front); a last line without "\n" is kept until the next block or finish(). The new lines are in
@@ -116,7 +126,7 @@ class LineDeduper {
     if (!failed_.ok()) return failed_;
     std::size_t at = 0;
     if (!carry_.empty()) {
-      const auto* newline = static_cast<const std::uint8_t*>(std::memchr(data, '\n', length));
+      const auto* newline = static_cast<const std::uint8_t*>(std::memchr(data, end_, length));
       const std::size_t take = newline == nullptr ? length : static_cast<std::size_t>(newline - data) + 1;
       if (!carry_.append(data, take)) return fail_out_of_memory();
       if (newline == nullptr) return {};
@@ -126,7 +136,7 @@ class LineDeduper {
       carry_.clear();
       at = take;
     }
-    const std::size_t end = last_newline_end(data + at, length - at);
+    const std::size_t end = last_end(data + at, length - at);
     if (end > 0 && !dedup_block(data + at, end)) return failed_;
     if (at + end < length && !carry_.append(data + at + end, length - at - end)) return fail_out_of_memory();
     return {};
@@ -152,11 +162,18 @@ class LineDeduper {
   [[nodiscard]] const Status& failure() const noexcept { return failed_; }
 
  private:
-  // The end of the last "\n" in data[0, length), plus one; 0 when there is none.
-  static std::size_t last_newline_end(const std::uint8_t* data, std::size_t length) noexcept {
+  // The end of the last record in data[0, length), plus one; 0 when there is none.
+  std::size_t last_end(const std::uint8_t* data, std::size_t length) const noexcept {
     for (std::size_t i = length; i > 0; --i)
-      if (data[i - 1] == '\n') return i;
+      if (data[i - 1] == end_) return i;
     return 0;
+  }
+
+  // The length of a record's key: without its end byte and, for lines, a "\r" before it.
+  std::size_t key_length(const std::uint8_t* record, std::size_t length) const noexcept {
+    std::size_t stop = length > 0 && record[length - 1] == end_ ? length - 1 : length;
+    if (end_ == '\n' && stop > 0 && record[stop - 1] == '\r') --stop;
+    return stop;
   }
 
   // Returns the failure (whose ok() is false, for `return fail_out_of_memory().ok();`).
@@ -174,22 +191,16 @@ class LineDeduper {
     return false;
   }
 
-  // One line (with its "\n", if it has one), on its own.
+  // One record (with its end byte, if it has one), on its own.
   CUCKOO_COLD bool dedup_one(const std::uint8_t* line, std::size_t length, bool last) {
-    std::size_t stop = length > 0 && line[length - 1] == '\n' ? length - 1 : length;
-    if (stop > 0 && line[stop - 1] == '\r') --stop;
-    const std::uint64_t hash = filter_.hash_of(line, stop);
-    if (filter_.contains_hash(hash)) {
-      ++lines_;
-      return true;
-    }
-    if (!filter_.add_hash(hash)) return fail_add();
+    const std::uint64_t hash = filter_.hash_of(line, key_length(line, length));
+    const bool seen = filter_.contains_hash(hash);
+    if (!seen && !filter_.add_hash(hash)) return fail_add();
     ++lines_;
-    ++unique_;
-    const std::uint8_t newline = '\n';
-    const bool needs_newline = last && (length == 0 || line[length - 1] != '\n');
-    if (!output_.append(line, length) || (needs_newline && !output_.append(&newline, 1)))
-      return fail_out_of_memory().ok();
+    unique_ += !seen;
+    if (seen != writes_duplicates_) return true;
+    const bool needs_end = last && (length == 0 || line[length - 1] != end_);
+    if (!output_.append(line, length) || (needs_end && !output_.append(&end_, 1))) return fail_out_of_memory().ok();
     return true;
   }
 
@@ -198,9 +209,10 @@ class LineDeduper {
   [[gnu::noinline]] bool dedup_block(const std::uint8_t* data, std::size_t length) {
     ranges_.clear();
     const auto n = static_cast<std::uint32_t>(length);
+    const bool lines = end_ == '\n';
     for (std::uint32_t start = 0; start < n;) {
-      const std::uint32_t stop = detail::find_newline(data, start, n);
-      const std::uint32_t range[2] = {start, stop > start && data[stop - 1] == '\r' ? stop - 1 : stop};
+      const std::uint32_t stop = detail::find_byte(data, start, n, end_);
+      const std::uint32_t range[2] = {start, lines && stop > start && data[stop - 1] == '\r' ? stop - 1 : stop};
       if (!ranges_.append(range, 2)) return fail_out_of_memory().ok();
       start = stop + 1;
     }
@@ -210,17 +222,19 @@ class LineDeduper {
     const std::uint32_t* ranges = ranges_.data();
     std::uint8_t* results = results_.data();
     (void)filter_.add_if_absent_ranges(data, ranges, count, results);
-    std::size_t run = SIZE_MAX;  // where the current run of new lines starts
+    // Where the current run of written records starts: new ones, or with writes_duplicates_ seen ones.
+    std::size_t run = SIZE_MAX;
+    const KeyResult written = writes_duplicates_ ? KeyResult::no : KeyResult::yes;
     for (std::size_t i = 0; i < count; ++i) {
       const auto r = static_cast<KeyResult>(results[i]);
-      if (r == KeyResult::yes) {
-        ++unique_;
+      unique_ += r == KeyResult::yes;
+      if (r == written) {
         if (run == SIZE_MAX) run = ranges[2 * i];
         continue;
       }
       if (run != SIZE_MAX) output_.append_unchecked(data + run, ranges[2 * i] - run);
       run = SIZE_MAX;
-      if (r != KeyResult::no) {  // absent, and no room could be made: this line and the ones after it are not done
+      if (r != KeyResult::no && r != KeyResult::yes) {  // no room could be made: this record and the ones after it are not done
         lines_ += i;
         return fail_add();
       }
@@ -231,6 +245,8 @@ class LineDeduper {
   }
 
   CuckooFilter& filter_;
+  std::uint8_t end_;               // the byte that ends a record
+  bool writes_duplicates_ = false;  // the output is the records seen before, not the new ones
   detail::Buffer<std::uint8_t> carry_;
   detail::Buffer<std::uint8_t> output_;
   detail::Buffer<std::uint32_t> ranges_;
