@@ -229,12 +229,9 @@ std::uint32_t alternate_offset_of(Handle h, std::uint32_t fingerprint) {
 // undo per kick, and the place before it), so that recording never allocates.
 int set_tracing(Handle h, bool on) {
   Instance& i = at(h);
-  if (on && !memory_for_call()) return last_error_code();
-  if (on && !cuckoo::detail::reserve_nothrow(i.trace.steps, 2 * std::size_t{i.filter.max_kicks()} + 1)) {
-    static constexpr char kNoRoom[] = "cannot allocate the trace";
-    record(cuckoo::ErrorCode::out_of_memory, kNoRoom, sizeof kNoRoom - 1);
+  if (on && (!memory_for_call() || (!cuckoo::detail::reserve_nothrow(i.trace.steps, 2 * std::size_t{i.filter.max_kicks()} + 1) &&
+                                     !heap_is_full())))
     return last_error_code();
-  }
   i.filter.set_trace(on ? &i.trace : nullptr);
   return 0;
 }

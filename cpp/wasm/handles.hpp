@@ -47,12 +47,12 @@ inline std::uint32_t last_error_text() {
 // For the calls that may allocate (through operator new: messages, bookkeeping): true when the reserve is
 // held (memory_reserve.hpp), so that nothing they allocate can abort the module; otherwise the call is
 // refused with out_of_memory before it changes anything.
-[[gnu::noinline]] CUCKOO_COLD inline bool memory_for_call() noexcept {
-  if (hold_reserve()) return true;
+// Records that the heap is full; returns false.
+[[gnu::noinline]] CUCKOO_COLD inline bool heap_is_full() noexcept {
   static constexpr char kFull[] = "the WebAssembly heap is full (dispose of filters you no longer need)";
-  record(cuckoo::ErrorCode::out_of_memory, kFull, sizeof kFull - 1);
-  return false;
+  return record(cuckoo::ErrorCode::out_of_memory, kFull, sizeof kFull - 1);
 }
+[[gnu::noinline]] CUCKOO_COLD inline bool memory_for_call() noexcept { return hold_reserve() || heap_is_full(); }
 
 template <class T>
 T& object_at(Handle h) {

@@ -96,14 +96,14 @@ function invalid(message: string): CuckooFilterError {
   return new CuckooFilterError('INVALID_ARGUMENT', message);
 }
 
+const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates'];
+
 function checkOptions(options: unknown): LineDeduperOptions {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null) throw invalid(`options must be an object, got ${describe(options)}`);
   const o = options as Record<string, unknown>;
   for (const name of Object.keys(o)) {
-    if (!['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates'].includes(name)) {
-      throw invalid(`unknown option "${name}" (known: fpRate, capacity, inputBytes, zeroTerminated, duplicates)`);
-    }
+    if (!KNOWN_OPTIONS.includes(name)) throw invalid(`unknown option "${name}" (known: ${KNOWN_OPTIONS.join(', ')})`);
   }
   for (const name of ['zeroTerminated', 'duplicates'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'boolean') throw invalid(`${name} must be true or false, got ${describe(o[name])}`);
@@ -421,33 +421,25 @@ export function dedupLineStream(options?: LineDeduperOptions): LineDedupStream {
     ended = true;
     deduper?.dispose(); // the stats stay
   };
-  const open = async (): Promise<LineDeduper> => {
-    if (!deduper) {
-      const made = await LineDeduper.create(checked);
-      if (ended) {
-        made.dispose(); // the stream ended while the module loaded
-        throw new CuckooFilterError('DISPOSED', 'the stream ended before its first block was read');
-      }
-      deduper = made;
-    }
-    return deduper;
-  };
-  // Any error ends the stream: the deduplicator is freed before it propagates.
-  const ending = async (work: () => Promise<void>) => {
+  // Any error ends the stream, and the deduplicator is freed before it propagates; one that arrives after
+  // the stream ended (while the module loaded) is freed at once, and its use throws DISPOSED.
+  const run = async (use: (d: LineDeduper) => void) => {
     try {
-      await work();
+      deduper ??= await LineDeduper.create(checked);
+      if (ended) end();
+      use(deduper);
     } catch (error) {
       end();
       throw error;
     }
   };
   const transformer: Transformer<Uint8Array, Uint8Array> & { cancel(reason: unknown): void } = {
-    transform: (chunk, controller) => ending(async () => {
-      const out = (await open()).push(chunk);
+    transform: (chunk, controller) => run((d) => {
+      const out = d.push(chunk);
       if (out.length > 0) controller.enqueue(out);
     }),
-    flush: (controller) => ending(async () => {
-      const out = (await open()).end();
+    flush: (controller) => run((d) => {
+      const out = d.end();
       end();
       if (out.length > 0) controller.enqueue(out);
     }),

@@ -54,7 +54,7 @@ describe('the documented line rules', () => {
     ['NUL-terminated records', { zeroTerminated: true }],
     ['duplicates written instead', { duplicates: true }],
     ['NUL-terminated duplicates', { zeroTerminated: true, duplicates: true }],
-  ] as const)('property: %s, random inputs and block boundaries, against the reference', (_name, rules) => {
+  ] as [string, { zeroTerminated?: boolean; duplicates?: boolean }][])('property: %s, random inputs and block boundaries, against the reference', (_name, rules) => {
     for (let seed = 200; seed < 212; seed++) {
       // Lines of random bytes with NULs, CRs and LFs among them, repeated, cut into NUL records too.
       let input = randomInput(seed, 300 + seed, seed % 4 === 0 ? 1 << 16 : 64);
