@@ -55,6 +55,13 @@ export interface LineDeduperOptions {
   zeroTerminated?: boolean;
   /** Write the records dropped as seen before instead of the new ones (`awk 'seen[$0]++'`). */
   duplicates?: boolean;
+  /**
+   * A filter of the lines seen before (an earlier run's exportFilter(), imported): its lines are dropped,
+   * and the new ones are added to it, so that it remembers this run too. It stays the caller's (the
+   * deduplicator never disposes it) and sets the rate, so fpRate, capacity and inputBytes do not go with
+   * it. Give it growth, or it refuses lines once it is full.
+   */
+  seen?: CuckooFilter;
 }
 
 /** How a deduplicator's filter starts and grows. */
@@ -96,7 +103,7 @@ function invalid(message: string): CuckooFilterError {
   return new CuckooFilterError('INVALID_ARGUMENT', message);
 }
 
-const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates'];
+const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates', 'seen'];
 
 function checkOptions(options: unknown): LineDeduperOptions {
   if (options === undefined) return {};
@@ -107,6 +114,9 @@ function checkOptions(options: unknown): LineDeduperOptions {
   }
   for (const name of ['zeroTerminated', 'duplicates'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'boolean') throw invalid(`${name} must be true or false, got ${describe(o[name])}`);
+  }
+  if (o.seen !== undefined && !(o.seen instanceof CuckooFilter && o.fpRate === undefined && o.capacity === undefined && o.inputBytes === undefined)) {
+    throw invalid(`seen must be a CuckooFilter, without fpRate, capacity or inputBytes (its own apply), got ${describe(o.seen)}`);
   }
   if (o.fpRate !== undefined && !(typeof o.fpRate === 'number' && o.fpRate > 0 && o.fpRate < 1)) {
     throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${String(o.fpRate)}`);
@@ -180,9 +190,9 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
 /** Frees what a deduplicator holds in the wasm heap if it is dropped without end() or dispose(). */
 const orphans =
   typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<{ m: CuckooModule; engine: number; filter: CuckooFilter }>(({ m, engine, filter }) => {
+    ? new FinalizationRegistry<{ m: CuckooModule; engine: number; filter?: CuckooFilter }>(({ m, engine, filter }) => {
         m.dedupDestroy(engine);
-        filter.dispose();
+        filter?.dispose(); // not a `seen` filter: it is the caller's
       })
     : undefined;
 
@@ -290,7 +300,8 @@ export class LineDeduper {
     const report = this.engine !== 0 ? this.report() : undefined;
     const lines = report ? report.lines : 0;
     const unique = report ? report.unique : 0;
-    const f = this.filter;
+    // A seen filter is the caller's, who may have disposed it: then it has nothing to say.
+    const f = this.filter && !(this.options.seen && isDisposed(this.filter)) ? this.filter : undefined;
     return {
       lines,
       unique,
@@ -325,18 +336,19 @@ export class LineDeduper {
   // The filter is made at the first block, whose lines tell the mean line length.
   private start(firstBlock: Uint8Array): void {
     if (this.engine !== 0) return;
-    const plan = planDedup(this.options, firstBlock);
-    const filter = new CuckooFilter({ capacity: plan.capacity, fpRate: plan.fpRate, growth: plan.growth, maxSubFilters: plan.maxSubFilters });
+    const { seen } = this.options;
+    const plan = seen ? undefined : planDedup(this.options, firstBlock);
+    const filter = seen ?? new CuckooFilter({ capacity: plan!.capacity, fpRate: plan!.fpRate, growth: plan!.growth, maxSubFilters: plan!.maxSubFilters });
     const rules = (this.options.zeroTerminated ? LineRules.zeroTerminated : 0) | (this.options.duplicates ? LineRules.duplicates : 0);
     const engine = this.m.dedupCreate(liveHandle(filter), rules);
     if (engine === 0) {
-      filter.dispose();
+      if (!seen) filter.dispose();
       throw errorFromModule(this.m);
     }
     this.plan = plan;
     this.filter = filter;
     this.engine = engine;
-    orphans?.register(this, { m: this.m, engine, filter }, this);
+    orphans?.register(this, { m: this.m, engine, filter: seen ? undefined : filter }, this);
   }
 
   private report(): ReturnType<typeof readDedupReport> {
@@ -346,6 +358,8 @@ export class LineDeduper {
   // One call into the core: a piece of input (copied into the heap first), `length` bytes already in the
   // heap at `address`, or neither for the end.
   private call(piece: Uint8Array | undefined, address?: number, length = 0): Uint8Array {
+    // A seen filter is the caller's, who may dispose it: the core must not read freed memory.
+    if (this.options.seen) liveHandle(this.options.seen);
     let code: number;
     if (piece) {
       code = this.m.dedupPush(this.engine, copyToScratch(this.m, piece), piece.length);
@@ -361,12 +375,12 @@ export class LineDeduper {
   private fail(): never {
     const error = errorFromModule(this.m);
     const stats = this.stats;
-    const plan = this.plan!;
+    const plan = this.plan;
     this.failure = error.code === 'CAPACITY_EXCEEDED'
-      ? new CuckooFilterError('CAPACITY_EXCEEDED', `the filter is full after ${stats.unique} unique lines: it started ` +
+      ? new CuckooFilterError('CAPACITY_EXCEEDED', `the filter is full after ${stats.unique} unique lines` + (!plan ? '' : `: it started ` +
         `with room for ${plan.capacity} and grew ${plan.growth}x a step to ${plan.maxSubFilters} sub-filters, the most ` +
         `fpRate ${plan.fpRate} allows (each sub-filter takes one more fingerprint bit, up to ${Limits.maxFingerprintBits}); start with a larger ` +
-        `capacity, or allow a larger fpRate`)
+        `capacity, or allow a larger fpRate`))
       : new CuckooFilterError('OUT_OF_MEMORY', `${error.message} (after ${stats.unique} unique lines: the WebAssembly ` +
         'heap holds at most 4 GiB; allow a larger fpRate for shorter fingerprints)');
     this.final = stats;
@@ -381,8 +395,17 @@ export class LineDeduper {
       this.m.dedupDestroy(this.engine);
       this.engine = 0;
     }
-    this.filter?.dispose();
+    if (!this.options.seen) this.filter?.dispose();
     this.filter = undefined;
+  }
+}
+
+function isDisposed(filter: CuckooFilter): boolean {
+  try {
+    void filter.size;
+    return false;
+  } catch {
+    return true;
   }
 }
 

@@ -200,6 +200,40 @@ describe('dedup', () => {
     expect(ours.stdout.toString('latin1')).toBe([...new Set(records)].map((r) => `${r}\0`).join(''));
   });
 
+  test('--seen FILE: two runs over overlapping files print each line once in all; FILE is a filter', () => {
+    const state = join(dir, 'state.cuckoo');
+    const one = join(dir, 'run1.txt');
+    const two = join(dir, 'run2.txt');
+    writeFileSync(one, 'a\nb\nc\nb\n');
+    writeFileSync(two, 'c\nd\na\ne\nd\n');
+    const first = run(['dedup', '--seen', state, one]);
+    expect([first.code, first.stdout.toString(), first.stderr]).toEqual([0, 'a\nb\nc\n', '']);
+    const second = run(['dedup', '--seen', state, '-', two], 'x\na\n');
+    expect([second.code, second.stdout.toString()]).toEqual([0, 'x\nd\ne\n']);
+    // Both runs' output equals one run over everything.
+    expect(first.stdout.toString() + second.stdout.toString()).toBe(referenceDedup(Buffer.from('a\nb\nc\nb\nx\na\nc\nd\na\ne\nd\n')).toString());
+    const info = run(['info', state]);
+    expect(info.code).toBe(0);
+    expect(info.stdout.toString()).toMatch(/^items: 6$/m);
+    // An existing state keeps its own rate; a damaged one is an error before anything is written.
+    writeFileSync(join(dir, 'damaged.cuckoo'), readFileSync(state).subarray(0, 40));
+    const out = join(dir, 'never.txt');
+    const damaged = run(['dedup', '--seen', join(dir, 'damaged.cuckoo'), '-o', out, one]);
+    expect(damaged.code).toBe(1);
+    expect(damaged.stderr).toMatch(/^cuckoo: not a valid cuckoo filter export/);
+    expect(readdirSync(dir).includes('never.txt')).toBe(false);
+  });
+
+  test.each(['TERM', 'KILL'])('--seen FILE: a run stopped by SIG%s leaves FILE as it was', (signal) => {
+    const state = join(dir, `kept-${signal}.cuckoo`);
+    expect(run(['dedup', '--seen', state], 'a\nb\n').code).toBe(0);
+    const before = readFileSync(state);
+    const result = sh(`(seq 1 100000; sleep 4) 2>/dev/null | $CUCKOO dedup --seen ${state} > /dev/null & pid=$!; sleep 1.5; kill -${signal} $pid 2>/dev/null; wait $pid; echo "status=$?"`);
+    expect(result.stdout.toString()).toContain(`status=${signal === 'TERM' ? 143 : 137}`);
+    expect(readFileSync(state).equals(before)).toBe(true);
+    expect(run(['dedup', '--seen', state], 'a\nc\n').stdout.toString()).toBe('c\n');
+  });
+
   test('an empty file among the inputs keeps the size known (it holds nothing)', () => {
     // Before: any input of size 0 made the size unknown, so the filter was planned as for a pipe: at
     // --fp-rate 1e-8 and --capacity 1, 17 lines at the most, where the files' size allows every line.

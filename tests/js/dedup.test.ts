@@ -68,6 +68,32 @@ describe('the documented line rules', () => {
     }
   });
 
+  test('seen: lines of earlier runs are dropped, new ones added to the caller\'s filter, which stays', () => {
+    using seen = new CuckooFilter({ capacity: 1000, fpRate: 1e-8, growth: 2 });
+    const first = new LineDeduper({ seen });
+    const out1 = Buffer.concat([first.push(Buffer.from('a\nb\na\n')), first.end()]);
+    first.dispose();
+    expect(out1.toString()).toBe('a\nb\n');
+    expect(seen.has('a') && seen.has('b')).toBe(true); // not disposed with the deduplicator
+    const second = new LineDeduper({ seen, duplicates: false });
+    const out2 = Buffer.concat([second.push(Buffer.from('b\nc\nc\nd')), second.end()]);
+    expect(out2.toString()).toBe('c\nd\n');
+    expect(second.stats).toMatchObject({ lines: 4, unique: 2, duplicates: 2 });
+    second.dispose();
+    // A seen filter disposed during a run: the next push is refused, never a read of freed memory.
+    const third = new LineDeduper({ seen });
+    third.push(Buffer.from('e\n'));
+    seen.dispose();
+    expect(() => third.push(Buffer.from('f\n'))).toThrow(/disposed/);
+    third.dispose();
+  });
+
+  test('seen is a filter, and its own rate and sizing apply', () => {
+    using f = new CuckooFilter({ capacity: 10 });
+    expect(() => new LineDeduper({ seen: {} as never })).toThrow(/seen must be a CuckooFilter/);
+    expect(() => new LineDeduper({ seen: f, fpRate: 0.01 })).toThrow(/without fpRate, capacity or inputBytes/);
+  });
+
   test('options zeroTerminated and duplicates are checked', () => {
     expect(() => new LineDeduper({ zeroTerminated: 1 as never })).toThrow('zeroTerminated must be true or false, got the number 1');
     expect(() => new LineDeduper({ duplicates: 'yes' as never })).toThrow("duplicates must be true or false, got the string 'yes'");

@@ -2,7 +2,7 @@
 // cuckoo: deduplicate lines and query keys with a cuckoo filter (the cuckoo-wasm package's command).
 // A thin shell over the package: dedup and build run the LineDeduper engine (dedup.ts), whose line rules
 // are the ones docs/DEDUP.md states.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_FP_RATE, MIN_GROWING_FP_RATE } from '../node.js';
 import { Limits } from '../abi.js';
@@ -47,6 +47,9 @@ Options:
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
                      sort -z and find -print0
   -D, --duplicates   write the lines dropped as seen before instead of the new ones (awk 'seen[$0]++')
+  --seen FILE        remember lines across runs: lines in FILE's filter count as seen, and FILE is
+                     rewritten with this run's lines added once the run completes (created if absent,
+                     or empty, with --fp-rate and --capacity; an existing FILE keeps its own)
   --progress         show progress on standard error even when it is not a terminal
   --no-progress      never show progress
   -h, --help         this help
@@ -129,12 +132,10 @@ function help(command: keyof typeof HELP): number {
 // dedup and build: the engine over the inputs. `keep` receives the new lines (dedup writes them; build
 // has no use for them); returns the deduplicator, ended.
 async function runEngine(values: Values, files: string[], inputBytes: number | undefined, fpRate: number, what: string,
-  keep: ((bytes: Uint8Array) => Promise<void>) | undefined): Promise<LineDeduper> {
+  keep: ((bytes: Uint8Array) => Promise<void>) | undefined, seen?: CuckooFilter): Promise<LineDeduper> {
   await ready();
-  const deduper = new LineDeduper({
-    fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes,
-    zeroTerminated: values['zero-terminated'] === true, duplicates: values.duplicates === true,
-  });
+  const rules = { zeroTerminated: values['zero-terminated'] === true, duplicates: values.duplicates === true };
+  const deduper = new LineDeduper(seen ? { seen, ...rules } : { fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes, ...rules });
   const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
   // Read into the heap, where the engine reads the blocks in place (copying them there was 40 ms of 0.8 s).
   const heap = heapBuffers(requireModule());
@@ -156,29 +157,49 @@ async function dedup(args: string[]): Promise<number> {
   const { values, files } = parse('dedup', args, {
     output: { type: 'string', short: 'o' }, capacity: { type: 'string' }, 'fp-rate': { type: 'string' },
     stats: { type: 'boolean' }, 'zero-terminated': { type: 'boolean', short: 'z' }, duplicates: { type: 'boolean', short: 'D' },
-    ...PROGRESS_OPTIONS,
+    seen: { type: 'string' }, ...PROGRESS_OPTIONS,
   });
   if (values.help) return help('dedup');
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], DEDUP_FP_RATE);
   const inputBytes = checkInputs(inputs); // before the output is created
+  // The lines of earlier runs, when FILE exists and is not empty (read and checked before anything is
+  // written: a file that is not a filter is an error, and nothing is written).
+  const seenPath = values.seen as string | undefined;
+  const seenStat = seenPath === undefined ? undefined : statSync(seenPath, { throwIfNoEntry: false });
+  let seen: CuckooFilter | undefined;
+  if (seenStat && !(seenStat.isFile() && seenStat.size === 0)) {
+    await ready();
+    seen = CuckooFilter.import(await readFilterFile(seenPath!));
+  }
   const out = await openOutput(values.output as string | undefined);
-  const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes));
+  const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes), seen);
   await out.commit();
+  // The state after the output: a run stopped in between prints its new lines again next time, never
+  // loses one. Written to a temporary file and renamed, so a failed or killed run leaves it as it was.
+  if (seenPath !== undefined) {
+    const state = await openOutput(seenPath);
+    await state.write(seen ? seen.export() : deduper.exportFilter());
+    await state.commit();
+  }
   if (values.stats) {
     const s = deduper.stats;
-    const plan = s.plan!;
+    const plan = s.plan;
     process.stderr.write(
       (values.duplicates
         ? `${NAME} dedup: ${s.lines} lines read, ${s.duplicates} duplicates written, ${s.unique} unique lines dropped\n`
         : `${NAME} dedup: ${s.lines} lines read, ${s.unique} unique lines written, ${s.duplicates} duplicates removed\n`) +
-      `${NAME} dedup: filter started with room for ${plan.capacity} lines, grows ${plan.growth}x a step up to ` +
-      `${plan.maxSubFilters} sub-filters; ${s.subFilters} sub-filter(s) used, ${s.fingerprintBits}-bit fingerprints at ` +
-      `first, ${s.filterBytes} bytes\n` +
+      (plan
+        ? `${NAME} dedup: filter started with room for ${plan.capacity} lines, grows ${plan.growth}x a step up to ` +
+          `${plan.maxSubFilters} sub-filters; ${s.subFilters} sub-filter(s) used, ${s.fingerprintBits}-bit fingerprints at ` +
+          `first, ${s.filterBytes} bytes\n`
+        : `${NAME} dedup: the filter of ${seenPath}: ${s.subFilters} sub-filter(s), ${s.fingerprintBits}-bit fingerprints at ` +
+          `first, ${s.filterBytes} bytes\n`) +
       `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${s.wrongDropBound.toPrecision(3)}\n`,
     );
   }
   deduper.dispose();
+  seen?.dispose();
   return 0;
 }
 
