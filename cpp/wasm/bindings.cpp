@@ -261,6 +261,13 @@ Handle dedup_create(Handle filter_handle, unsigned rules) {
   return handle_of(new (std::nothrow) Dedup(filter(filter_handle), rules), "cannot allocate the line deduplicator");
 }
 void dedup_destroy(Handle h) { delete &dedup_at(h); }
+// Keys from fields: `count` pairs of u32 field numbers at `ranges` (LineDeduper::select_fields). An ErrorCode.
+CUCKOO_COLD int dedup_select(Handle h, unsigned delimiter, std::uint32_t ranges, std::uint32_t count) {
+  if (dedup_at(h).engine.select_fields(static_cast<std::uint8_t>(delimiter), reinterpret_cast<const std::uint32_t*>(ptr(ranges)), count))
+    return 0;
+  heap_is_full();
+  return last_error_code();
+}
 std::uint32_t dedup_report(Handle h) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(&dedup_at(h).report)); }
 
 int dedup_reported(Dedup& d, const cuckoo::Status& s) {
@@ -347,6 +354,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("traceSteps", &trace_steps);
   function("dedupCreate", &dedup_create);
   function("dedupDestroy", &dedup_destroy);
+  function("dedupSelect", &dedup_select);
   function("dedupReport", &dedup_report);
   function("dedupPush", &dedup_push);
   function("dedupFinish", &dedup_finish);

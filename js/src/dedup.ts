@@ -62,6 +62,40 @@ export interface LineDeduperOptions {
    * it. Give it growth, or it refuses lines once it is full.
    */
   seen?: CuckooFilter;
+  /**
+   * Keys from fields, in cut's syntax: "2", "2,4", "2-3", "3-" (1-based). The line is kept whole; its key
+   * is the selected fields in increasing order joined by the delimiter, a field the line lacks being
+   * empty ("a,b" with "2,4" has the key "b,", as awk's $2 FS $4); an open range ("3-") covers the fields
+   * the line has from there.
+   */
+  fields?: string;
+  /** The byte between fields: one ASCII character, default a tab (as cut). Needs fields. */
+  delimiter?: string;
+}
+
+/** The field ranges of cut's LIST syntax, sorted and merged: pairs [first, last], last 0 for "to the end". */
+export function parseFields(list: string): Uint32Array {
+  const ranges: [number, number][] = [];
+  for (const part of list.split(',')) {
+    const m = /^(\d*)(-?)(\d*)$/.exec(part);
+    const first = m && m[1] !== '' ? Number(m[1]) : 1;
+    const last = m && m[2] === '' ? first : m && m[3] !== '' ? Number(m[3]) : 0;
+    if (!m || (m[1] === '' && m[3] === '') || first < 1 || first > 1e6 || last > 1e6 || (last !== 0 && last < first)) {
+      throw invalid(`fields must be a list like 2, 2,4, 2-3 or 3- of field numbers from 1 to 1000000, got '${list}'`);
+    }
+    ranges.push([first, last]);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const [first, last] of ranges) {
+    const previous = merged[merged.length - 1];
+    if (previous && (previous[1] === 0 || first <= previous[1] + 1)) {
+      if (previous[1] !== 0) previous[1] = last === 0 ? 0 : Math.max(previous[1], last);
+    } else {
+      merged.push([first, last]);
+    }
+  }
+  return Uint32Array.from(merged.flat());
 }
 
 /** How a deduplicator's filter starts and grows. */
@@ -103,7 +137,7 @@ function invalid(message: string): CuckooFilterError {
   return new CuckooFilterError('INVALID_ARGUMENT', message);
 }
 
-const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates', 'seen'];
+const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates', 'seen', 'fields', 'delimiter'];
 
 function checkOptions(options: unknown): LineDeduperOptions {
   if (options === undefined) return {};
@@ -117,6 +151,13 @@ function checkOptions(options: unknown): LineDeduperOptions {
   }
   if (o.seen !== undefined && !(o.seen instanceof CuckooFilter && o.fpRate === undefined && o.capacity === undefined && o.inputBytes === undefined)) {
     throw invalid(`seen must be a CuckooFilter, without fpRate, capacity or inputBytes (its own apply), got ${describe(o.seen)}`);
+  }
+  if (o.fields !== undefined) {
+    if (typeof o.fields !== 'string') throw invalid(`fields must be a string in cut's syntax (2, 2,4, 2-3, 3-), got ${describe(o.fields)}`);
+    parseFields(o.fields);
+  }
+  if (o.delimiter !== undefined && (o.fields === undefined || typeof o.delimiter !== 'string' || !/^[\0-\x7f]$/.test(o.delimiter))) {
+    throw invalid(`delimiter must be one ASCII character, with fields, got ${describe(o.delimiter)}`);
   }
   if (o.fpRate !== undefined && !(typeof o.fpRate === 'number' && o.fpRate > 0 && o.fpRate < 1)) {
     throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${String(o.fpRate)}`);
@@ -341,6 +382,17 @@ export class LineDeduper {
     const filter = seen ?? new CuckooFilter({ capacity: plan!.capacity, fpRate: plan!.fpRate, growth: plan!.growth, maxSubFilters: plan!.maxSubFilters });
     const rules = (this.options.zeroTerminated ? LineRules.zeroTerminated : 0) | (this.options.duplicates ? LineRules.duplicates : 0);
     const engine = this.m.dedupCreate(liveHandle(filter), rules);
+    const { fields, delimiter = '\t' } = this.options;
+    if (engine !== 0 && fields !== undefined) {
+      const ranges = parseFields(fields);
+      const address = copyToScratch(this.m, new Uint8Array(ranges.buffer));
+      if (this.m.dedupSelect(engine, delimiter.charCodeAt(0), address, ranges.length / 2) !== ErrorCode.ok) {
+        const error = errorFromModule(this.m);
+        this.m.dedupDestroy(engine);
+        if (!seen) filter.dispose();
+        throw error;
+      }
+    }
     if (engine === 0) {
       if (!seen) filter.dispose();
       throw errorFromModule(this.m);

@@ -65,6 +65,8 @@ export interface CuckooModule extends HeapModule {
   /** rules: LineRules bits (1: records end at NUL; 2: write the duplicates). */
   dedupCreate(filter: number, rules: number): number;
   dedupDestroy(handle: number): void;
+  /** Keys from fields: `count` pairs of u32 field numbers [first, last] at `ranges` (last 0: to the end). An ErrorCode. */
+  dedupSelect(handle: number, delimiter: number, ranges: number, count: number): number;
   /** The address of a DedupReport record (abi.ts). */
   dedupReport(handle: number): number;
   dedupPush(handle: number, address: number, length: number): number;

@@ -97,6 +97,32 @@ TEST_CASE("NUL-terminated records and written duplicates follow their rules in a
   }
 }
 
+TEST_CASE("keys from fields: closed ranges pad with empty fields, open ones take what the record has", "[dedup]") {
+  // Each case: field ranges, input, the records written (the first of each key).
+  struct Case {
+    std::vector<std::uint32_t> ranges;
+    std::string in;
+    std::string out;
+  };
+  const std::vector<Case> cases = {
+      {{2, 2}, "a,1\nb,1\nc,2\nd\ne,\n", "a,1\nc,2\nd\n"},            // "d" and "e," both have an empty field 2
+      {{2, 2, 4, 4}, "a,b\nx,b,,\ny,b,,z\n", "a,b\ny,b,,z\n"},       // "b," twice, then "b,z"
+      {{3, 0}, "a\nb,c\nd,e,f,g\nh,i,f,g\n,,\n", "a\nd,e,f,g\n"},  // none, none, "f,g", "f,g", "" (as none)
+      {{1, 1, 3, 0}, "x\nx,y\nx,y,z\nx,q,z\n", "x\nx,y,z\n"},        // "x", "x", "x,z", "x,z"
+      {{1, 2}, "a,b\r\na,b\n,\n\n", "a,b\r\n,\n"},                 // CRLF twins; "," and "" both key ","
+  };
+  std::mt19937 rng(11);
+  for (const Case& c : cases) {
+    INFO(c.in);
+    for (int round = 0; round < 10; ++round) {
+      cuckoo::CuckooFilter f(growing(1e-8, 100));
+      cuckoo::LineDeduper d(f);
+      REQUIRE(d.select_fields(',', c.ranges.data(), c.ranges.size() / 2));
+      CHECK(run_in_blocks(d, c.in, rng) == c.out);
+    }
+  }
+}
+
 TEST_CASE("the line deduplicator stops at the chain's limit, and stays stopped", "[dedup]") {
   cuckoo::CuckooFilter f(growing(1e-8, 1));  // 31-bit fingerprints first: two sub-filters at most
   cuckoo::LineDeduper d(f);

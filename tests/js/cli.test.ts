@@ -200,6 +200,22 @@ describe('dedup', () => {
     expect(ours.stdout.toString('latin1')).toBe([...new Set(records)].map((r) => `${r}\0`).join(''));
   });
 
+  test("-t, -f: keys from fields, as awk -F, '!s[$2]++' and '!s[$2 FS $4]++'", () => {
+    const random = rng(10);
+    const rows = Array.from({ length: 30_000 }, (_, i) => `${i},${Math.floor(random() * 500)},x${i % 7},${Math.floor(random() * 3)}`);
+    rows.push('short', 'only,two');
+    const csv = join(dir, 'rows.csv');
+    writeFileSync(csv, rows.join('\n') + '\n');
+    for (const [list, program] of [['2', '!s[$2]++'], ['2,4', '!s[$2 FS $4]++'], ['4,2', '!s[$2 FS $4]++'], ['2-3', '!s[$2 FS $3]++']]) {
+      const awk = spawnSync('awk', ['-F,', program, csv], { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 }).stdout;
+      const ours = run(['dedup', '-t', ',', '-f', list, '--fp-rate', '1e-8', csv]);
+      expect([list, ours.code]).toEqual([list, 0]);
+      expect([list, ours.stdout.equals(awk)]).toEqual([list, true]);
+    }
+    expect(run(['dedup', '-f', '0', csv]).code).toBe(2);
+    expect(run(['dedup', '-t', ',', csv]).stderr).toMatch(/-t, --delimiter takes one ASCII character and goes with -f/);
+  });
+
   test('--seen FILE: two runs over overlapping files print each line once in all; FILE is a filter', () => {
     const state = join(dir, 'state.cuckoo');
     const one = join(dir, 'run1.txt');

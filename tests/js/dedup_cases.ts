@@ -11,7 +11,24 @@ export interface DedupCase {
  * The reference deduplication: a line ends at "\n"; its key drops the "\n" and a "\r" before it; the last
  * piece without "\n" is a line (its key drops one trailing "\r") and is written with "\n" added.
  */
-export function referenceDedup(input: Buffer, rules: { zeroTerminated?: boolean; duplicates?: boolean } = {}): Buffer {
+/**
+ * A record's key made of fields (the engine's documented rules): ranges [first, last], last 0 open. A
+ * closed range's fields past the record's last are empty; an open one covers the fields the record has.
+ */
+export function fieldKey(record: string, delimiter: string, ranges: [number, number][]): string {
+  const fields = record.split(delimiter);
+  const picked: string[] = [];
+  const wanted = new Set<number>();
+  for (const [first, last] of ranges) {
+    const end = last === 0 ? fields.length : last;
+    for (let i = first; i <= end; i++) wanted.add(i);
+  }
+  for (const i of [...wanted].sort((a, b) => a - b)) picked.push(fields[i - 1] ?? '');
+  return picked.join(delimiter);
+}
+
+export function referenceDedup(input: Buffer,
+  rules: { zeroTerminated?: boolean; duplicates?: boolean; fields?: [number, number][]; delimiter?: string } = {}): Buffer {
   // With zeroTerminated a record ends at NUL and "\r" is data; with duplicates the seen ones are written.
   const endByte = rules.zeroTerminated ? 0 : 10;
   const seen = new Set<string>();
@@ -22,7 +39,8 @@ export function referenceDedup(input: Buffer, rules: { zeroTerminated?: boolean;
     const line = input.subarray(start, end);
     let stop = newline === -1 ? line.length : line.length - 1;
     if (!rules.zeroTerminated && stop > 0 && line[stop - 1] === 13) stop--;
-    const key = line.subarray(0, stop).toString('latin1');
+    const whole = line.subarray(0, stop).toString('latin1');
+    const key = rules.fields ? fieldKey(whole, rules.delimiter ?? '\t', rules.fields) : whole;
     const isNew = !seen.has(key);
     seen.add(key);
     if (isNew !== Boolean(rules.duplicates)) {

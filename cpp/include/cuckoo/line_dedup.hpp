@@ -11,6 +11,11 @@
 // With LineRules::zero_terminated the records end at a NUL byte instead, and every other byte, "\r" and
 // "\n" included, is data (as `sort -z`). With LineRules::duplicates the output is the records dropped as
 // seen before instead of the new ones (`awk 'seen[$0]++'`); the counters are the same.
+// With select_fields(), a record's key is some of its fields instead of the whole record (cut's rules,
+// `cut -d C -f LIST`): the fields are the pieces between delimiter bytes, numbered from 1; the key is the
+// selected ones in increasing order, each once, joined by the delimiter, a field a record lacks being
+// empty (so `-f 2,4` of "a,b" is "b,", as awk's $2 FS $4). A range open at its end ("3-") covers the
+// fields the record has from there, none when it has fewer. The record is written whole.
 #pragma once
 
 #include <cstddef>
@@ -153,6 +158,14 @@ class LineDeduper {
     return {};
   }
 
+  // Keys from fields (the file's comment): `ranges` holds `count` pairs [first, last] of 1-based field
+  // numbers, sorted and not overlapping; last 0 means "to the record's end". False when out of memory.
+  [[nodiscard]] CUCKOO_COLD bool select_fields(std::uint8_t delimiter, const std::uint32_t* ranges, std::size_t count) noexcept {
+    delimiter_ = delimiter;
+    fields_.clear();
+    return count > 0 && fields_.append(ranges, 2 * count);
+  }
+
   [[nodiscard]] const std::uint8_t* output() const noexcept { return output_.data(); }
   [[nodiscard]] std::size_t output_size() const noexcept { return output_.size(); }
   [[nodiscard]] std::uint64_t lines() const noexcept { return lines_; }
@@ -191,9 +204,80 @@ class LineDeduper {
     return false;
   }
 
+  // Appends to keys_ the key of the record data[0, length) (its end byte and "\r" already dropped) made
+  // of its selected fields. Room for length + one delimiter per selected field is reserved by the caller.
+  // Compiled for size: the package's budget (the memchr calls are most of its time anyway).
+  [[gnu::noinline]] CUCKOO_COLD void append_field_key(const std::uint8_t* data, std::size_t length) noexcept {
+    const std::uint32_t* ranges = fields_.data();
+    const std::size_t range_count = fields_.size() / 2;
+    std::size_t at = 0;        // where the current field starts
+    std::uint32_t field = 1;   // its number
+    bool first = true;
+    for (std::size_t r = 0; r < range_count; ++r) {
+      const std::uint32_t from = ranges[2 * r];
+      const std::uint32_t to = ranges[2 * r + 1];
+      for (std::uint32_t want = from; to == 0 || want <= to; ++want) {
+        // Skip to field `want`.
+        while (field < want && at <= length) {
+          const auto* next = static_cast<const std::uint8_t*>(std::memchr(data + at, delimiter_, length - at));
+          at = next == nullptr ? length + 1 : static_cast<std::size_t>(next - data) + 1;
+          ++field;
+        }
+        const bool present = at <= length;
+        if (to == 0 && !present && !first) break;  // an open range ends with the record
+        if (!first) keys_.append_unchecked(&delimiter_, 1);
+        first = false;
+        if (present) {
+          const auto* next = static_cast<const std::uint8_t*>(std::memchr(data + at, delimiter_, length - at));
+          const std::size_t stop = next == nullptr ? length : static_cast<std::size_t>(next - data);
+          keys_.append_unchecked(data + at, stop - at);
+        }
+        if (to == 0 && !present) break;
+      }
+    }
+  }
+
+  // The bounds of data[0, length)'s key in `base` (the record itself, or keys_ when fields are selected).
+  void key_range(const std::uint8_t* record, std::uint32_t start, std::uint32_t stop, std::uint32_t range[2]) noexcept {
+    if (fields_.empty()) {
+      range[0] = start;
+      range[1] = stop;
+      return;
+    }
+    range[0] = static_cast<std::uint32_t>(keys_.size());
+    append_field_key(record + start, stop - start);
+    range[1] = static_cast<std::uint32_t>(keys_.size());
+  }
+
+  // Room in keys_ for the field keys of records totalling `length` bytes, `records` of them.
+  [[nodiscard]] CUCKOO_COLD bool reserve_keys(std::size_t length, std::size_t records) noexcept {
+    if (fields_.empty()) return true;
+    keys_.clear();
+    std::uint64_t per_record = 0;  // delimiters a key can hold beyond its record's own bytes
+    for (std::size_t r = 0; r < fields_.size() / 2; ++r)
+      per_record += fields_.data()[2 * r + 1] == 0 ? 1 : fields_.data()[2 * r + 1] - fields_.data()[2 * r] + 1;
+    const std::uint64_t need = length + records * per_record;
+    return need < UINT32_MAX && keys_.reserve(static_cast<std::size_t>(need));
+  }
+
+  // The keys of a block's `count` records from their fields: into keys_, their ranges replacing the
+  // records' in ranges_, which move to records_.
+  [[gnu::noinline]] CUCKOO_COLD bool field_keys(const std::uint8_t* data, std::size_t length, std::size_t count) noexcept {
+    if (!reserve_keys(length, count) || !records_.reserve(2 * count)) return false;
+    records_.clear();
+    records_.append_unchecked(ranges_.data(), 2 * count);
+    std::uint32_t* key = ranges_.data();
+    for (std::size_t i = 0; i < count; ++i) key_range(data, key[2 * i], key[2 * i + 1], key + 2 * i);
+    return true;
+  }
+
   // One record (with its end byte, if it has one), on its own.
   CUCKOO_COLD bool dedup_one(const std::uint8_t* line, std::size_t length, bool last) {
-    const std::uint64_t hash = filter_.hash_of(line, key_length(line, length));
+    const std::size_t key_end = key_length(line, length);
+    if (!reserve_keys(key_end, 1)) return fail_out_of_memory().ok();
+    std::uint32_t key[2];
+    key_range(line, 0, static_cast<std::uint32_t>(key_end), key);
+    const std::uint64_t hash = filter_.hash_of((fields_.empty() ? line : keys_.data()) + key[0], key[1] - key[0]);
     const bool seen = filter_.contains_hash(hash);
     if (!seen && !filter_.add_hash(hash)) return fail_add();
     ++lines_;
@@ -217,11 +301,20 @@ class LineDeduper {
       start = stop + 1;
     }
     const std::size_t count = ranges_.size() / 2;
+    // Keys from fields: assembled into keys_, and the ranges given to the filter point there; the record
+    // ranges are kept in records_ for the output.
+    const std::uint8_t* keys = data;
+    const std::uint32_t* records = ranges_.data();
+    if (!fields_.empty()) {
+      if (!field_keys(data, length, count)) return fail_out_of_memory().ok();
+      keys = keys_.data();
+      records = records_.data();
+    }
     // The output gains at most the block: with that room reserved, the copies below cannot fail.
     if (!results_.reserve(count) || !output_.reserve(output_.size() + length)) return fail_out_of_memory().ok();
-    const std::uint32_t* ranges = ranges_.data();
+    const std::uint32_t* ranges = records;
     std::uint8_t* results = results_.data();
-    (void)filter_.add_if_absent_ranges(data, ranges, count, results);
+    (void)filter_.add_if_absent_ranges(keys, ranges_.data(), count, results);
     // Where the current run of written records starts: new ones, or with writes_duplicates_ seen ones.
     std::size_t run = SIZE_MAX;
     const KeyResult written = writes_duplicates_ ? KeyResult::no : KeyResult::yes;
@@ -247,6 +340,10 @@ class LineDeduper {
   CuckooFilter& filter_;
   std::uint8_t end_;               // the byte that ends a record
   bool writes_duplicates_ = false;  // the output is the records seen before, not the new ones
+  std::uint8_t delimiter_ = '\t';  // between fields, when keys are fields
+  detail::Buffer<std::uint32_t> fields_;   // the selected field ranges, pairs [first, last]; empty: whole records
+  detail::Buffer<std::uint8_t> keys_;      // a block's keys made of fields
+  detail::Buffer<std::uint32_t> records_;  // a block's record ranges, while ranges_ holds its keys'
   detail::Buffer<std::uint8_t> carry_;
   detail::Buffer<std::uint8_t> output_;
   detail::Buffer<std::uint32_t> ranges_;
