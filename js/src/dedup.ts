@@ -59,7 +59,10 @@ export interface LineDeduperOptions {
    * A filter of the lines seen before (an earlier run's exportFilter(), imported): its lines are dropped,
    * and the new ones are added to it, so that it remembers this run too. It stays the caller's (the
    * deduplicator never disposes it) and sets the rate, so fpRate, capacity and inputBytes do not go with
-   * it. Give it growth, or it refuses lines once it is full.
+   * it. Give it growth, or it refuses lines once it is full. If a push fails (CAPACITY_EXCEEDED,
+   * OUT_OF_MEMORY), lines of that block may be in the filter without having been returned: do not keep the
+   * filter as the record of that run (the command writes its file only when a run completes). It holds
+   * keys, not how they were made: use it with the same fields, delimiter and record end each time.
    */
   seen?: CuckooFilter;
   /**
@@ -73,6 +76,10 @@ export interface LineDeduperOptions {
   delimiter?: string;
 }
 
+// A line's key holds every field a closed range names, empty when the line lacks it: a range much wider
+// than the lines would make keys of delimiters.
+const MAX_FIELD = 10_000;
+
 /** The field ranges of cut's LIST syntax, sorted and merged: pairs [first, last], last 0 for "to the end". */
 export function parseFields(list: string): Uint32Array {
   const ranges: [number, number][] = [];
@@ -80,8 +87,8 @@ export function parseFields(list: string): Uint32Array {
     const m = /^(\d*)(-?)(\d*)$/.exec(part);
     const first = m && m[1] !== '' ? Number(m[1]) : 1;
     const last = m && m[2] === '' ? first : m && m[3] !== '' ? Number(m[3]) : 0;
-    if (!m || (m[1] === '' && m[3] === '') || first < 1 || first > 1e6 || last > 1e6 || (last !== 0 && last < first)) {
-      throw invalid(`fields must be a list like 2, 2,4, 2-3 or 3- of field numbers from 1 to 1000000, got '${list}'`);
+    if (!m || (m[1] === '' && m[3] === '') || first < 1 || first > MAX_FIELD || last > MAX_FIELD || (m[3] !== '' && last < first)) {
+      throw invalid(`fields must be a list like 2, 2,4, 2-3 or 3- of field numbers from 1 to ${MAX_FIELD}, got '${list}'`);
     }
     ranges.push([first, last]);
   }
@@ -139,7 +146,7 @@ function invalid(message: string): CuckooFilterError {
 
 const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates', 'seen', 'fields', 'delimiter'];
 
-function checkOptions(options: unknown): LineDeduperOptions {
+export function checkOptions(options: unknown): LineDeduperOptions {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null) throw invalid(`options must be an object, got ${describe(options)}`);
   const o = options as Record<string, unknown>;
@@ -150,7 +157,7 @@ function checkOptions(options: unknown): LineDeduperOptions {
     if (o[name] !== undefined && typeof o[name] !== 'boolean') throw invalid(`${name} must be true or false, got ${describe(o[name])}`);
   }
   if (o.seen !== undefined && !(o.seen instanceof CuckooFilter && o.fpRate === undefined && o.capacity === undefined && o.inputBytes === undefined)) {
-    throw invalid(`seen must be a CuckooFilter, without fpRate, capacity or inputBytes (its own apply), got ${describe(o.seen)}`);
+    throw invalid(`seen must be a CuckooFilter, and goes without fpRate, capacity and inputBytes (its own apply)`);
   }
   if (o.fields !== undefined) {
     if (typeof o.fields !== 'string') throw invalid(`fields must be a string in cut's syntax (2, 2,4, 2-3, 3-), got ${describe(o.fields)}`);

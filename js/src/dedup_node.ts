@@ -1,7 +1,7 @@
 // The Node stream adapter of the line deduplicator: `createReadStream(a).pipe(dedupLines()).pipe(out)`.
 // Only the package's Node entry (node.ts) exports it, so that browser bundles never see node:stream.
 import { Transform, TransformCallback } from 'node:stream';
-import { LineDeduper, LineDeduperOptions, LineDedupStats, statsOf } from './dedup.js';
+import { checkOptions, LineDeduper, LineDeduperOptions, LineDedupStats, statsOf } from './dedup.js';
 
 /** A Node Transform from bytes to the bytes of the new lines, with the deduplicator's stats. */
 export class LineDedupTransform extends Transform {
@@ -10,7 +10,7 @@ export class LineDedupTransform extends Transform {
 
   constructor(options?: LineDeduperOptions) {
     super();
-    this.options = options;
+    this.options = checkOptions(options); // bad options throw here, not at the first write
   }
 
   /** Counts so far; final once the stream has ended ('end' on the readable side). */

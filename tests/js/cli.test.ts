@@ -236,8 +236,48 @@ describe('dedup', () => {
     const out = join(dir, 'never.txt');
     const damaged = run(['dedup', '--seen', join(dir, 'damaged.cuckoo'), '-o', out, one]);
     expect(damaged.code).toBe(1);
-    expect(damaged.stderr).toMatch(/^cuckoo: not a valid cuckoo filter export/);
+    expect(damaged.stderr).toMatch(/^cuckoo: .*damaged\.cuckoo: not a valid cuckoo filter export/);
     expect(readdirSync(dir).includes('never.txt')).toBe(false);
+  });
+
+  test('--seen FILE, found by an adversarial pass: a state begun on a small file serves bigger runs; FILE is not the output', () => {
+    // Before: sized for the first input (2 lines), the state refused a later run after 1,628 lines.
+    const state = join(dir, 'small-start.cuckoo');
+    writeFileSync(join(dir, 'day1.txt'), 'a\nb\n');
+    expect(run(['dedup', '--seen', state, join(dir, 'day1.txt')]).code).toBe(0);
+    const lines = Array.from({ length: 100_000 }, (_, i) => `${i}`).join('\n') + '\n';
+    const day2 = run(['dedup', '--seen', state], lines);
+    expect([day2.code, day2.stdout.toString().split('\n').length - 1]).toEqual([0, 100_000]);
+    // Before: the output was committed, then replaced by the filter; '-' wrote the filter after the lines.
+    const same = join(dir, 'same.txt');
+    expect(run(['dedup', '--seen', same, '-o', same], 'a\n').code).toBe(2);
+    expect(readdirSync(dir).includes('same.txt')).toBe(false);
+    expect(run(['dedup', '--seen', '-'], 'a\n').stderr).toMatch(/--seen FILE must be a file of its own/);
+    // Checked even when an existing FILE makes it unused; a FILE that is not a filter is named.
+    expect(run(['dedup', '--seen', state, '--capacity', 'x'], 'a\n').code).toBe(2);
+    writeFileSync(join(dir, 'junk.cuckoo'), 'junk');
+    expect(run(['dedup', '--seen', join(dir, 'junk.cuckoo')], 'a\n').stderr).toMatch(/^cuckoo: .*junk\.cuckoo: not a valid cuckoo filter export/);
+  });
+
+  test('a file whose last line has no newline ends that line: it is not joined to the next file\'s first', () => {
+    // Before: "a" then "b\na\n" gave "ab\na\n" (awk and sort: "a\nb\n").
+    writeFileSync(join(dir, 'n1'), 'a');
+    writeFileSync(join(dir, 'n2'), 'b\na\n');
+    expect(run(['dedup', join(dir, 'n1'), join(dir, 'n2')]).stdout.toString()).toBe('a\nb\n');
+    writeFileSync(join(dir, 'z1'), 'a');
+    writeFileSync(join(dir, 'z2'), 'b\0a\0');
+    expect(run(['dedup', '-z', join(dir, 'z1'), join(dir, 'z2')]).stdout.toString()).toBe('a\0b\0');
+  });
+
+  test('info reads a filter from a FIFO as its writer writes it', () => {
+    // Before: the FIFO was opened twice (a directory check, then the read); the writer got SIGPIPE.
+    const state = join(dir, 'fifo-source.cuckoo');
+    expect(run(['build', '-o', state], 'a\nb\n').code).toBe(0);
+    const fifo = join(dir, 'filter-fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const result = sh(`cat ${state} > ${fifo} & timeout 10 $CUCKOO info ${fifo}; echo "status=$?"; wait`);
+    expect(result.stdout.toString()).toMatch(/^items: 2$/m);
+    expect(result.stdout.toString()).toContain('status=0');
   });
 
   test.each(['TERM', 'KILL'])('--seen FILE: a run stopped by SIG%s leaves FILE as it was', (signal) => {

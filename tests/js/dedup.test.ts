@@ -4,7 +4,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CuckooFilter, CuckooFilterError, LineDeduper, MIN_GROWING_FP_RATE, planDedup, ready } from '../../js/src/index';
 import { dedupLines } from '../../js/src/node';
-import { dedupLineStream, parseFields } from '../../js/src/dedup';
+import { dedupLineStream, LineDeduperOptions, parseFields } from '../../js/src/dedup';
 import { requireModule } from '../../js/src/filter';
 import { dedupCases, randomInput, referenceDedup } from './dedup_cases';
 import { rng } from './helpers';
@@ -15,7 +15,7 @@ beforeAll(() => ready());
 const EXACT = { fpRate: 1e-8 };
 
 /** Pushes the input in blocks cut at random places (some empty, some one byte). */
-function runInBlocks(input: Buffer, seed: number, options = EXACT): { out: Buffer; d: LineDeduper } {
+function runInBlocks(input: Buffer, seed: number, options: LineDeduperOptions = EXACT): { out: Buffer; d: LineDeduper } {
   const random = rng(seed);
   const d = new LineDeduper({ ...options, inputBytes: input.length });
   const out: Uint8Array[] = [];
@@ -91,7 +91,9 @@ describe('the documented line rules', () => {
   test('seen is a filter, and its own rate and sizing apply', () => {
     using f = new CuckooFilter({ capacity: 10 });
     expect(() => new LineDeduper({ seen: {} as never })).toThrow(/seen must be a CuckooFilter/);
-    expect(() => new LineDeduper({ seen: f, fpRate: 0.01 })).toThrow(/without fpRate, capacity or inputBytes/);
+    expect(() => new LineDeduper({ seen: f, fpRate: 0.01 })).toThrow('seen must be a CuckooFilter, and goes without fpRate, capacity and inputBytes (its own apply)');
+    // A stream's options are checked when it is made, not at its first write.
+    expect(() => dedupLines({ fields: 2 as never })).toThrow(/fields must be a string/);
   });
 
   test('property: keys from fields, random field lists, delimiters and block boundaries, against the reference', () => {
@@ -119,7 +121,8 @@ describe('the documented line rules', () => {
     expect(Array.from(parseFields('4,2-3,1'))).toEqual([1, 4]);
     expect(Array.from(parseFields('3-,5'))).toEqual([3, 0]);
     expect(Array.from(parseFields('-2,5'))).toEqual([1, 2, 5, 5]);
-    for (const bad of ['', '0', 'x', '3-2', '1,,2', '-']) expect(() => parseFields(bad)).toThrow(/fields must be a list like/);
+    // 2-0 is a decreasing range (cut refuses it too), not "2-".
+    for (const bad of ['', '0', 'x', '3-2', '2-0', '1,,2', '-', '10001']) expect(() => parseFields(bad)).toThrow(/fields must be a list like/);
     expect(() => new LineDeduper({ fields: 2 as never })).toThrow(/fields must be a string/);
     expect(() => new LineDeduper({ fields: '2', delimiter: ',,' })).toThrow(/delimiter must be one ASCII character/);
     expect(() => new LineDeduper({ delimiter: ',' })).toThrow(/with fields/);

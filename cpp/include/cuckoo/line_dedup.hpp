@@ -205,9 +205,9 @@ class LineDeduper {
   }
 
   // Appends to keys_ the key of the record data[0, length) (its end byte and "\r" already dropped) made
-  // of its selected fields. Room for length + one delimiter per selected field is reserved by the caller.
-  // Compiled for size: the package's budget (the memchr calls are most of its time anyway).
-  [[gnu::noinline]] CUCKOO_COLD void append_field_key(const std::uint8_t* data, std::size_t length) noexcept {
+  // of its selected fields; false when out of memory. Compiled for size: the package's budget (the memchr
+  // calls are most of its time anyway).
+  [[gnu::noinline]] CUCKOO_COLD bool append_field_key(const std::uint8_t* data, std::size_t length) noexcept {
     const std::uint32_t* ranges = fields_.data();
     const std::size_t range_count = fields_.size() / 2;
     std::size_t at = 0;        // where the current field starts
@@ -225,58 +225,52 @@ class LineDeduper {
         }
         const bool present = at <= length;
         if (to == 0 && !present && !first) break;  // an open range ends with the record
-        if (!first) keys_.append_unchecked(&delimiter_, 1);
+        if (!first && !keys_.append(&delimiter_, 1)) return false;
         first = false;
         if (present) {
           const auto* next = static_cast<const std::uint8_t*>(std::memchr(data + at, delimiter_, length - at));
           const std::size_t stop = next == nullptr ? length : static_cast<std::size_t>(next - data);
-          keys_.append_unchecked(data + at, stop - at);
+          if (!keys_.append(data + at, stop - at)) return false;
         }
         if (to == 0 && !present) break;
       }
     }
+    return keys_.size() < UINT32_MAX;  // key offsets are 32-bit
   }
 
-  // The bounds of data[0, length)'s key in `base` (the record itself, or keys_ when fields are selected).
-  void key_range(const std::uint8_t* record, std::uint32_t start, std::uint32_t stop, std::uint32_t range[2]) noexcept {
+  // The bounds of data[0, length)'s key in `base` (the record itself, or keys_ when fields are selected);
+  // false when out of memory.
+  [[nodiscard]] bool key_range(const std::uint8_t* record, std::uint32_t start, std::uint32_t stop, std::uint32_t range[2]) noexcept {
     if (fields_.empty()) {
       range[0] = start;
       range[1] = stop;
-      return;
+      return true;
     }
     range[0] = static_cast<std::uint32_t>(keys_.size());
-    append_field_key(record + start, stop - start);
+    if (!append_field_key(record + start, stop - start)) return false;
     range[1] = static_cast<std::uint32_t>(keys_.size());
-  }
-
-  // Room in keys_ for the field keys of records totalling `length` bytes, `records` of them.
-  [[nodiscard]] CUCKOO_COLD bool reserve_keys(std::size_t length, std::size_t records) noexcept {
-    if (fields_.empty()) return true;
-    keys_.clear();
-    std::uint64_t per_record = 0;  // delimiters a key can hold beyond its record's own bytes
-    for (std::size_t r = 0; r < fields_.size() / 2; ++r)
-      per_record += fields_.data()[2 * r + 1] == 0 ? 1 : fields_.data()[2 * r + 1] - fields_.data()[2 * r] + 1;
-    const std::uint64_t need = length + records * per_record;
-    return need < UINT32_MAX && keys_.reserve(static_cast<std::size_t>(need));
+    return true;
   }
 
   // The keys of a block's `count` records from their fields: into keys_, their ranges replacing the
   // records' in ranges_, which move to records_.
   [[gnu::noinline]] CUCKOO_COLD bool field_keys(const std::uint8_t* data, std::size_t length, std::size_t count) noexcept {
-    if (!reserve_keys(length, count) || !records_.reserve(2 * count)) return false;
+    keys_.clear();
+    if (!keys_.reserve(length) || !records_.reserve(2 * count)) return false;
     records_.clear();
     records_.append_unchecked(ranges_.data(), 2 * count);
     std::uint32_t* key = ranges_.data();
-    for (std::size_t i = 0; i < count; ++i) key_range(data, key[2 * i], key[2 * i + 1], key + 2 * i);
+    for (std::size_t i = 0; i < count; ++i)
+      if (!key_range(data, records_.data()[2 * i], records_.data()[2 * i + 1], key + 2 * i)) return false;
     return true;
   }
 
   // One record (with its end byte, if it has one), on its own.
   CUCKOO_COLD bool dedup_one(const std::uint8_t* line, std::size_t length, bool last) {
     const std::size_t key_end = key_length(line, length);
-    if (!reserve_keys(key_end, 1)) return fail_out_of_memory().ok();
+    keys_.clear();
     std::uint32_t key[2];
-    key_range(line, 0, static_cast<std::uint32_t>(key_end), key);
+    if (!key_range(line, 0, static_cast<std::uint32_t>(key_end), key)) return fail_out_of_memory().ok();
     const std::uint64_t hash = filter_.hash_of((fields_.empty() ? line : keys_.data()) + key[0], key[1] - key[0]);
     const bool seen = filter_.contains_hash(hash);
     if (!seen && !filter_.add_hash(hash)) return fail_add();

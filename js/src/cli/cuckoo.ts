@@ -3,6 +3,7 @@
 // A thin shell over the package: dedup and build run the LineDeduper engine (dedup.ts), whose line rules
 // are the ones docs/DEDUP.md states.
 import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_FP_RATE, MIN_GROWING_FP_RATE } from '../node.js';
 import { parseFields } from '../dedup.js';
@@ -128,6 +129,16 @@ function rate(flag: string, text: string | boolean | undefined, fallback: number
   return value;
 }
 
+const STDIN = '-';
+
+// Whether two paths name one file (the same path, or an existing file reached both ways).
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const x = statSync(a, { throwIfNoEntry: false });
+  const y = statSync(b, { throwIfNoEntry: false });
+  return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
+}
+
 function help(command: keyof typeof HELP): number {
   process.stdout.write(`${HELP[command]}\n`);
   return 0;
@@ -142,11 +153,13 @@ async function runEngine(values: Values, files: string[], inputBytes: number | u
     zeroTerminated: values['zero-terminated'] === true, duplicates: values.duplicates === true,
     fields: values.fields as string | undefined, delimiter: values.delimiter as string | undefined,
   };
-  const deduper = new LineDeduper(seen ? { seen, ...rules } : { fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes, ...rules });
+  // A --seen state made now is for every run to come, not for this input: it starts as for a pipe.
+  const planned = values.seen === undefined ? inputBytes : undefined;
+  const deduper = new LineDeduper(seen ? { seen, ...rules } : { fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes: planned, ...rules });
   const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
   // Read into the heap, where the engine reads the blocks in place (copying them there was 40 ms of 0.8 s).
   const heap = heapBuffers(requireModule());
-  for await (const block of readBlocks(files, heap)) {
+  for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10)) {
     // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
     const length = block.length;
     // The new lines are written before the next call, so a view of the heap will do.
@@ -171,7 +184,7 @@ async function dedup(args: string[]): Promise<number> {
     try {
       parseFields(values.fields as string);
     } catch {
-      throw new UsageError(`dedup: -f, --fields must be a list like 2, 2,4, 2-3 or 3- (field numbers from 1), got "${values.fields}"`);
+      throw new UsageError(`dedup: -f, --fields must be a list like 2, 2,4, 2-3 or 3- (field numbers from 1 to 10000), got "${values.fields}"`);
     }
   }
   if (values.delimiter !== undefined && (values.fields === undefined || !/^[\0-\x7f]$/.test(values.delimiter as string))) {
@@ -183,11 +196,19 @@ async function dedup(args: string[]): Promise<number> {
   // The lines of earlier runs, when FILE exists and is not empty (read and checked before anything is
   // written: a file that is not a filter is an error, and nothing is written).
   const seenPath = values.seen as string | undefined;
+  wholeNumber('--capacity', values.capacity); // checked whether or not an existing FILE makes it unused
+  if (seenPath === STDIN || (seenPath !== undefined && values.output !== undefined && sameFile(seenPath, values.output as string))) {
+    throw new UsageError(`dedup: --seen FILE must be a file of its own, not standard input or the output, got "${seenPath}"`);
+  }
   const seenStat = seenPath === undefined ? undefined : statSync(seenPath, { throwIfNoEntry: false });
   let seen: CuckooFilter | undefined;
   if (seenStat && !(seenStat.isFile() && seenStat.size === 0)) {
     await ready();
-    seen = CuckooFilter.import(await readFilterFile(seenPath!));
+    try {
+      seen = CuckooFilter.import(await readFilterFile(seenPath!));
+    } catch (error) {
+      throw error instanceof CuckooFilterError ? new InputError(`${seenPath}: ${error.message}`) : error;
+    }
   }
   const out = await openOutput(values.output as string | undefined);
   const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes), seen);

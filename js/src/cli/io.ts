@@ -140,10 +140,15 @@ function ownBuffers(): BlockBuffers {
  * into memory V8 had let go of: on 64-bit platforms V8 reserves a wasm memory's maximum up front, 4 GiB
  * here, and does not move it.)
  */
-export async function* readBlocks(files: readonly string[], heap?: BlockBuffers): AsyncGenerator<Uint8Array> {
+export async function* readBlocks(files: readonly string[], heap?: BlockBuffers, recordEnd?: number): AsyncGenerator<Uint8Array> {
   let own: BlockBuffers | undefined;
   let turn = 0;
+  let unended = false; // the last file's last byte was not recordEnd
   for (const file of files) {
+    // Each file's last line ends with it (as awk reads several files): one without its end byte gets it
+    // here, before the next file's first line.
+    if (unended && recordEnd !== undefined) yield Uint8Array.of(recordEnd);
+    unended = false;
     let handle: FileHandle | undefined;
     let pending: Promise<number> | undefined;
     try {
@@ -162,6 +167,7 @@ export async function* readBlocks(files: readonly string[], heap?: BlockBuffers)
         // Only a read ahead runs while the caller works, and can see the memory change.
         if (readAhead && buffers.memory() !== memory) n = readAgain(fd, buffers.view(turn), n, offset);
         const block = buffers.view(turn).subarray(0, n);
+        unended = block[n - 1] !== recordEnd;
         offset += n;
         turn ^= 1;
         if (readAhead) {
@@ -355,18 +361,21 @@ const MAX_FILTER_BYTES = 2 ** 32;
  * ends at once instead of reading on.
  */
 export async function readFilterFile(path: string): Promise<Uint8Array> {
+  // Opened once: a second open of a FIFO would wait for a second writer.
+  let fd: number | undefined;
   if (path !== STDIN) {
     try {
-      const fd = await openDescriptor(path, 'r');
-      const isDirectory = fstatSync(fd).isDirectory();
-      closeSync(fd);
-      if (isDirectory) throw new InputError(`${path}: is a directory`);
+      fd = await openDescriptor(path, 'r');
+      if (fstatSync(fd).isDirectory()) {
+        closeSync(fd);
+        throw new InputError(`${path}: is a directory`);
+      }
     } catch (error) {
       if (error instanceof InputError) throw error;
       throw fileError(path, error);
     }
   }
-  const stream = path === STDIN ? process.stdin : createReadStream(path, { highWaterMark: 1 << 16 });
+  const stream = fd === undefined ? process.stdin : createReadStream('', { fd, highWaterMark: 1 << 16 });
   const parts: Buffer[] = [];
   let have = 0;
   let declared = 0; // 0 until the header tells
