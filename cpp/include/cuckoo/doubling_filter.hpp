@@ -128,7 +128,7 @@ class DoublingFilter {
     const Place at = locate(hash);
     // No branch on the first answer: on a stream of present and absent keys it would mispredict half
     // the time (as in CuckooFilter::contains_located).
-    return matches_in(at.i1, at.value) | matches_in(at.i2, at.value);
+    return (static_cast<int>(matches_in(at.i1, at.value)) | static_cast<int>(matches_in(at.i2, at.value))) != 0;
   }
 
   [[nodiscard]] std::size_t count_hash(std::uint64_t hash) const noexcept { return copies(locate(hash)); }
