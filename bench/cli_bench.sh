@@ -3,7 +3,8 @@
 # `cuckoo dedup` against awk '!seen[$0]++', sort -u, and the Node script a JavaScript user would write
 # with a Set. One JSON line per tool: seconds, lines/s, peak resident memory (GNU time), output lines;
 # then a line of ratios (cuckoo over each), and bench/dedup_bench.mjs on the same file (the engine
-# against the wasm core's addMany on the same keys, and a 64 MiB against a 256 MiB line). The two fast
+# against the wasm core's addMany on the same keys, and a 64 MiB against a 256 MiB line), and two dedup
+# features over plain dedup (keys from a field, a second --seen run). The two fast
 # tools, cuckoo and sort -u, run FAST_RUNS times each (default 3) and keep their fastest run: a single
 # run of either varied by 10% on the 2-core machine; awk and the Set script run once (20 s each).
 set -euo pipefail
@@ -67,4 +68,19 @@ node -e 'const rows = require("fs").readFileSync(process.argv[1], "utf8").trim()
   const ratios = Object.fromEntries(others.map((r) => [r.case, { speed: +(cuckoo.lines_per_s / r.lines_per_s).toFixed(2),
     memory: +(cuckoo.peak_rss_mb / r.peak_rss_mb).toFixed(3) }]));
   console.log(JSON.stringify({ bench: "cli", case: "ratios: cuckoo dedup over each (speed, peak memory)", ...ratios }));' "$work/results"
+# The dedup features against plain dedup of the same file: keys from a field (the user id), and a second
+# run with --seen over the same file (its state made by a first run, not measured), which reads and
+# rewrites the state file.
+: > "$work/features"
+cp "$work/results" "$work/all"
+measure "cuckoo dedup -t ' ' -f 2" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup -t ' ' -f 2 "$input" | tee -a "$work/features" >/dev/null
+node js/dist/esm/cli/cuckoo.js dedup --seen "$work/state.cuckoo" "$input" > /dev/null
+measure "cuckoo dedup --seen (second run)" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup --seen "$work/state.cuckoo" "$input" |
+  tee -a "$work/features" >/dev/null
+cat "$work/features"
+node -e 'const fs = require("fs");
+  const plain = JSON.parse(fs.readFileSync(process.argv[1], "utf8").trim().split("\n")[0]);
+  const rows = fs.readFileSync(process.argv[2], "utf8").trim().split("\n").map(JSON.parse);
+  console.log(JSON.stringify({ bench: "cli", case: "ratios: each feature over plain cuckoo dedup (speed)",
+    ...Object.fromEntries(rows.map((r) => [r.case, +(r.lines_per_s / plain.lines_per_s).toFixed(2)])) }));' "$work/all" "$work/features"
 node bench/dedup_bench.mjs "$input"
