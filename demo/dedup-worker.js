@@ -6,10 +6,23 @@ import { ready, LineDeduper } from './dist/esm/index.js';
 
 const OUTPUT_PART = 1 << 20;
 
+// Read in slices of fixed sizes, not as file.stream() hands them out: the filter is sized from the first
+// block's lines, and stream chunks can differ between runs, which made the same file's filter differ too.
+// The first is 64 KiB, the chunk file.stream() gave most often.
+const FIRST_BLOCK = 64 << 10;
+const BLOCK = 1 << 20;
+
 self.onmessage = async ({ data: { file, fpRate } }) => {
   const started = performance.now();
   let deduper;
   try {
+    // No lines, nothing to remember: without a size to go by, the engine would make its 2-million-line
+    // filter for an unknown input.
+    if (file.size === 0) {
+      self.postMessage({ type: 'done', done: 0, total: 0, lines: 0, unique: 0, seconds: (performance.now() - started) / 1000, binary: false,
+        output: new Blob([], { type: 'text/plain' }), wrongDropBound: 0, fingerprintBits: 0, subFilters: 0, filterBytes: 0, capacity: 0 });
+      return;
+    }
     await ready();
     deduper = new LineDeduper({ fpRate, inputBytes: file.size });
     const parts = [];
@@ -33,10 +46,8 @@ self.onmessage = async ({ data: { file, fpRate } }) => {
         pendingBytes = 0;
       }
     };
-    const reader = file.stream().getReader();
-    for (;;) {
-      const { value, done: finished } = await reader.read();
-      if (finished) break;
+    for (let at = 0; at < file.size; at += at === 0 ? FIRST_BLOCK : BLOCK) {
+      const value = new Uint8Array(await file.slice(at, at + (at === 0 ? FIRST_BLOCK : BLOCK)).arrayBuffer());
       done += value.length;
       // A NUL byte: text files have none, so this is probably not text (it is deduplicated all the same).
       if (!binary && value.indexOf(0) !== -1) binary = true;
@@ -55,6 +66,7 @@ self.onmessage = async ({ data: { file, fpRate } }) => {
       fingerprintBits: stats.fingerprintBits,
       subFilters: stats.subFilters,
       filterBytes: stats.filterBytes,
+      capacity: stats.plan?.capacity ?? 0,
     });
   } catch (error) {
     self.postMessage({ type: 'error', message: error.message });

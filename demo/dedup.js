@@ -12,6 +12,37 @@ const progressBar = /** @type {HTMLProgressElement} */ (document.getElementById(
 let worker;
 let downloadUrl;
 
+const plural = (n, one, many = `${one}s`) => `${number(n)} ${n === 1 ? one : many}`;
+
+/** A number for a sentence, to two significant figures: 2.4, 17,000, 17 million. */
+function about(x) {
+  if (x >= 1e6) return `${Number((x / 1e6).toPrecision(2)).toLocaleString('en')} million`;
+  return Number(x.toPrecision(2)).toLocaleString('en');
+}
+
+/**
+ * The loss budget in words. wrongDropBound bounds the expected number of unique lines wrongly dropped;
+ * the chance that any was dropped is at most that number, so below 1 it reads as a chance.
+ */
+function dropChance(bound, unique) {
+  if (unique === 0) return 'No lines, so none could be dropped.';
+  if (bound >= 1) return `Up to about ${about(bound)} of the ${plural(unique, 'unique line')} may have been wrongly dropped (expected): a smaller false-positive rate makes that rarer.`;
+  const which = unique === 1 ? 'the one unique line' : `any of the ${plural(unique, 'unique line')}`;
+  return `At most about a 1 in ${about(1 / bound)} chance that ${which} was wrongly dropped.`;
+}
+
+/** What the filter took: bytes per line read and per unique line, and what it was sized for. */
+function filterSummary(data) {
+  if (data.filterBytes === 0) return 'The input is empty: there was nothing to remember, so no filter was made.';
+  const per = (n) => (data.filterBytes / n).toFixed(2);
+  const shape = data.subFilters > 1
+    ? `grown to ${data.subFilters} sub-filters: ${data.fingerprintBits}-bit fingerprints in the first, one bit more in each later one`
+    : `${data.fingerprintBits}-bit fingerprints`;
+  return `The filter took ${number(data.filterBytes)} bytes (${shape}). It was made when reading began, with room for ` +
+    `${plural(data.capacity, 'line')} (estimated from the input's size and the length of its first lines: as many as it seemed to hold, since any could be new), ` +
+    `so it costs ${per(data.lines)} bytes per line read and ${per(data.unique)} bytes per unique line.`;
+}
+
 function duration(seconds) {
   if (!Number.isFinite(seconds)) return '–';
   if (seconds < 60) return `${Math.max(0, Math.round(seconds))} s`;
@@ -62,16 +93,15 @@ function start(file) {
       $('binary-warning').hidden = !data.binary;
     }
     if (data.type === 'done') {
-      $('false-drops').textContent = data.wrongDropBound.toPrecision(2);
+      $('false-drops').textContent = data.unique === 0 ? '–' : data.wrongDropBound >= 1 ? `up to about ${about(data.wrongDropBound)} lines` : `at most 1 in ${about(1 / data.wrongDropBound)}`;
       downloadUrl = URL.createObjectURL(data.output);
       const link = /** @type {HTMLAnchorElement} */ (document.getElementById('dedup-download'));
       link.href = downloadUrl;
       link.download = outputName(name);
       link.textContent = `Download ${outputName(name)}`;
       link.hidden = false;
-      stop(`Done: ${number(data.unique)} unique lines of ${number(data.lines)}, in ${data.seconds.toFixed(2)} s ` +
-        `(filter: ${data.fingerprintBits}-bit fingerprints, ${data.subFilters} sub-filter${data.subFilters === 1 ? '' : 's'}, ` +
-        `${number(data.filterBytes)} bytes).`, 'done');
+      stop(`Done: ${plural(data.unique, 'unique line')} of ${number(data.lines)}, in ${data.seconds.toFixed(2)} s. ` +
+        `${filterSummary(data)} ${dropChance(data.wrongDropBound, data.unique)}`, 'done');
       $('result').scrollIntoView({ block: 'nearest' });
     }
     if (data.type === 'error') stop(`Stopped: ${data.message}`, 'error');

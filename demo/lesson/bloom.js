@@ -4,7 +4,7 @@
 // the library's real sizing.
 import { decades, drawChart, linearTicks } from './charts.js';
 import { $, percent, plural, quote, svgElement } from './text.js';
-import { bloomBitsPerItem, crossover, cuckooSizing, fullLoadBound, rateGrid, RATE_RANGE, tableBytes } from './sizing.js';
+import { bloomBitsPerItem, crossover, cuckooSizing, formulaCrossover, fullLoadBound, LOAD_REACHED, rateGrid, RATE_RANGE, tableBytes } from './sizing.js';
 
 /** An optimal Bloom filter for n keys at rate p: m bits and k hash functions. */
 export function bloomShape(n, rate) {
@@ -23,6 +23,44 @@ export function bloomBits(hash, { m, k }) {
 
 const CELL = 11;
 
+// What is drawn, kept between calls: rebuilding all the rectangles (8,400 for a 64 x 8 table of 16-bit
+// fingerprints) made each insert take 150 ms, so they are built once per shape and width, and a call
+// only changes the class of the bits whose state changed.
+const drawn = { id: '', cells: [], classes: [], owners: [] };
+// A key's bits, per filter and shape: finding them needs the key's hash from the filter.
+const bitsCache = new WeakMap();
+
+function keyBits(filter, shape, key) {
+  const id = `${shape.m}:${shape.k}`;
+  let cache = bitsCache.get(filter);
+  if (cache?.id !== id) {
+    cache = { id, bits: new Map() };
+    bitsCache.set(filter, cache);
+  }
+  let bits = cache.bits.get(key);
+  if (bits === undefined) {
+    bits = bloomBits(filter.locate(key).hash, shape);
+    cache.bits.set(key, bits);
+  }
+  return bits;
+}
+
+function buildCells(svg, m, columns) {
+  const rows = Math.ceil(m / columns);
+  svg.setAttribute('viewBox', `0 0 ${columns * CELL} ${rows * CELL}`);
+  svg.setAttribute('width', String(columns * CELL));
+  svg.setAttribute('height', String(rows * CELL));
+  const fragment = document.createDocumentFragment();
+  const cells = [];
+  for (let bit = 0; bit < m; bit++) {
+    cells.push(svgElement('rect', {
+      x: (bit % columns) * CELL, y: Math.floor(bit / columns) * CELL, width: CELL - 2, height: CELL - 2, rx: 2, class: 'bit', 'data-bit': bit, 'data-keys': 0,
+    }, undefined, fragment));
+  }
+  svg.replaceChildren(fragment);
+  return cells;
+}
+
 /**
  * Draws the Bloom filter of `keys` (a Map of key -> copies, or null when the keys are unknown) beside
  * `filter`, whose shape sets the target rate. `focus` is a key to outline; `lost` maps keys the cuckoo
@@ -35,18 +73,20 @@ export function drawBloom(filter, keys, focus, lost = new Map()) {
   const owners = Array.from({ length: shape.m }, () => []);
   const bitsOf = new Map();
   for (const key of keys?.keys() ?? []) {
-    const bits = bloomBits(filter.locate(key).hash, shape);
+    const bits = keyBits(filter, shape, key);
     bitsOf.set(key, bits);
     for (const bit of bits) owners[bit].push(key);
   }
   const svg = $('bloom-bits');
   const width = Math.max(200, ($('bloom-box').clientWidth || 600) - 8);
   const columns = Math.max(8, Math.floor(width / CELL));
-  const rows = Math.ceil(shape.m / columns);
-  svg.setAttribute('viewBox', `0 0 ${columns * CELL} ${rows * CELL}`);
-  svg.setAttribute('width', String(columns * CELL));
-  svg.setAttribute('height', String(rows * CELL));
-  svg.replaceChildren();
+  const id = `${shape.m}:${columns}`;
+  if (drawn.id !== id || drawn.cells[0]?.parentNode !== svg) {
+    drawn.id = id;
+    drawn.cells = buildCells(svg, shape.m, columns);
+    drawn.classes = new Array(shape.m).fill('bit');
+  }
+  drawn.owners = owners;
   const focused = new Set(focus ? bitsOf.get(focus) ?? [] : []);
   let set = 0;
   let shared = 0;
@@ -54,12 +94,12 @@ export function drawBloom(filter, keys, focus, lost = new Map()) {
     const count = owners[bit].length;
     if (count > 0) set++;
     if (count > 1) shared++;
-    const cell = svgElement('rect', {
-      x: (bit % columns) * CELL, y: Math.floor(bit / columns) * CELL, width: CELL - 2, height: CELL - 2, rx: 2,
-      class: `bit${count === 0 ? '' : count === 1 ? ' set' : ' shared'}${focused.has(bit) ? ' focus' : ''}`,
-      'data-bit': bit, 'data-keys': count,
-    }, undefined, svg);
-    if (count > 0) svgElement('title', {}, `bit ${bit}: set by ${owners[bit].map(quote).join(', ')}`, cell);
+    const name = `bit${count === 0 ? '' : count === 1 ? ' set' : ' shared'}${focused.has(bit) ? ' focus' : ''}`;
+    if (drawn.classes[bit] !== name) {
+      drawn.classes[bit] = name;
+      drawn.cells[bit].setAttribute('class', name);
+      drawn.cells[bit].setAttribute('data-keys', String(count));
+    }
   }
   const cuckooBytes = tableBytes(filter);
   const summary = `For ${plural(n, 'key')} at ε = ${percent(rate)} (what this ${filter.bucketSize}-slot, ${filter.fingerprintBits}-bit table is sized for), ` +
@@ -68,6 +108,11 @@ export function drawBloom(filter, keys, focus, lost = new Map()) {
       ? 'The keys of an imported filter are unknown, so this Bloom filter stays empty.'
       : `${plural(keys.size, 'key')}: ${plural(set, 'bit')} set, ${plural(shared, 'bit')} set by two keys or more (dark).`);
   $('bloom-summary').textContent = summary;
+  // A counting Bloom filter is the Bloom filter that can delete: each bit becomes a 4-bit counter.
+  $('bloom-counting').textContent = `A counting Bloom filter can delete: each bit becomes a counter (usually 4 bits) that an insert ` +
+    `increments and a delete decrements, so it takes about 4 times the space: ${plural(4 * shape.m, 'bit')} ` +
+    `(${Math.ceil((4 * shape.m) / 8)} bytes) here, against the cuckoo table's ${cuckooBytes} bytes. Deleting a key that was never ` +
+    'added is as unsafe there: it decrements other keys\' counters.';
   const kept = [...lost].filter(([key]) => bitsOf.has(key));
   $('bloom-delete').textContent = [
     whyNoDelete(focus ?? [...(keys?.keys() ?? [])].pop(), bitsOf, owners),
@@ -76,6 +121,15 @@ export function drawBloom(filter, keys, focus, lost = new Map()) {
       `In the cuckoo filter, deleting ${quote(by)}, which was never added, removed ${quote(key)}'s fingerprint.`),
   ].join(' ');
 }
+
+// A bit's tooltip names its keys, written when it is pointed at rather than for every bit at every call.
+$('bloom-bits').addEventListener('mouseover', (event) => {
+  const cell = event.target;
+  const keys = cell instanceof SVGRectElement ? drawn.owners[Number(cell.getAttribute('data-bit'))] : undefined;
+  if (keys === undefined) return;
+  cell.replaceChildren();
+  if (keys.length > 0) svgElement('title', {}, `bit ${cell.getAttribute('data-bit')}: set by ${keys.map(quote).join(', ')}`, cell);
+});
 
 /** "bit 7" or "bits 3, 7, 12": a key's bits can be fewer than k (one hash function, or two that agree). */
 function bitList(bits) {
@@ -125,10 +179,15 @@ export function drawSizing() {
     x: { min: RATE_RANGE[0], max: RATE_RANGE[1], log: true, label: 'false-positive rate ε (log scale)', ticks: decades(...RATE_RANGE), format: (v) => percent(v) },
     y: { min: 0, max: yMax, label: 'bits per item', ticks: linearTicks(yMax, 5), format: (v) => String(v) },
     series,
-    markers: points.filter((p) => p.first !== undefined).map((p, row) => ({
-      x: p.first, label: `${p.semiSorted ? 'semi-sorted' : `b = ${p.slots}`}: ${percent(p.first)}`, className: p.semiSorted ? 'cuckoo-semi' : `cuckoo-${p.slots}`, row,
+    markers: points.filter((p) => p.first !== undefined).map((p) => ({
+      x: p.first, label: `${p.semiSorted ? 'semi-sorted' : `b = ${p.slots}`}: ${percent(p.first)}`, className: p.semiSorted ? 'cuckoo-semi' : `cuckoo-${p.slots}`,
     })),
   });
+  const formula = [2, 4, 8].map((slots) => `${percent(formulaCrossover(slots))} for b = ${slots} (α = ${Math.round(LOAD_REACHED[slots] * 100)}%)`);
+  $('sizing-formula-cross').textContent = `By the formula, a cuckoo filter becomes the smaller one below about ${formula.join(', ')}, ` +
+    `and ${percent(formulaCrossover(4, true))} semi-sorted; the library's real filters, marked on the chart, at about ` +
+    `${points.map((p) => (p.first === undefined ? 'never' : percent(p.first))).join(', ')} in the same order. They differ because the library ` +
+    'rounds each fingerprint up to whole bits (the steps in its lines) and sizes its tables for loads of its own, not exactly these α.';
   const say = (p) => (p.first === undefined ? 'never, in this range' : `${percent(p.first)} and ${percent(p.always)}`);
   const [two, four, eight, semi] = points;
   $('sizing-text').textContent = 'With this library\'s sizing, a cuckoo filter with 4 slots per bucket (the default) first takes fewer bits per item ' +

@@ -2,12 +2,13 @@
 // band, vertical markers, and an HTML legend beside it (so it wraps on a phone instead of being clipped).
 import { svgElement } from './text.js';
 
-const W = 460;
-const H = 260;
+const WIDTH = [300, 620]; // drawn at its width on screen (within these), so that text is 11 px as in the CSS
+const HEIGHT = 260;
 const LEFT = 58;
 const RIGHT = 26; // room for the last x label ("100%") to be drawn whole
-const TOP = 14;
+const TOP_MARGIN = 14;
 const BOTTOM = 40;
+const MARKER_ROW = 14; // each marker's label has a row of its own above the plot, clear of the lines
 
 function scale(axis, from, to) {
   const f = axis.log ? Math.log10 : (v) => v;
@@ -21,7 +22,13 @@ function scale(axis, from, to) {
  * markers: [{ x, label, className }] }, an axis being { min, max, log?, label, ticks, format }.
  */
 export function drawChart(svg, legend, chart) {
+  // A fixed 460-unit viewBox shrank an 11 px label to 7 px on a phone.
+  const W = Math.round(Math.min(WIDTH[1], Math.max(WIDTH[0], svg.getBoundingClientRect().width || 460)));
+  const markers = chart.markers ?? [];
+  const TOP = TOP_MARGIN + markers.length * MARKER_ROW;
+  const H = HEIGHT + markers.length * MARKER_ROW;
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.dataset.width = String(W);
   svg.replaceChildren();
   const x = scale(chart.x, LEFT, W - RIGHT);
   const y = scale(chart.y, H - BOTTOM, TOP);
@@ -29,10 +36,19 @@ export function drawChart(svg, legend, chart) {
     svgElement('line', { class: 'chart-grid', x1: LEFT, x2: W - RIGHT, y1: y(t), y2: y(t) }, undefined, svg);
     svgElement('text', { class: 'chart-label', x: LEFT - 5, y: y(t) + 4, 'text-anchor': 'end' }, chart.y.format(t), svg);
   }
-  for (const t of chart.x.ticks) {
+  // On a narrow chart every other tick is labelled when the labels (about 6.5 px a character at 11 px)
+  // would run into each other.
+  const ticks = chart.x.ticks;
+  const widest = Math.max(...ticks.map((t) => chart.x.format(t).length)) * 6.5;
+  const spacing = ticks.length > 1 ? Math.abs(x(ticks[1]) - x(ticks[0])) : Infinity;
+  const every = spacing < widest + 6 ? 2 : 1;
+  ticks.forEach((t, i) => {
     svgElement('line', { class: 'chart-grid', x1: x(t), x2: x(t), y1: TOP, y2: H - BOTTOM }, undefined, svg);
-    svgElement('text', { class: 'chart-label', x: x(t), y: H - BOTTOM + 15, 'text-anchor': 'middle' }, chart.x.format(t), svg);
-  }
+    if (i % every !== 0) return;
+    // A label at the y axis starts there, clear of the y axis's bottom label.
+    const first = x(t) <= LEFT + 1;
+    svgElement('text', { class: 'chart-label', x: x(t), y: H - BOTTOM + 15, 'text-anchor': first ? 'start' : 'middle' }, chart.x.format(t), svg);
+  });
   svgElement('line', { class: 'chart-axis', x1: LEFT, x2: W - RIGHT, y1: H - BOTTOM, y2: H - BOTTOM }, undefined, svg);
   svgElement('line', { class: 'chart-axis', x1: LEFT, x2: LEFT, y1: TOP, y2: H - BOTTOM }, undefined, svg);
   svgElement('text', { class: 'chart-label', x: (LEFT + W - RIGHT) / 2, y: H - 6, 'text-anchor': 'middle' }, chart.x.label, svg);
@@ -54,12 +70,12 @@ export function drawChart(svg, legend, chart) {
       for (const p of series.points) svgElement('circle', { class: 'chart-point', cx: x(p.x), cy: y(p.y), r: 3.2 }, undefined, group);
     }
   }
-  for (const marker of chart.markers ?? []) {
+  markers.forEach((marker, row) => {
     const group = svgElement('g', { class: `chart-marker ${marker.className ?? ''}` }, undefined, svg);
     svgElement('line', { x1: x(marker.x), x2: x(marker.x), y1: TOP, y2: H - BOTTOM }, undefined, group);
     const right = x(marker.x) > (LEFT + W - RIGHT) / 2;
-    svgElement('text', { x: x(marker.x) + (right ? -4 : 4), y: TOP + 12 + (marker.row ?? 0) * 13, 'text-anchor': right ? 'end' : 'start' }, marker.label, group);
-  }
+    svgElement('text', { x: x(marker.x) + (right ? -4 : 4), y: TOP_MARGIN + row * MARKER_ROW + 2, 'text-anchor': right ? 'end' : 'start' }, marker.label, group);
+  });
   legend.replaceChildren(...chart.series.filter((s) => s.name).map((series) => {
     const item = document.createElement('li');
     item.className = series.className;

@@ -48,10 +48,15 @@ export function renderKeys(keys, lost, { onFocus, onPick }) {
   if (keys === null) {
     $('keys-note').textContent = 'The filter was imported: its keys are unknown (origin unknown).';
     list.replaceChildren();
+    delete list.dataset.shown;
     return;
   }
   const lostNote = [...lost].filter(([key]) => keys.has(key)).map(([key, by]) => `${quote(key)} is marked lost: it was added and never deleted, but the delete of ${quote(by)} removed its fingerprint.`);
   $('keys-note').textContent = keys.size === 0 ? 'No keys yet.' : ['Point at a key (or tap it) to see its slots; tap a slot to see its keys.', ...lostNote].join(' ');
+  // Rebuilt only when it changed: 300 buttons are several milliseconds, and every replay asks twice.
+  const shown = JSON.stringify([[...keys], [...lost.keys()].filter((key) => keys.has(key))]);
+  if (list.dataset.shown === shown) return;
+  list.dataset.shown = shown;
   list.replaceChildren(...[...keys].map(([key, copies]) => {
     const item = document.createElement('li');
     const button = document.createElement('button');

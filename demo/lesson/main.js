@@ -4,6 +4,7 @@
 import { ready, CuckooFilter } from '../dist/esm/index.js';
 import { bloomShape, drawBloom, drawSizing } from './bloom.js';
 import { Experiment } from './experiment.js';
+import { drawGraph } from './graph.js';
 import { deleteFrames, insertFrames, lookupFrames } from './frames.js';
 import { describeSlot, keyFocus, keysBehind, renderKeys } from './keys.js';
 import { filterWithBuckets, LIMITS, readParams, writeParams } from './params.js';
@@ -43,6 +44,7 @@ function showFrame(frame) {
   state.frame = frame;
   const focus = state.focus !== undefined && state.keys !== null ? keyFocus(state.filter, frame.slots, state.focus) : undefined;
   drawTable(state.params, frame, focus);
+  drawGraph(state.filter, frame);
   showCode(frame.listing, frame.line);
   $('narration').textContent = frame.text;
   showAnswer();
@@ -149,7 +151,8 @@ function showArithmetic(key, at) {
   const bits = state.params.bits;
   const high = at.hash >> 32n;
   const low = at.hash & 0xffffffffn;
-  $('arithmetic').textContent = [
+  // One element a row, so that a row that wraps continues under its value, not under the names.
+  $('arithmetic').replaceChildren(...[
     `key          ${quote(key)}, ${new TextEncoder().encode(key).length} bytes of UTF-8`,
     `hash         XXH3-64(key, seed ${state.params.seed}) = 0x${at.hash.toString(16).padStart(16, '0')}`,
     `i1           high 32 bits × N / 2^32 = 0x${high.toString(16).padStart(8, '0')} × ${n} / 2^32 → ${at.index}`,
@@ -158,7 +161,12 @@ function showArithmetic(key, at) {
     `i2           (N − i1 − r) mod N = (${n} − ${at.index} − ${at.alternateOffset}) mod ${n} → ${at.alternateIndex}`,
     `             and back: (N − i2 − r) mod N = ${state.filter.alternate(at.alternateIndex, at.fingerprint).alternateIndex} = i1, as for any N and r: N − (N − i − r) − r = i`,
     `             never i2 = i1: that needs 2 × i1 + r to be a multiple of N, but N is even and 2 × i1 + r odd (r is odd)`,
-  ].join('\n');
+  ].map((line) => {
+    const row = document.createElement('span');
+    row.className = 'row';
+    row.textContent = line;
+    return row;
+  }));
 }
 
 // --- operations: each runs on the real filter now and returns its frames and answer ------------------
@@ -420,6 +428,8 @@ window.addEventListener('resize', () => {
   resizeTimer = setTimeout(() => {
     showFrame(state.frame);
     drawBloom(state.filter, listed().keys, state.focus, listed().lost);
+    drawSizing();
+    if (experiment.runs.length > 0) experiment.draw();
   }, 100);
 });
 drawSizing();

@@ -43,12 +43,25 @@ export function showCode(listing, line) {
   const lines = LISTINGS[listing] ?? [];
   panel.setAttribute('aria-label', listing ? `Pseudo-code of ${listing}, line ${line} running` : 'Pseudo-code');
   $('code-title').textContent = listing ? `The algorithm: ${listing}` : 'The algorithm';
+  panel.style.setProperty('--comment-at', `${Math.max(0, ...lines.map((text) => text.indexOf('#')))}ch`);
   panel.replaceChildren(...lines.map((text, i) => {
     const row = document.createElement('span');
     row.className = i === line ? 'code-line current' : 'code-line';
     if (i === line) row.setAttribute('aria-current', 'step');
     row.dataset.line = String(i);
-    row.textContent = text;
+    // The comment in an element of its own, so that it keeps its column (or, where the box is narrow, a
+    // line of its own) instead of wrapping under the code.
+    const at = text.indexOf('#');
+    if (at < 0) row.textContent = text;
+    else {
+      const code = document.createElement('span');
+      code.className = 'code-text';
+      code.textContent = text.slice(0, at);
+      const comment = document.createElement('span');
+      comment.className = 'code-comment';
+      comment.textContent = text.slice(at);
+      row.append(code, comment);
+    }
     return row;
   }));
 }

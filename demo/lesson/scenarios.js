@@ -110,7 +110,32 @@ export const scenarios = [
   },
 ];
 
+/** The guided tour: the scenarios in order, each question shown with its answer kept closed. */
+function buildTour(lesson) {
+  let stop = -1;
+  const show = (i) => {
+    stop = i;
+    const scenario = scenarios[i];
+    scenario.run(lesson);
+    $('tour').hidden = false;
+    $('tour-stop').textContent = `Scenario ${i + 1} of ${scenarios.length}: ${scenario.title}.`;
+    $('tour-question').textContent = `Question: ${scenario.question} Step through the replay, then open the answer.`;
+    $('tour-answer').open = false;
+    $('tour-answer-text').textContent = scenario.answer;
+    $('tour-next').hidden = i + 1 === scenarios.length;
+    $('tour-end').textContent = i + 1 === scenarios.length ? 'End the tour (that was the last scenario)' : 'End the tour';
+    lesson.bringIntoView();
+  };
+  $('tour-start').addEventListener('click', () => show(0));
+  $('tour-next').addEventListener('click', () => show(stop + 1));
+  $('tour-end').addEventListener('click', () => {
+    $('tour').hidden = true;
+    $('tour-start').focus();
+  });
+}
+
 export function buildScenarios(lesson) {
+  buildTour(lesson);
   const list = $('presets');
   scenarios.forEach((scenario, i) => {
     const item = document.createElement('li');

@@ -71,3 +71,21 @@ export function crossover(slots, grid = rateGrid(), semiSorted = false) {
   for (let i = grid.length - 1; i >= 0 && smaller[i]; i--) always = grid[i];
   return { first, always };
 }
+
+/** The load a table of b-slot buckets reaches before inserts start to fail (Fan et al., 2014). */
+export const LOAD_REACHED = { 2: 0.84, 4: 0.95, 8: 0.98 };
+
+/**
+ * The textbook estimate of a cuckoo filter's bits per item: a lookup compares 2b fingerprints, so f-bit
+ * fingerprints give a rate of about 2b / 2^f, f = log2(1/ε) + log2(2b), stored at load α. Semi-sorted
+ * buckets save one bit of each fingerprint.
+ */
+export function formulaBitsPerItem(rate, slots, semiSorted = false) {
+  return (Math.log2(1 / rate) + Math.log2(2 * slots) - (semiSorted ? 1 : 0)) / LOAD_REACHED[slots];
+}
+
+/** Where that estimate meets an optimal Bloom filter's log2(1/ε) / ln 2: log2(1/ε) = (log2(2b) − s) / (α / ln 2 − 1). */
+export function formulaCrossover(slots, semiSorted = false) {
+  const bits = (Math.log2(2 * slots) - (semiSorted ? 1 : 0)) / (LOAD_REACHED[slots] / Math.LN2 - 1);
+  return 2 ** -bits;
+}

@@ -7,6 +7,8 @@ const ROW_GAP = 24; // between rows: room for the fingerprint in hand above the 
 const LABEL_H = 15;
 const TOP = 40; // room above the first row for the kick arrow and the fingerprint in hand
 const CODE_H = 13; // a semi-sorted bucket's code, under its slots
+// The middle of the gap above a row's boxes: where the kick arrow runs and the fingerprint in hand waits.
+const above = (y) => y - (ROW_GAP + 4) / 2;
 
 /**
  * The 12-bit code a semi-sorted bucket stores in place of its four fingerprints' top four bits: the rank
@@ -33,11 +35,60 @@ function geometry(params, width) {
   const rows = Math.ceil(params.buckets / fit);
   const columns = Math.ceil(params.buckets / rows);
   const bucketH = LABEL_H + params.slots * slotH + 6 + (params.semiSorted ? CODE_H : 0);
-  return { slotW, slotH, columns, rows, bucketH, width: columns * (slotW + GAP), height: TOP + rows * (bucketH + ROW_GAP) };
+  return { small, slotW, slotH, columns, rows, bucketH, width: columns * (slotW + GAP), height: TOP + rows * (bucketH + ROW_GAP) };
 }
 
 function origin(i, g) {
   return { x: GAP / 2 + (i % g.columns) * (g.slotW + GAP), y: TOP + Math.floor(i / g.columns) * (g.bucketH + ROW_GAP) };
+}
+
+// The buckets and slots drawn, kept between frames: a 64 x 8 table is some 2,000 elements, and building
+// them for every step of the replay took longer than a frame. They are built when the shape or width
+// changes; a frame only changes classes and texts, and redraws the arrow and the fingerprint in hand.
+const drawn = { id: '', buckets: [], slots: [], codes: [], overlay: undefined, classes: new Map() };
+
+function build(svg, params, g) {
+  svg.setAttribute('viewBox', `0 0 ${g.width} ${g.height}`);
+  svg.setAttribute('width', String(g.width));
+  svg.setAttribute('height', String(g.height));
+  const fragment = document.createDocumentFragment();
+  svgElement('defs', {}, undefined, fragment).innerHTML =
+    '<marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#b3261e"/></marker>';
+  drawn.buckets = [];
+  drawn.slots = [];
+  drawn.codes = [];
+  drawn.classes = new Map();
+  for (let i = 0; i < params.buckets; i++) {
+    const { x, y } = origin(i, g);
+    const group = svgElement('g', { 'data-bucket': i, transform: `translate(${x},${y})` }, undefined, fragment);
+    svgElement('rect', { class: 'bucket-box', width: g.slotW, height: g.bucketH - 4, rx: 5 }, undefined, group);
+    // "bucket 14" is wider than a phone's 46-pixel bucket: there the number alone, kept inside its box.
+    svgElement('text', { class: 'bucket-label', x: g.slotW / 2, y: 11 }, g.small ? String(i) : `bucket ${i}`, group);
+    drawn.buckets.push(group);
+    for (let s = 0; s < params.slots; s++) {
+      const slot = svgElement('g', { 'data-slot': s, transform: `translate(4,${LABEL_H + s * g.slotH})` }, undefined, group);
+      svgElement('rect', { class: 'slot-box', width: g.slotW - 8, height: g.slotH - 3, rx: 3 }, undefined, slot);
+      svgElement('text', { x: (g.slotW - 8) / 2, y: (g.slotH - 3) / 2 }, '', slot);
+      drawn.slots.push(slot);
+    }
+    if (params.semiSorted) {
+      drawn.codes.push(svgElement('text', { class: 'bucket-code', x: g.slotW / 2, y: LABEL_H + params.slots * g.slotH + 8 }, '', group));
+    }
+  }
+  // Drawn last, so that the arrow and the fingerprint in hand are on top of the buckets.
+  drawn.overlay = svgElement('g', { class: 'overlay' }, undefined, fragment);
+  svg.replaceChildren(fragment);
+}
+
+// Sets an element's class (and its text) only when it changed: unchanged elements cost no style work.
+function setClass(element, name) {
+  if (drawn.classes.get(element) === name) return;
+  drawn.classes.set(element, name);
+  element.setAttribute('class', name);
+}
+
+function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
 }
 
 /**
@@ -48,62 +99,66 @@ export function drawTable(params, frame, focus) {
   const svg = $('table');
   const box = $('table-box');
   const g = geometry(params, box.clientWidth || 800);
-  svg.setAttribute('viewBox', `0 0 ${g.width} ${g.height}`);
-  svg.setAttribute('width', String(g.width));
-  svg.setAttribute('height', String(g.height));
-  svg.replaceChildren();
-  svgElement('defs', {}, undefined, svg).innerHTML =
-    '<marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#b3261e"/></marker>';
+  const id = `${params.buckets}:${params.slots}:${Boolean(params.semiSorted)}:${g.slotW}:${g.columns}`;
+  if (drawn.id !== id || drawn.overlay?.parentNode !== svg) {
+    drawn.id = id;
+    build(svg, params, g);
+  }
   const marks = new Map(frame.marks.map(([bucket, slot, kind]) => [`${bucket}:${slot}`, kind]));
   const focusSlots = new Set((focus?.slots ?? []).map(([bucket, slot]) => `${bucket}:${slot}`));
   const reach = new Set(frame.reach ?? []);
+  const moving = frame.hand && frame.hand.from !== frame.hand.to ? frame.hand : undefined;
   for (let i = 0; i < params.buckets; i++) {
-    const { x, y } = origin(i, g);
-    const group = svgElement('g', { 'data-bucket': i, transform: `translate(${x},${y})` }, undefined, svg);
+    const names = [];
     const candidate = frame.candidates.indexOf(i);
-    if (candidate >= 0) group.classList.add(`candidate-${candidate + 1}`);
-    if (reach.has(i)) group.classList.add('reach');
-    if (frame.hand && frame.hand.from !== frame.hand.to) {
-      if (i === frame.hand.from) group.classList.add('hand-from');
-      if (i === frame.hand.to) group.classList.add('hand-to');
-    }
-    if (focus?.buckets.includes(i)) group.classList.add('focus');
-    svgElement('rect', { class: 'bucket-box', width: g.slotW, height: g.bucketH - 4, rx: 5 }, undefined, group);
-    svgElement('text', { class: 'bucket-label', x: g.slotW / 2, y: 11 }, `bucket ${i}`, group);
+    if (candidate >= 0) names.push(`candidate-${candidate + 1}`);
+    if (reach.has(i)) names.push('reach');
+    if (moving && i === moving.from) names.push('hand-from');
+    if (moving && i === moving.to) names.push('hand-to');
+    if (focus?.buckets.includes(i)) names.push('focus');
+    setClass(drawn.buckets[i], names.join(' '));
     for (let s = 0; s < params.slots; s++) {
       const value = frame.slots[i * params.slots + s];
-      const slot = svgElement('g', { 'data-slot': s, transform: `translate(4,${LABEL_H + s * g.slotH})` }, undefined, group);
-      slot.classList.add(value === 0 ? 'free' : 'used');
+      const slot = drawn.slots[i * params.slots + s];
       const mark = marks.get(`${i}:${s}`);
-      if (mark) slot.classList.add(mark);
-      if (focusSlots.has(`${i}:${s}`)) slot.classList.add('focus');
-      svgElement('rect', { class: 'slot-box', width: g.slotW - 8, height: g.slotH - 3, rx: 3 }, undefined, slot);
-      svgElement('text', { x: (g.slotW - 8) / 2, y: (g.slotH - 3) / 2 }, value === 0 ? '' : digits(value, params.bits), slot);
+      setClass(slot, `${value === 0 ? 'free' : 'used'}${mark ? ` ${mark}` : ''}${focusSlots.has(`${i}:${s}`) ? ' focus' : ''}`);
+      setText(slot.lastChild, value === 0 ? '' : digits(value, params.bits));
     }
     if (params.semiSorted) {
       const code = semiSortedCode(frame.slots.slice(i * params.slots, (i + 1) * params.slots), params.bits);
-      svgElement('text', { class: 'bucket-code', 'data-code': code, x: g.slotW / 2, y: LABEL_H + params.slots * g.slotH + 8 }, `code ${code}`, group);
+      drawn.codes[i].setAttribute('data-code', String(code));
+      setText(drawn.codes[i], `code ${code}`);
     }
   }
-  for (const [from, to] of frame.arrows) {
-    const a = origin(from, g);
-    const b = origin(to, g);
-    const x1 = a.x + g.slotW / 2;
-    const x2 = b.x + g.slotW / 2;
-    const y1 = a.y;
-    const y2 = b.y;
-    const bend = Math.min(TOP - 6, Math.max(18, Math.abs(x2 - x1) / 4));
-    svgElement('path', { class: 'arrow', d: `M${x1},${y1} C${x1},${y1 - bend} ${x2},${y2 - bend} ${x2},${y2}` }, undefined, svg);
-  }
+  const overlay = drawn.overlay;
+  overlay.replaceChildren();
+  for (const [from, to] of frame.arrows) svgElement('path', { class: 'arrow', d: arrowPath(origin(from, g), origin(to, g), g) }, undefined, overlay);
   if (frame.hand) {
     // The fingerprint in hand, drawn above the bucket it is travelling to.
     const b = origin(frame.hand.to, g);
-    const chip = svgElement('g', { class: 'hand-chip', transform: `translate(${b.x + 6},${b.y - ROW_GAP + 3})` }, undefined, svg);
+    const chip = svgElement('g', { class: 'hand-chip', transform: `translate(${b.x + 6},${above(b.y) - 8.5})` }, undefined, overlay);
     svgElement('rect', { width: g.slotW - 12, height: 17, rx: 8.5 }, undefined, chip);
     svgElement('text', { x: (g.slotW - 12) / 2, y: 8.5 }, digits(frame.hand.fingerprint, params.bits), chip);
   }
   describe(params, frame);
   keepInView(frame, g);
+}
+
+/**
+ * The kick arrow, from the top of the bucket the fingerprint leaves to the fingerprint in hand, which
+ * waits above the bucket it goes to. It runs in the gaps between buckets only: up into the gap above its
+ * row and, to another row, along it to the gap beside its column, through the column gaps and along the
+ * gap above the other row. A curve straight across rows crossed other buckets' labels and slots.
+ */
+function arrowPath(a, b, g) {
+  const x1 = a.x + g.slotW / 2;
+  const chip = { left: b.x + 6, right: b.x + g.slotW - 6 };
+  if (a.y === b.y) return `M${x1},${a.y} V${above(a.y)} H${x1 < b.x ? chip.left : chip.right}`;
+  const column = Math.round((a.x - GAP / 2) / (g.slotW + GAP));
+  const leftGap = a.x - GAP / 2;
+  const rightGap = a.x + g.slotW + GAP / 2;
+  const side = b.x > a.x || (b.x === a.x && column === 0) ? rightGap : leftGap;
+  return `M${x1},${a.y} V${above(a.y)} H${side} V${above(b.y)} H${side < b.x ? chip.left : chip.right}`;
 }
 
 // Scrolls the table's own box (never the page) so that the buckets of this step are in view.
