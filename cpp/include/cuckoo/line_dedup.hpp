@@ -282,8 +282,8 @@ class LineDeduper {
     return true;
   }
 
-  // Whole lines: data[0, length) ends with "\n". The keys go through the filter's batch path (the hashes
-  // and bucket loads of a group of keys overlap), and runs of consecutive new lines are copied at once.
+  // Whole records: data[0, length) ends with the end byte. The keys go through the filter's batch path
+  // (the hashes and bucket loads of a group of keys overlap), and runs of written records are copied at once.
   [[gnu::noinline]] bool dedup_block(const std::uint8_t* data, std::size_t length) {
     ranges_.clear();
     const auto n = static_cast<std::uint32_t>(length);
