@@ -125,7 +125,8 @@ export function drawBloom(filter, keys, focus, lost = new Map()) {
 // A bit's tooltip names its keys, written when it is pointed at rather than for every bit at every call.
 $('bloom-bits').addEventListener('mouseover', (event) => {
   const cell = event.target;
-  const keys = cell instanceof SVGRectElement ? drawn.owners[Number(cell.getAttribute('data-bit'))] : undefined;
+  if (!(cell instanceof SVGRectElement)) return;
+  const keys = drawn.owners[Number(cell.getAttribute('data-bit'))];
   if (keys === undefined) return;
   cell.replaceChildren();
   if (keys.length > 0) svgElement('title', {}, `bit ${cell.getAttribute('data-bit')}: set by ${keys.map(quote).join(', ')}`, cell);

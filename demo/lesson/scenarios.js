@@ -120,7 +120,7 @@ function buildTour(lesson) {
     $('tour').hidden = false;
     $('tour-stop').textContent = `Scenario ${i + 1} of ${scenarios.length}: ${scenario.title}.`;
     $('tour-question').textContent = `Question: ${scenario.question} Step through the replay, then open the answer.`;
-    $('tour-answer').open = false;
+    /** @type {HTMLDetailsElement} */ (document.getElementById('tour-answer')).open = false;
     $('tour-answer-text').textContent = scenario.answer;
     $('tour-next').hidden = i + 1 === scenarios.length;
     $('tour-end').textContent = i + 1 === scenarios.length ? 'End the tour (that was the last scenario)' : 'End the tour';
