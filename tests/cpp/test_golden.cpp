@@ -98,3 +98,33 @@ TEST_CASE("golden exports: the same keys give the same bytes, and the bytes load
     CHECK(loaded.serialize() == expected);
   }
 }
+
+TEST_CASE("golden exports of filters that double in place (format version 5)", "[golden][in_place]") {
+  const auto vectors = load_vectors();
+  const auto& filters = vectors["in_place"].items;
+  REQUIRE(filters.size() >= 2);
+  for (const auto& v : filters) {
+    Options o;
+    o.capacity = v["capacity"].as_u64();
+    o.fp_rate = std::stod(v["fp_rate"].text);
+    o.max_kicks = static_cast<unsigned>(v["max_kicks"].as_u64());
+    o.seed = v["seed"].as_u64();
+    o.growth = 2;
+    CuckooFilter f(o);
+    const auto count = v["key_count"].as_u64();
+    for (std::uint64_t i = 0; i < count; ++i) REQUIRE(f.add("golden-" + std::to_string(i)));
+    if (v["deletes"].boolean)
+      for (std::uint64_t i = 0; i < count; i += 3) REQUIRE(f.remove("golden-" + std::to_string(i)));
+    CHECK(f.grows_in_place());
+    CHECK(f.fingerprint_bits() == v["slot_bits"].as_u64());
+    CHECK(f.doublings() == v["doublings"].as_u64());
+    const auto expected = mini_json::from_hex(v["export_hex"].text);
+    CHECK(f.serialize() == expected);
+    const auto loaded = CuckooFilter::deserialize(expected);
+    CHECK(loaded.size() == v["size"].as_u64());
+    CHECK(loaded.doublings() == v["doublings"].as_u64());
+    CHECK(loaded.serialize() == expected);
+    for (std::uint64_t i = 0; i < count; ++i)
+      if (!v["deletes"].boolean || i % 3 != 0) REQUIRE(loaded.contains("golden-" + std::to_string(i)));
+  }
+}

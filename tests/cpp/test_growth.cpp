@@ -17,7 +17,9 @@ CuckooFilter growing(std::uint64_t capacity, double fp_rate, unsigned growth = 2
   o.capacity = capacity;
   o.fp_rate = fp_rate;
   o.growth = growth;
-  o.max_sub_filters = max_sub;
+  // A chain of sub-filters: max_sub_filters asks for one also with growth 2 (without it, growth 2
+  // doubles in place: test_in_place.cpp).
+  o.max_sub_filters = max_sub.value_or(cuckoo::kDefaultMaxSubFilters);
   return CuckooFilter(o);
 }
 }  // namespace

@@ -13,6 +13,7 @@ CuckooFilter make(std::uint64_t capacity, std::uint64_t seed = 1, std::optional<
   o.fp_rate = 0.001;
   o.seed = seed;
   o.growth = growth;
+  if (growth) o.max_sub_filters = cuckoo::kDefaultMaxSubFilters;  // a chain (growth 2 alone doubles in place)
   return CuckooFilter(o);
 }
 }  // namespace

@@ -32,6 +32,7 @@ CuckooFilter growing(std::uint64_t capacity) {
   o.capacity = capacity;
   o.fp_rate = 0.01;
   o.growth = 2;
+  o.max_sub_filters = cuckoo::kDefaultMaxSubFilters;  // a chain (growth 2 alone doubles in place)
   return CuckooFilter(o);
 }
 
@@ -122,6 +123,7 @@ TEST_CASE("a union repeated changes nothing, however the chains grew", "[union][
   o.capacity = 500;
   o.fp_rate = 0.001;
   o.growth = 2;
+  o.max_sub_filters = cuckoo::kDefaultMaxSubFilters;
   CuckooFilter a(o);
   CuckooFilter b(o);
   for (int i = 0; i < 900; ++i) a.add(key("a", i));

@@ -151,6 +151,41 @@ int main() {
                 results.c_str(), f.size(), hex(bytes.data(), bytes.size()).c_str());
     first = false;
   }
+  // Filters that double in place (growth 2, format version 5): 16-bit slots doubled twice, 32-bit slots
+  // once, the second with deletes of every third key after the doubling.
+  struct InPlaceCase {
+    std::uint64_t capacity;
+    const char* fp_rate;
+    unsigned max_kicks;
+    std::uint64_t seed;
+    int key_count;
+    bool deletes;
+  };
+  const std::vector<InPlaceCase> in_place = {{100, "0.001", 500, cuckoo::kDefaultSeed, 2000, false},
+                                             {300, "0.00001", 100, 31337, 1500, true}};
+  std::printf("\n  ],\n  \"in_place\": [\n");
+  first = true;
+  for (const auto& c : in_place) {
+    cuckoo::Options o;
+    o.capacity = c.capacity;
+    o.fp_rate = std::stod(c.fp_rate);
+    o.max_kicks = c.max_kicks;
+    o.seed = c.seed;
+    o.growth = 2;
+    cuckoo::CuckooFilter f(o);
+    for (int i = 0; i < c.key_count; ++i) (void)f.add("golden-" + std::to_string(i));
+    if (c.deletes)
+      for (int i = 0; i < c.key_count; i += 3) (void)f.remove("golden-" + std::to_string(i));
+    const auto bytes = f.serialize();
+    std::printf("%s    {\"capacity\": %llu, \"fp_rate\": \"%s\", \"max_kicks\": %u, \"seed\": \"%s\", "
+                "\"keys\": \"golden-0 .. golden-%d added in order%s\", \"key_count\": %d, \"deletes\": %s, "
+                "\"slot_bits\": %u, \"doublings\": %u, \"size\": %llu, \"export_hex\": \"%s\"}",
+                first ? "" : ",\n", static_cast<unsigned long long>(c.capacity), c.fp_rate, c.max_kicks,
+                hex64(c.seed).c_str(), c.key_count - 1, c.deletes ? ", then every third one removed" : "",
+                c.key_count, c.deletes ? "true" : "false", f.fingerprint_bits(), f.doublings(),
+                static_cast<unsigned long long>(f.size()), hex(bytes.data(), bytes.size()).c_str());
+    first = false;
+  }
   std::printf("\n  ]\n}\n");
   return 0;
 }

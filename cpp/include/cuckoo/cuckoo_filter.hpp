@@ -4,6 +4,8 @@
 //
 // A filter is a chain of sub-filters (sub_filter.hpp: one table, its counters and its kick-out walk): just
 // one unless the growth option is set, in which case a full filter chains a larger one (docs/GROWTH.md).
+// With growth 2 (options.hpp says when exactly) it is instead one table that doubles in place
+// (doubling_filter.hpp), to which every operation here is handed.
 // This class is the public API, the chain and the batches; the export format is format.hpp, merging
 // merge.hpp, and docs/ARCHITECTURE.md shows how the files fit together.
 #pragma once
@@ -26,6 +28,7 @@
 
 #include "bucket_table.hpp"
 #include "detail/compiler.hpp"
+#include "doubling_filter.hpp"
 #include "format.hpp"
 #include "hashing.hpp"
 #include "merge.hpp"
@@ -37,27 +40,21 @@
 namespace cuckoo {
 inline namespace v1 {
 
-// Why the last add() returned false. The numbers cross the wasm boundary (cpp/wasm/abi.hpp): never renumber.
-enum class AddFailure : std::uint8_t {
-  none = 0,
-  table_full = 1,       // no growth, and the kick-out walk found no room (it was undone)
-  duplicate_limit = 2,  // the key's buckets already hold 2b copies of its fingerprint
-  growth_limit = 3,     // growth is on, but the chain has its maximum number of sub-filters
-  out_of_memory = 4,    // growth is on, but the next sub-filter could not be allocated
-};
-
-// What a batch stores for each key, one byte each. The numbers cross the wasm boundary: never renumber.
-enum class KeyResult : std::uint8_t {
-  no = 0,            // contains_many: absent; remove_many: not found; add_if_absent_ranges: already present
-  yes = 1,           // contains_many: present; remove_many: removed; the adds: added
-  no_room = 2,       // the adds: not added, no room (or the key's duplicate limit)
-  stopped_here = 3,  // the adds: not added, and the chain cannot grow any more: the batch ends at this key
-  not_tried = 4,     // the adds: a key after the one that stopped the batch
-};
-
-[[nodiscard]] constexpr KeyResult yes_or_no(bool yes) noexcept { return yes ? KeyResult::yes : KeyResult::no; }
-
 class CuckooFilter {
+  // Growth in place (defined first: the members below return what these return).
+  using NarrowTable = DoublingFilter<std::uint16_t>;
+  using WideTable = DoublingFilter<std::uint32_t>;
+
+  // fn(the table), whichever width it has (layout_.in_place).
+  template <class Fn>
+  decltype(auto) in_place(Fn&& fn) {
+    return narrow_ ? fn(*narrow_) : fn(*wide_);
+  }
+  template <class Fn>
+  decltype(auto) in_place(Fn&& fn) const {
+    return narrow_ ? fn(std::as_const(*narrow_)) : fn(std::as_const(*wide_));
+  }
+
  public:
   // The non-throwing constructor: on error `out` is left empty and the Status says why
   // (invalid_argument or out_of_memory).
@@ -141,17 +138,41 @@ class CuckooFilter {
   [[nodiscard]] std::uint64_t hash_of(const void* data, std::size_t length) const noexcept {
     return hasher_(data, length);
   }
-  bool add_hash(std::uint64_t hash) { return add_located(locate_hash(hash)); }
-  [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept { return contains_located(locate_hash(hash)); }
-  bool remove_hash(std::uint64_t hash) noexcept { return remove_located(locate_hash(hash)); }
+  bool add_hash(std::uint64_t hash) {
+    if (layout_.in_place) [[unlikely]]
+      return in_place([&](auto& t) { return t.add_hash(hash); });
+    return add_located(locate_hash(hash));
+  }
+  [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept {
+    if (layout_.in_place) [[unlikely]]
+      return in_place([&](const auto& t) { return t.contains_hash(hash); });
+    return contains_located(locate_hash(hash));
+  }
+  bool remove_hash(std::uint64_t hash) noexcept {
+    if (layout_.in_place) [[unlikely]]
+      return in_place([&](auto& t) { return t.remove_hash(hash); });
+    return remove_located(locate_hash(hash));
+  }
   [[nodiscard]] std::size_t count_hash(std::uint64_t hash) const noexcept {
+    if (layout_.in_place) return in_place([&](const auto& t) { return t.count_hash(hash); });
     std::size_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.count(s.locate(hash)); });
     return n;
   }
-  [[nodiscard]] Location locate_hash(std::uint64_t hash) const noexcept { return head_.locate(hash); }
+  // In place: the key's two buckets at the table's present size, and the entry it would get.
+  [[nodiscard]] Location locate_hash(std::uint64_t hash) const noexcept {
+    if (layout_.in_place) [[unlikely]]
+      return in_place([&](const auto& t) {
+        const auto at = t.locate(hash);
+        return Location{hash, at.i1, at.i2, at.value};
+      });
+    return head_.locate(hash);
+  }
 
-  [[nodiscard]] AddFailure last_add_failure() const noexcept { return last_failure_; }
+  [[nodiscard]] AddFailure last_add_failure() const noexcept {
+    if (layout_.in_place) return in_place([](const auto& t) { return t.last_failure(); });
+    return last_failure_;
+  }
 
   // --- batches ----------------------------------------------------------------------------------------
   // Key i is bytes[offsets[i], offsets[i+1]); `offsets` has count + 1 entries (or, in the overloads on a
@@ -197,8 +218,13 @@ class CuckooFilter {
   // its second bucket, where it cannot be: it can only miss a false positive there.
   std::size_t add_if_absent_ranges(const std::uint8_t* bytes, const std::uint32_t* ranges, std::size_t count,
                                    std::uint8_t* results) {
-    std::size_t added = 0;
     std::memset(results, static_cast<int>(KeyResult::not_tried), count);
+    if (layout_.in_place)
+      return in_place([&](auto& t) {
+        const auto hash_at = [&](std::size_t i) { return hash_of(bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]); };
+        return t.add_hashes(hash_at, count, results, true);
+      });
+    std::size_t added = 0;
     // In such a filter most keys are decided on their first bucket: one bucket loaded instead of two, and
     // read once for both the lookup and the store. The dedup engine in wasm on 10M lines (5M new, a 33 MB table):
     // 0.77-0.84 -> 0.67-0.70 s.
@@ -246,6 +272,7 @@ class CuckooFilter {
 
   // --- whole filter -----------------------------------------------------------------------------------
   void clear() noexcept {
+    if (layout_.in_place) return in_place([](auto& t) { t.clear(); });
     head_.table.clear();
     head_.size = 0;
     tail_.clear();
@@ -253,12 +280,15 @@ class CuckooFilter {
   }
   // 64-bit counts, also in the 32-bit wasm build: a chain can pass 2^32 slots.
   [[nodiscard]] std::uint64_t size() const noexcept {
+    if (layout_.in_place) return in_place([](const auto& t) { return t.size(); });
     std::uint64_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.size; });
     return n;
   }
-  // The capacity of the whole chain (the first sub-filter's, without growth).
+  // The capacity of the whole chain (the first sub-filter's, without growth); in place, the items the
+  // table takes before it doubles again.
   [[nodiscard]] std::uint64_t capacity() const noexcept {
+    if (layout_.in_place) return in_place([](const auto& t) { return t.fill_limit(); });
     std::uint64_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.capacity; });
     return n;
@@ -268,11 +298,13 @@ class CuckooFilter {
   // which can hold up to 2 MiB more than this once its last page is touched; the count stays the same
   // on every platform, so that native and wasm statistics agree.
   [[nodiscard]] std::uint64_t byte_size() const noexcept {
+    if (layout_.in_place) return in_place([](const auto& t) { return t.byte_size(); });
     std::uint64_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.table.allocated_bytes(); });
     return n;
   }
   [[nodiscard]] std::uint64_t slot_count() const noexcept {
+    if (layout_.in_place) return num_buckets() * layout_.bucket_size;
     std::uint64_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.num_buckets; });
     return n * layout_.bucket_size;
@@ -284,14 +316,25 @@ class CuckooFilter {
   // lookup compares with 2b slots, each occupied with probability load and then matching with
   // 1 / (2^f - 1); a key is a false positive if any sub-filter matches.
   [[nodiscard]] double expected_fp_rate() const noexcept {
+    if (layout_.in_place) return in_place([](const auto& t) { return t.expected_fp_rate(); });
     double none = 1.0;
     for_each_sub_filter([&](const SubFilter& s) { none *= s.miss_probability(); });
     return 1.0 - none;
   }
   [[nodiscard]] const Layout& layout() const noexcept { return layout_; }
-  // The first sub-filter's shape (the whole filter's, without growth).
-  [[nodiscard]] std::uint64_t num_buckets() const noexcept { return head_.num_buckets; }
-  [[nodiscard]] unsigned fingerprint_bits() const noexcept { return head_.fingerprint_bits; }
+  // The first sub-filter's shape (the whole filter's, without growth; in place, the table's now, and the
+  // slot width).
+  [[nodiscard]] std::uint64_t num_buckets() const noexcept {
+    if (layout_.in_place) return in_place([](const auto& t) { return t.num_buckets(); });
+    return head_.num_buckets;
+  }
+  [[nodiscard]] unsigned fingerprint_bits() const noexcept { return layout_.fingerprint_bits; }
+  // Growth in place: whether this filter has it, how often its table has doubled, and how often it may.
+  [[nodiscard]] bool grows_in_place() const noexcept { return layout_.in_place; }
+  [[nodiscard]] unsigned doublings() const noexcept {
+    return layout_.in_place ? in_place([](const auto& t) { return t.generation(); }) : 0;
+  }
+  [[nodiscard]] unsigned max_doublings() const noexcept { return layout_.max_doublings; }
   [[nodiscard]] unsigned bucket_size() const noexcept { return layout_.bucket_size; }
   [[nodiscard]] unsigned max_kicks() const noexcept { return layout_.max_kicks; }
   [[nodiscard]] std::uint64_t seed() const noexcept { return layout_.seed; }
@@ -302,6 +345,7 @@ class CuckooFilter {
 
   // Read-only view of the first sub-filter's table, for visualisation and tests.
   [[nodiscard]] std::uint32_t slot(std::uint64_t bucket, unsigned slot_index) const noexcept {
+    if (layout_.in_place) return in_place([&](const auto& t) { return std::uint32_t{t.slot(bucket, slot_index)}; });
     return head_.table.get(bucket, slot_index);
   }
   // A semi-sorted bucket's 12-bit code of its four high nibbles (0 for a plain table): what the table stores
@@ -310,15 +354,20 @@ class CuckooFilter {
     return layout_.semi_sorted ? head_.table.semi_sorted_code(bucket) : 0;
   }
   [[nodiscard]] std::span<const std::uint8_t> table_bytes() const noexcept {
+    if (layout_.in_place)
+      return in_place([](const auto& t) { return std::span<const std::uint8_t>{t.data(), static_cast<std::size_t>(t.byte_size())}; });
     return {head_.table.data(), head_.table.byte_length()};
   }
 
-  // While attached, every add() records its steps into *trace (reset at the start of each add).
+  // While attached, every add() records its steps into *trace (reset at the start of each add). A filter
+  // that grows in place records nothing.
   void set_trace(InsertTrace* trace) noexcept { trace_ = trace; }
 
   // --- export -----------------------------------------------------------------------------------------
-  // Filters without growth write format version 3, growing ones version 4 (format.hpp).
+  // Filters without growth write format version 3, chains version 4, tables that double version 5
+  // (format.hpp).
   [[nodiscard]] std::uint64_t serialized_size() const noexcept {
+    if (layout_.in_place) return format::kInPlaceHeaderSize + byte_size() + format::kChecksumSize;
     if (layout_.growth == 0) return format::kHeaderSize + head_.table.byte_length() + format::kChecksumSize;
     std::uint64_t n = format::kChainHeaderSize + format::kChecksumSize;
     for_each_sub_filter([&](const SubFilter& s) { n += format::kSubFilterHeaderSize + s.table.byte_length(); });
@@ -326,6 +375,11 @@ class CuckooFilter {
   }
   // Writes exactly serialized_size() bytes.
   CUCKOO_COLD void serialize_into(std::uint8_t* out) const noexcept {
+    if (layout_.in_place) {
+      format::Exporter exporter(layout_, in_place_table());
+      exporter.read(out, static_cast<std::size_t>(exporter.size()));
+      return;
+    }
     format::Exporter exporter(layout_, head_, tail_);
     exporter.read(out, static_cast<std::size_t>(exporter.size()));
   }
@@ -337,6 +391,7 @@ class CuckooFilter {
   // A reader of the export in pieces (for exports larger than a second copy would allow), or null when it
   // cannot be allocated. The filter must not change while it is read.
   [[nodiscard]] std::unique_ptr<format::Exporter> exporter() const noexcept {
+    if (layout_.in_place) return std::unique_ptr<format::Exporter>(new (std::nothrow) format::Exporter(layout_, in_place_table()));
     return std::unique_ptr<format::Exporter>(new (std::nothrow) format::Exporter(layout_, head_, tail_));
   }
   // The filter an Importer has read, once it has read all of it: the Status of Importer::finish, or
@@ -346,6 +401,11 @@ class CuckooFilter {
     if (Status s = importer.finish(chain); !s.ok()) return s;
     CuckooFilter filter;
     if (Status s = filter.take_layout(chain.layout); !s.ok()) return s;
+    if (chain.layout.in_place) {
+      if (Status s = filter.adopt_in_place(chain); !s.ok()) return s;
+      out.emplace(std::move(filter));
+      return {};
+    }
     filter.head_ = std::move(chain.sub_filters.front());
     for (std::size_t k = 1; k < chain.sub_filters.size(); ++k) filter.tail_.push_back(std::move(chain.sub_filters[k]));
     filter.first_bucket_decides_ = false;  // whatever made these tables, it was not this filter's adds
@@ -386,6 +446,7 @@ class CuckooFilter {
   // got its own copy.
   template <class HashAt>
   [[gnu::noinline]] void contains_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) const noexcept {
+    if (layout_.in_place) return in_place([&](const auto& t) { t.contains_hashes(hash_at, count, results); });
     if (tail_.empty() && head_.table.fits_word()) {
       const auto probe = std::as_const(head_.table).word_probe();
       for_each_located(count, hash_at, results, [&](const Location& at) {
@@ -399,6 +460,7 @@ class CuckooFilter {
   template <class HashAt>
   [[gnu::noinline]] std::size_t add_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) {
     std::memset(results, static_cast<int>(KeyResult::not_tried), count);
+    if (layout_.in_place) return in_place([&](auto& t) { return t.add_hashes(hash_at, count, results, false); });
     if (tail_.empty() && trace_ == nullptr && head_.table.fits_word()) return add_many_word(hash_at, count, results);
     std::size_t added = 0;
     for_each_located(count, hash_at, results, [&](const Location& at) {
@@ -411,6 +473,7 @@ class CuckooFilter {
 
   template <class HashAt>
   [[gnu::noinline]] std::size_t remove_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) noexcept {
+    if (layout_.in_place) return in_place([&](auto& t) { return t.remove_hashes(hash_at, count, results); });
     std::size_t removed = 0;
     for_each_located(count, hash_at, results, [&](const Location& at) {
       const bool ok = remove_located(at);
@@ -434,6 +497,14 @@ class CuckooFilter {
 
   [[nodiscard]] CUCKOO_COLD static Status make_from_layout(const Layout& layout, std::optional<CuckooFilter>& out) {
     CuckooFilter filter;
+    if (layout.in_place) {
+      if (Status s = filter.take_layout(layout); !s.ok()) return s;
+      const auto options = in_place_options(layout);
+      if (Status s = layout.fingerprint_bits == 16 ? NarrowTable::make(options, filter.narrow_) : WideTable::make(options, filter.wide_); !s.ok())
+        return s;
+      out.emplace(std::move(filter));
+      return {};
+    }
     if (!filter.head_.allocate(layout.capacity, layout.num_buckets, layout.fingerprint_bits, layout.bucket_size,
                                layout.semi_sorted))
       return Status::error(ErrorCode::out_of_memory,
@@ -617,11 +688,47 @@ class CuckooFilter {
 
   [[nodiscard]] Status combine(const CuckooFilter& other, detail::Combine mode);
 
+  // --- growth in place --------------------------------------------------------------------------------
+  [[nodiscard]] static DoublingOptions in_place_options(const Layout& layout) noexcept {
+    return {layout.capacity, layout.max_kicks, layout.seed, layout.max_doublings, true};
+  }
+  [[nodiscard]] format::InPlaceTable in_place_table() const noexcept {
+    return in_place([](const auto& t) { return format::InPlaceTable{t.data(), t.byte_size(), t.size(), t.generation()}; });
+  }
+  [[nodiscard]] CUCKOO_COLD Status adopt_in_place(format::Chain& chain) {
+    const auto options = in_place_options(chain.layout);
+    const format::InPlaceInfo& info = chain.in_place;
+    std::uint8_t* slots = chain.slots.release();
+    if (chain.layout.fingerprint_bits == 16)
+      return NarrowTable::adopt(options, info.generation, info.item_count, reinterpret_cast<std::uint16_t*>(slots), narrow_);
+    return WideTable::adopt(options, info.generation, info.item_count, reinterpret_cast<std::uint32_t*>(slots), wide_);
+  }
+  // Merge and union of two tables that double: into a copy, so that a failure leaves this one as it was.
+  [[nodiscard]] CUCKOO_COLD Status combine_in_place(const CuckooFilter& other, detail::Combine mode) {
+    const auto into_copy = [&](auto& mine, const auto& theirs) -> Status {
+      using Table = std::remove_reference_t<decltype(*mine)>;
+      std::unique_ptr<Table> work;
+      if (Status s = Table::copy_of(*mine, work); !s.ok()) return detail::merge_copy_out_of_memory();
+      const AddFailure why = work->absorb(*theirs, mode == detail::Combine::set_union);
+      if (why == AddFailure::out_of_memory)
+        return Status::error(ErrorCode::out_of_memory, "cannot double the table for the merge (this filter was left unchanged)");
+      if (why != AddFailure::none)
+        return Status::error(ErrorCode::capacity_exceeded,
+                             "the merged fingerprints do not fit in " + std::to_string(layout_.max_doublings) +
+                                 " doublings (this filter was left unchanged)");
+      mine = std::move(work);
+      return {};
+    };
+    return narrow_ ? into_copy(narrow_, other.narrow_) : into_copy(wide_, other.wide_);
+  }
+
   KeyHasher hasher_;  // hashes keys with layout_.seed
   Layout layout_;  // the options; capacity, num_buckets and fingerprint_bits are the first sub-filter's
   SubFilter head_;  // the first sub-filter (invariant: its shape is layout_'s)
   std::vector<SubFilter> tail_;  // sub-filters chained by growth, oldest first
   std::vector<detail::PathStep> path_;  // scratch for undoing a failed walk; max_kicks entries
+  std::unique_ptr<NarrowTable> narrow_;  // the table, when it doubles in place with 16-bit slots
+  std::unique_ptr<WideTable> wide_;      // ... with 32-bit slots
   InsertTrace* trace_ = nullptr;
   AddFailure last_failure_ = AddFailure::none;
   // True while every fingerprint in the head's table was put there by this filter's adds since it was
@@ -638,6 +745,7 @@ class CuckooFilter {
 // this filter untouched, then takes the copies.
 CUCKOO_COLD inline Status CuckooFilter::combine(const CuckooFilter& other, detail::Combine mode) {
   if (Status s = detail::check_mergeable(layout_, other.layout_, mode); !s.ok()) return s;
+  if (layout_.in_place) return combine_in_place(other, mode);
   std::vector<SubFilter> work;
   if (!detail::reserve_nothrow(work, layout_.max_sub_filters))
     return Status::error(ErrorCode::out_of_memory, "cannot allocate the merge's bookkeeping");

@@ -1,7 +1,7 @@
 // A cuckoo filter that grows in place: when an add finds no room, its table doubles, and every entry moves
 // to one of its bucket's two successors. Lookups read two buckets at any size, where a chain of
-// sub-filters (cuckoo_filter.hpp's growth) reads two per sub-filter. Not yet behind CuckooFilter's API:
-// this is the core and its tests (docs/GROWTH.md, "In place").
+// sub-filters (cuckoo_filter.hpp's growth) reads two per sub-filter. CuckooFilter holds one of these when
+// made with growth 2 (options.hpp says when), and dispatches every operation to it (docs/GROWTH.md).
 //
 // The index. With N = N0 * 2^g buckets (N0 even, any size: exact sizing; g the doublings so far), a key's
 // first bucket is the multiply-shift index of the top 32 bits h of its hash: i1 = floor(h * N / 2^32).
@@ -21,7 +21,8 @@
 // 0. An absent key matches an entry with probability 2^-(F + e): newer entries keep longer fingerprints,
 // and the rate a doubling raises is paid by the entries that were there before it (expected_fp_rate()
 // sums it from the count of entries of each length). An entry whose ext bits are used up (e = 0) cannot
-// move, so the table stops doubling before any would be: at most E doublings.
+// move, so the table stops doubling before any would be: at most E doublings, fewer when the rate asked
+// for needs it (rate_bound()).
 //
 // A key K matches an entry v when v's bits above its marker equal K's full value V's:
 //   (v ^ V) & ~(v ^ (v - 1)) == 0, v != 0.
@@ -34,6 +35,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <bit>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -47,9 +49,20 @@
 namespace cuckoo {
 inline namespace v1 {
 
+// The options of either slot width.
+struct DoublingOptions {
+  std::uint64_t capacity = 0;  // items the first table holds at 95% load
+  unsigned max_kicks = 500;
+  std::uint64_t seed = kDefaultSeed;
+  unsigned max_doublings = 31;  // at most this often, and at most as often as the slot width allows (E)
+  bool grows = true;
+};
+
 template <class Slot>
 class DoublingFilter {
   static_assert(std::is_same_v<Slot, std::uint16_t> || std::is_same_v<Slot, std::uint32_t>);
+  // The export writes the slots as they are in memory (format.hpp, version 5): little-endian.
+  static_assert(std::endian::native == std::endian::little);
 
  public:
   static constexpr unsigned kSlotBits = 8 * sizeof(Slot);     // W
@@ -60,31 +73,62 @@ class DoublingFilter {
   // fill unevenly (the first full one doubles the whole table).
   static constexpr std::uint64_t kMinBaseBuckets = 256;
 
-  struct Options {
-    std::uint64_t capacity = 0;  // items the first table holds at 95% load
-    unsigned max_kicks = 500;
-    std::uint64_t seed = kDefaultSeed;
-    bool grows = true;
-  };
+  using Options = DoublingOptions;
+
+  // N0: the first table's buckets for `capacity` items (95% load, at least kMinBaseBuckets, even).
+  [[nodiscard]] static constexpr std::uint64_t base_buckets_for(std::uint64_t capacity) noexcept {
+    std::uint64_t buckets = (capacity * 100 + 95 * kBucketSize - 1) / (95 * kBucketSize);
+    if (buckets < kMinBaseBuckets) buckets = kMinBaseBuckets;
+    return buckets + (buckets & 1);  // even (hashing.hpp's alternate)
+  }
+
+  // An upper bound of expected_fp_rate() at the fill limit after g doublings, for keys added in any order
+  // (deletes only lower it). A lookup compares 2b slots; entries added before the first doubling (at most
+  // 95% of the first table's S0 slots) have W - 1 - g bits by then, the 85% of S0 added while the table had
+  // 2 S0 slots one more, and the 45% of each later table's slots added while it was the newest one more
+  // per doubling since: rate <= 2b 2^-(W-1) (0.95 + 0.85 / 2 + 0.45 (g - 1)). For 16-bit slots after 7
+  // doublings: 9.95e-4.
+  [[nodiscard]] static constexpr double rate_bound(unsigned g) noexcept {
+    const double per_match = 2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kSlotBits - 1));
+    return per_match * (g == 0 ? 0.95 : 1.375 + 0.45 * (g - 1));
+  }
 
   // The non-throwing constructor: invalid_argument or out_of_memory.
   [[nodiscard]] static Status make(const Options& o, std::unique_ptr<DoublingFilter>& out) {
-    if (o.capacity == 0) return Status::error(ErrorCode::invalid_argument, "capacity must be at least 1");
-    std::uint64_t buckets = (o.capacity * 100 + 95 * kBucketSize - 1) / (95 * kBucketSize);
-    if (buckets < kMinBaseBuckets) buckets = kMinBaseBuckets;
-    buckets += buckets & 1;  // even (hashing.hpp's alternate)
-    if (buckets > kMaxBuckets) return Status::error(ErrorCode::invalid_argument, "capacity is too large");
-    auto f = std::unique_ptr<DoublingFilter>(new (std::nothrow) DoublingFilter());
-    if (!f) return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter");
-    f->hasher_ = KeyHasher(o.seed);
-    f->capacity_ = o.capacity;
-    f->base_buckets_ = buckets;
-    f->max_kicks_ = o.max_kicks;
-    f->grows_ = o.grows;
-    f->slots_ = static_cast<Slot*>(std::calloc(buckets * kBucketSize, sizeof(Slot)));
-    if (f->slots_ == nullptr || !detail::reserve_nothrow(f->path_, o.max_kicks))
-      return Status::error(ErrorCode::out_of_memory, "cannot allocate the table");
-    f->path_.resize(o.max_kicks);
+    return make_with(o, 0, out);
+  }
+
+  // A filter of `generation` doublings whose slots are `slots` (malloc'd, N0 * 2^generation buckets; the
+  // filter takes them over whatever happens), as an export holds them (format.hpp, version 5): checks
+  // every slot and the item count. bad_format or out_of_memory.
+  [[nodiscard]] static Status adopt(const Options& o, unsigned generation, std::uint64_t item_count, Slot* slots,
+                                    std::unique_ptr<DoublingFilter>& out) {
+    std::unique_ptr<Slot, FreeDeleter> owned(slots);
+    std::unique_ptr<DoublingFilter> f;
+    if (Status s = make_with(o, generation, f, owned.release()); !s.ok()) return s;
+    const std::uint64_t n = f->num_buckets() * kBucketSize;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const Slot v = f->slots_[i];
+      if (v == 0) continue;
+      if ((v & kTailMask) == 0)
+        return Status::error(ErrorCode::bad_format, "slot " + std::to_string(i) + " has no length mark");
+      f->counted_in(v);
+    }
+    if (f->size_ != item_count)
+      return Status::error(ErrorCode::bad_format, "item count " + std::to_string(item_count) + " does not match the " +
+                                                      std::to_string(f->size_) + " occupied slots");
+    out = std::move(f);
+    return {};
+  }
+
+  // An exact copy of `from`: out_of_memory when it cannot be had.
+  [[nodiscard]] static Status copy_of(const DoublingFilter& from, std::unique_ptr<DoublingFilter>& out) {
+    std::unique_ptr<DoublingFilter> f;
+    if (Status s = make_with(from.options(), from.generation_, f); !s.ok()) return s;
+    std::memcpy(f->slots_, from.slots_, from.byte_size());
+    f->size_ = from.size_;
+    std::memcpy(f->length_counts_, from.length_counts_, sizeof f->length_counts_);
+    f->failure_ = from.failure_;
     out = std::move(f);
     return {};
   }
@@ -95,7 +139,7 @@ class DoublingFilter {
 
   // --- keys -------------------------------------------------------------------------------------------
   // False only when there is no room and the table cannot double (or the key has 2b copies); the filter
-  // then holds exactly the keys it held.
+  // then holds exactly the keys it held, and last_failure() says why.
   bool add(std::string_view key) { return add_hash(hasher_(key.data(), key.size())); }
   [[nodiscard]] bool contains(std::string_view key) const noexcept { return contains_hash(hasher_(key.data(), key.size())); }
   bool remove(std::string_view key) noexcept { return remove_hash(hasher_(key.data(), key.size())); }
@@ -105,55 +149,107 @@ class DoublingFilter {
   [[nodiscard]] bool contains(std::uint64_t key) const noexcept { return contains_hash(hasher_(key)); }
   bool remove(std::uint64_t key) noexcept { return remove_hash(hasher_(key)); }
 
-  bool add_hash(std::uint64_t hash) {
-    if (grows_ && size_ >= fill_limit() && !double_in_place()) return false;
+  bool add_hash(std::uint64_t hash) noexcept {
+    // When the table cannot double, it takes keys until a walk fails.
+    if (size_ >= fill_limit()) (void)double_in_place();
     for (;;) {
       const Place at = locate(hash);
-      if (copies(at) >= 2 * kBucketSize) return false;
-      if (insert(at)) return true;
-      if (!grows_ || !double_in_place()) return false;
+      if (copies(at) >= 2 * kBucketSize) {
+        failure_ = AddFailure::duplicate_limit;
+        return false;
+      }
+      if (insert(at)) {
+        failure_ = AddFailure::none;
+        return true;
+      }
+      if (const AddFailure why = double_in_place(); why != AddFailure::none) {
+        failure_ = why;
+        return false;
+      }
     }
   }
+  [[nodiscard]] AddFailure last_failure() const noexcept { return failure_; }
 
-  // Items the table takes before it doubles: `capacity` in the first, then 90% of the slots. The rate
-  // depends on when entries were added: an entry added to a table of S slots adds about 2b / S / 2^(W-1)
-  // to it for ever (it loses a bit per doubling, as the slots double). Filling each doubled table to 90%
-  // instead of the 96% a walk reaches keeps 16-bit slots under 0.001 through all 7 doublings (about 128
-  // times the first capacity), at the same memory at 10, 30 and 100 times it.
-  [[nodiscard]] std::uint64_t fill_limit() const noexcept {
-    return generation_ == 0 ? capacity_ : num_buckets() * kBucketSize * 9 / 10;
-  }
+  // Items the table takes before it doubles: `capacity` in the first (or 90% of its slots, when the
+  // smallest table is larger than asked for), then 90% of the slots. The rate depends on when entries
+  // were added: an entry added to a table of S slots adds about 2b / S / 2^(W-1) to it for ever (it loses
+  // a bit per doubling, as the slots double). Filling each doubled table to 90% instead of the 96% a walk
+  // reaches keeps 16-bit slots under 0.001 through all 7 doublings (rate_bound), at the same memory at
+  // 10, 30 and 100 times the first capacity.
+  [[nodiscard]] std::uint64_t fill_limit() const noexcept { return fill_limit_; }
 
-  [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept {
-    const Place at = locate(hash);
-    // No branch on the first answer: on a stream of present and absent keys it would mispredict half
-    // the time (as in CuckooFilter::contains_located).
-    return (static_cast<int>(matches_in(at.i1, at.value)) | static_cast<int>(matches_in(at.i2, at.value))) != 0;
-  }
+  [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept { return contains_place(locate(hash)); }
 
   [[nodiscard]] std::size_t count_hash(std::uint64_t hash) const noexcept { return copies(locate(hash)); }
 
   // Removes the key's longest matching entry (see the file's comment).
-  bool remove_hash(std::uint64_t hash) noexcept {
-    const Place at = locate(hash);
-    Slot* best = nullptr;
-    for (const std::uint32_t bucket : {at.i1, at.i2}) {
-      Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
-      for (unsigned s = 0; s < kBucketSize; ++s)
-        if (matches(b[s], at.value) && (best == nullptr || marker_bit(b[s]) < marker_bit(*best))) best = b + s;
-    }
-    if (best == nullptr) return false;
-    --length_counts_[entry_bits(*best)];
-    *best = 0;
-    --size_;
-    return true;
+  bool remove_hash(std::uint64_t hash) noexcept { return remove_place(locate(hash)); }
+
+  // The key's two buckets and the entry it would get now: what the demo and CuckooFilter::locate show.
+  struct Place {
+    std::uint64_t hash;
+    std::uint32_t i1;
+    std::uint32_t i2;
+    Slot value;  // the entry this key would get now: all E ext bits
+  };
+  [[nodiscard]] Place locate(std::uint64_t hash) const noexcept {
+    const std::uint64_t product = (hash >> 32) * base_buckets_;
+    const auto q = static_cast<std::uint32_t>(product >> 32);
+    const auto frac = static_cast<std::uint32_t>(product);
+    const unsigned g = generation_;
+    const std::uint32_t s = g == 0 ? 0 : frac >> (32 - g);
+    // The E bits after the index (g + E <= 30 < 32, so they are all bits of frac).
+    const std::uint32_t ext = static_cast<std::uint32_t>((std::uint64_t{frac} << g) >> (32 - kExtBits)) & ((1u << kExtBits) - 1);
+    const std::uint32_t fixed = static_cast<std::uint32_t>(hash) >> (32 - kFixedBits);
+    const auto value = static_cast<Slot>((fixed << (kSlotBits - kFixedBits)) | (ext << 1) | 1u);
+    const std::uint32_t q2 = alternate_index(q, fixed, base_buckets_);
+    return {hash, (q << g) | s, (q2 << g) | s, value};
+  }
+
+  // --- batches ----------------------------------------------------------------------------------------
+  // As CuckooFilter's: hash_at(i) is key i's hash; results[i] a KeyResult. A group of keys is located and
+  // its buckets touched before any is used, so that their cache misses overlap.
+  template <class HashAt>
+  void contains_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) const noexcept {
+    for_each_placed(count, hash_at, results, [&](const Place& at) { return yes_or_no(contains_place(at)); });
+  }
+  template <class HashAt>
+  std::size_t remove_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) noexcept {
+    std::size_t removed = 0;
+    for_each_placed(count, hash_at, results, [&](const Place& at) {
+      const bool ok = remove_place(at);
+      removed += ok;
+      return yes_or_no(ok);
+    });
+    return removed;
+  }
+  // The adds, and add-if-absent (`if_absent`): a key that cannot be added because the table cannot
+  // double gets stopped_here and ends the batch (the keys after it keep not_tried, which the caller
+  // stores first); one refused by the duplicate limit gets no_room.
+  template <class HashAt>
+  std::size_t add_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results, bool if_absent) noexcept {
+    std::size_t added = 0;
+    for_each_placed(count, hash_at, results, [&](const Place& at) {
+      if (if_absent && contains_place(at)) return KeyResult::no;
+      // Located before a doubling: add_hash locates again.
+      const bool ok = size_ < fill_limit() && copies(at) < 2 * kBucketSize && insert(at) ? (failure_ = AddFailure::none, true)
+                                                                                         : add_hash(at.hash);
+      added += ok;
+      if (ok) return KeyResult::yes;
+      return failure_ == AddFailure::duplicate_limit ? KeyResult::no_room : KeyResult::stopped_here;
+    });
+    return added;
   }
 
   // --- the whole filter -------------------------------------------------------------------------------
   [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] std::uint64_t base_buckets() const noexcept { return base_buckets_; }
   [[nodiscard]] std::uint64_t num_buckets() const noexcept { return base_buckets_ << generation_; }
   [[nodiscard]] unsigned generation() const noexcept { return generation_; }
+  [[nodiscard]] unsigned max_doublings() const noexcept { return max_doublings_; }
   [[nodiscard]] std::uint64_t byte_size() const noexcept { return num_buckets() * kBucketSize * sizeof(Slot); }
+  [[nodiscard]] const std::uint8_t* data() const noexcept { return reinterpret_cast<const std::uint8_t*>(slots_); }
   [[nodiscard]] double load_factor() const noexcept {
     return static_cast<double>(size_) / static_cast<double>(num_buckets() * kBucketSize);
   }
@@ -168,21 +264,33 @@ class DoublingFilter {
   // Entries of F + e bits, for e = 0 .. E.
   [[nodiscard]] std::uint64_t entries_of_bits(unsigned bits) const noexcept { return length_counts_[bits]; }
   [[nodiscard]] Slot slot(std::uint64_t bucket, unsigned s) const noexcept { return slots_[bucket * kBucketSize + s]; }
+  [[nodiscard]] Options options() const noexcept { return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_}; }
 
-  // Doubles the table now; false when it cannot (an entry has no ext bit left, the bucket count would
-  // pass 2^32, or no memory), and the filter is then unchanged.
-  bool double_in_place() noexcept {
-    if (length_counts_[kFixedBits] != 0 || generation_ >= kExtBits) return false;
+  // Back to the first table's size, empty. The first table's memory is kept (a smaller realloc may fail).
+  void clear() noexcept {
+    if (void* smaller = std::realloc(slots_, base_buckets_ * kBucketSize * sizeof(Slot))) slots_ = static_cast<Slot*>(smaller);
+    generation_ = 0;
+    set_fill_limit();
+    std::memset(slots_, 0, byte_size());
+    size_ = 0;
+    std::memset(length_counts_, 0, sizeof length_counts_);
+    failure_ = AddFailure::none;
+  }
+
+  // Doubles the table now. When it cannot, the filter is unchanged and the answer says why: table_full
+  // (made not to grow), growth_limit (max_doublings reached, an entry has no ext bit left, or the bucket
+  // count would pass kMaxBuckets) or out_of_memory.
+  AddFailure double_in_place() noexcept {
+    if (!grows_) return AddFailure::table_full;
+    if (length_counts_[kFixedBits] != 0 || generation_ >= max_doublings_) return AddFailure::growth_limit;
     const std::uint64_t old_buckets = num_buckets();
-    if (2 * old_buckets > kMaxBuckets) return false;
+    if (2 * old_buckets > kMaxBuckets) return AddFailure::growth_limit;
     void* grown = std::realloc(slots_, 2 * old_buckets * kBucketSize * sizeof(Slot));
-    if (grown == nullptr) return false;
+    if (grown == nullptr) return AddFailure::out_of_memory;
     slots_ = static_cast<Slot*>(grown);
     detail::advise_huge_pages(slots_, 2 * old_buckets * kBucketSize * sizeof(Slot));
     // From the top down: old bucket i's entries go to buckets 2i and 2i + 1, which lie above every old
     // bucket not yet moved (for i = 0, the old bucket is read before its place is written).
-    constexpr Slot kTailMask = static_cast<Slot>((1u << (kSlotBits - kFixedBits)) - 1);
-    constexpr unsigned kTopTailBit = kSlotBits - kFixedBits - 1;
     for (std::uint64_t i = old_buckets; i-- > 0;) {
       Slot old[kBucketSize];
       std::memcpy(old, slots_ + i * kBucketSize, sizeof old);
@@ -191,42 +299,98 @@ class DoublingFilter {
       unsigned used[2] = {0, 0};
       for (const Slot v : old) {
         if (v == 0) continue;
-        const Slot tail = v & kTailMask;
-        const unsigned half = tail >> kTopTailBit;
-        to[half * kBucketSize + used[half]++] = static_cast<Slot>((v & ~kTailMask) | ((tail << 1) & kTailMask));
+        const unsigned half = (v & kTailMask) >> kTopTailBit;
+        to[half * kBucketSize + used[half]++] = shed(v, 1);
       }
     }
     for (unsigned bits = kFixedBits; bits + 1 < kSlotBits; ++bits) length_counts_[bits] = length_counts_[bits + 1];
     length_counts_[kSlotBits - 1] = 0;
     ++generation_;
-    return true;
+    set_fill_limit();
+    return AddFailure::none;
+  }
+
+  // Adds the entries of `other` (made with the same options) to this filter: every one (merge), or for a
+  // union those whose bucket pair here covers fewer copies than `other` holds there, so that a union
+  // repeated, or with a filter of a subset of the keys, changes nothing. This filter doubles as needed.
+  // Not all or nothing: on failure (growth_limit, out_of_memory) it is partly changed, so CuckooFilter
+  // works on a copy.
+  [[nodiscard]] AddFailure absorb(const DoublingFilter& other, bool set_union) noexcept {
+    while (generation_ < other.generation_)
+      if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
+    const unsigned from_generation = other.generation_;
+    for (std::uint64_t bucket = 0; bucket < other.num_buckets(); ++bucket) {
+      const auto b = static_cast<std::uint32_t>(bucket);
+      for (unsigned s = 0; s < kBucketSize; ++s) {
+        const Slot v = other.slot(b, s);
+        if (v == 0) continue;
+        std::size_t copies = 1;
+        if (set_union) {
+          const std::uint32_t b2 = other.other_bucket(b, v);
+          // Each (pair, entry) once, at its first slot in bucket order.
+          if (other.find_exact(b, v) != static_cast<int>(s) || (b2 < b && other.find_exact(b2, v) >= 0)) continue;
+          const std::size_t want = other.exact_copies(b, v) + other.exact_copies(b2, v);
+          const std::size_t have = covering(from_generation, b, v);
+          copies = want > have ? want - have : 0;
+        }
+        for (std::size_t c = 0; c < copies; ++c)
+          if (const AddFailure why = insert_entry(from_generation, b, v); why != AddFailure::none) return why;
+      }
+    }
+    return AddFailure::none;
   }
 
  private:
+  struct FreeDeleter {
+    void operator()(Slot* p) const noexcept { std::free(p); }
+  };
+  static constexpr Slot kTailMask = static_cast<Slot>((1u << (kSlotBits - kFixedBits)) - 1);
+  static constexpr unsigned kTopTailBit = kSlotBits - kFixedBits - 1;
+
   DoublingFilter() = default;
 
-  struct Place {
-    std::uint64_t hash;
-    std::uint32_t i1;
-    std::uint32_t i2;
-    Slot value;  // the entry this key would get now: all E ext bits
-  };
-
-  [[nodiscard]] std::uint32_t fixed_of(Slot v) const noexcept { return static_cast<std::uint32_t>(v) >> (kSlotBits - kFixedBits); }
-
-  [[nodiscard]] Place locate(std::uint64_t hash) const noexcept {
-    const std::uint64_t product = (hash >> 32) * base_buckets_;
-    const auto q = static_cast<std::uint32_t>(product >> 32);
-    const auto frac = static_cast<std::uint32_t>(product);
-    const unsigned g = generation_;
-    const std::uint32_t s = g == 0 ? 0 : frac >> (32 - g);
-    // The E bits after the index (g + E <= 30 < 32, so they are all bits of frac).
-    const std::uint32_t ext = static_cast<std::uint32_t>((std::uint64_t{frac} << g) >> (32 - kExtBits)) & ((1u << kExtBits) - 1);
-    const std::uint32_t fixed = static_cast<std::uint32_t>(hash) >> (32 - kFixedBits);
-    const auto value = static_cast<Slot>((fixed << (kSlotBits - kFixedBits)) | (ext << 1) | 1u);
-    const std::uint32_t q2 = alternate_index(q, fixed, base_buckets_);
-    return {hash, (q << g) | s, (q2 << g) | s, value};
+  // make() at `generation` doublings, on `slots` when given (taken over), else on a zeroed table.
+  [[nodiscard]] static Status make_with(const Options& o, unsigned generation, std::unique_ptr<DoublingFilter>& out,
+                                        Slot* slots = nullptr) {
+    std::unique_ptr<Slot, FreeDeleter> owned(slots);
+    if (o.capacity == 0) return Status::error(ErrorCode::invalid_argument, "capacity must be at least 1");
+    if (o.capacity > (kMaxBuckets / 100) * kBucketSize * 95)
+      return Status::error(ErrorCode::invalid_argument, "capacity is too large");
+    const unsigned max_doublings = o.max_doublings < kExtBits ? o.max_doublings : kExtBits;
+    if (generation > max_doublings) return Status::error(ErrorCode::invalid_argument, "doublings out of range");
+    const std::uint64_t buckets = base_buckets_for(o.capacity);
+    if ((buckets << generation) > kMaxBuckets) return Status::error(ErrorCode::invalid_argument, "capacity is too large");
+    auto f = std::unique_ptr<DoublingFilter>(new (std::nothrow) DoublingFilter());
+    if (!f) return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter");
+    f->hasher_ = KeyHasher(o.seed);
+    f->capacity_ = o.capacity;
+    f->base_buckets_ = buckets;
+    f->generation_ = generation;
+    f->max_doublings_ = max_doublings;
+    f->max_kicks_ = o.max_kicks;
+    f->grows_ = o.grows;
+    f->slots_ = owned ? owned.release() : static_cast<Slot*>(std::calloc((buckets << generation) * kBucketSize, sizeof(Slot)));
+    if (f->slots_ == nullptr || !detail::reserve_nothrow(f->path_, o.max_kicks))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(f->byte_size()) + " bytes for the table");
+    detail::advise_huge_pages(f->slots_, f->byte_size());
+    f->path_.resize(o.max_kicks);
+    f->set_fill_limit();
+    out = std::move(f);
+    return {};
   }
+
+  void set_fill_limit() noexcept {
+    const std::uint64_t ninety_percent = num_buckets() * kBucketSize * 9 / 10;
+    fill_limit_ = generation_ == 0 && capacity_ > ninety_percent ? capacity_ : ninety_percent;
+  }
+
+  [[nodiscard]] static std::uint32_t fixed_of(Slot v) noexcept { return static_cast<std::uint32_t>(v) >> (kSlotBits - kFixedBits); }
+  // The entry v after `d` doublings: d fewer ext bits (the caller checked it has them).
+  [[nodiscard]] static Slot shed(Slot v, unsigned d) noexcept {
+    return static_cast<Slot>((v & ~kTailMask) | ((static_cast<std::uint32_t>(v & kTailMask) << d) & kTailMask));
+  }
+  // The ext bits an entry has left.
+  [[nodiscard]] static unsigned ext_bits(Slot v) noexcept { return entry_bits(v) - kFixedBits; }
 
   // The other bucket of an entry in `bucket`.
   [[nodiscard]] std::uint32_t other_bucket(std::uint32_t bucket, Slot v) const noexcept {
@@ -243,6 +407,26 @@ class DoublingFilter {
   [[nodiscard]] static unsigned marker_bit(Slot v) noexcept { return static_cast<unsigned>(__builtin_ctz(static_cast<std::uint32_t>(v))); }
   // F + e for an entry.
   [[nodiscard]] static unsigned entry_bits(Slot v) noexcept { return kSlotBits - 1 - marker_bit(v); }
+
+  [[nodiscard]] bool contains_place(const Place& at) const noexcept {
+    // No branch on the first answer: on a stream of present and absent keys it would mispredict half
+    // the time (as in CuckooFilter::contains_located).
+    return (static_cast<int>(matches_in(at.i1, at.value)) | static_cast<int>(matches_in(at.i2, at.value))) != 0;
+  }
+
+  bool remove_place(const Place& at) noexcept {
+    Slot* best = nullptr;
+    for (const std::uint32_t bucket : {at.i1, at.i2}) {
+      Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
+      for (unsigned s = 0; s < kBucketSize; ++s)
+        if (matches(b[s], at.value) && (best == nullptr || marker_bit(b[s]) < marker_bit(*best))) best = b + s;
+    }
+    if (best == nullptr) return false;
+    --length_counts_[entry_bits(*best)];
+    *best = 0;
+    --size_;
+    return true;
+  }
 
   [[nodiscard]] bool matches_in(std::uint32_t bucket, Slot key) const noexcept {
     const Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
@@ -282,6 +466,56 @@ class DoublingFilter {
       for (unsigned s = 0; s < kBucketSize; ++s) n += matches(b[s], at.value);
     }
     return n;
+  }
+
+  // For a union: the slot of `bucket` holding exactly v (-1: none), and how many hold it.
+  [[nodiscard]] int find_exact(std::uint32_t bucket, Slot v) const noexcept {
+    for (unsigned s = 0; s < kBucketSize; ++s)
+      if (slot(bucket, s) == v) return static_cast<int>(s);
+    return -1;
+  }
+  [[nodiscard]] std::size_t exact_copies(std::uint32_t bucket, Slot v) const noexcept {
+    std::size_t n = 0;
+    for (unsigned s = 0; s < kBucketSize; ++s) n += slot(bucket, s) == v;
+    return n;
+  }
+  // The entry v of `bucket` in a filter of `from_generation` doublings, moved to this filter's size: its
+  // bucket and value here. False when v has too few ext bits left to know its bucket here.
+  [[nodiscard]] bool moved_here(unsigned from_generation, std::uint32_t bucket, Slot v, std::uint32_t& at, Slot& value) const noexcept {
+    const unsigned d = generation_ - from_generation;
+    if (ext_bits(v) < d) return false;
+    const std::uint32_t class_bits = bucket & ((std::uint32_t{1} << from_generation) - 1);
+    const std::uint32_t next = d == 0 ? 0 : static_cast<std::uint32_t>(v & kTailMask) >> (kSlotBits - kFixedBits - d);
+    at = ((bucket >> from_generation) << generation_) | (class_bits << d) | next;
+    value = shed(v, d);
+    return true;
+  }
+  // How many entries of v's pair here stand for it: they agree with it on all their bits and are no
+  // longer (so every key v matches, they match too).
+  [[nodiscard]] std::size_t covering(unsigned from_generation, std::uint32_t bucket, Slot v) const noexcept {
+    std::uint32_t at = 0;
+    Slot value = 0;
+    if (!moved_here(from_generation, bucket, v, at, value)) return 0;
+    std::size_t n = 0;
+    for (const std::uint32_t b : {at, other_bucket(at, value)})
+      for (unsigned s = 0; s < kBucketSize; ++s) {
+        const Slot u = slot(b, s);
+        n += matches(u, value) && marker_bit(u) >= marker_bit(value);
+      }
+    return n;
+  }
+  // Stores the entry v of another filter's `bucket` (of `from_generation` doublings), doubling when it
+  // finds no room.
+  [[nodiscard]] AddFailure insert_entry(unsigned from_generation, std::uint32_t bucket, Slot v) noexcept {
+    for (;;) {
+      std::uint32_t at = 0;
+      Slot value = 0;
+      if (!moved_here(from_generation, bucket, v, at, value)) return AddFailure::growth_limit;
+      // The walk's generator is seeded from the place (there is no key hash), so merges are reproducible.
+      const Place place{(std::uint64_t{at} << 32 | value) ^ hasher_.seed(), at, other_bucket(at, value), value};
+      if (insert(place)) return AddFailure::none;
+      if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
+    }
   }
 
   [[nodiscard]] int free_slot(std::uint32_t bucket) const noexcept {
@@ -345,16 +579,61 @@ class DoublingFilter {
     ++size_;
   }
 
+  // In wasm a prefetch is a real load, kept alive through prefetch_sink_ (bucket_table.hpp's prefetch).
+  [[nodiscard]] std::uint8_t touch(std::uint32_t bucket) const noexcept {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(slots_ + std::size_t{bucket} * kBucketSize);
+#if defined(__wasm__)
+    return *p;
+#else
+    __builtin_prefetch(p);
+    return 0;
+#endif
+  }
+
+  // Locates and touches a group of keys, then stores op(place) for each (CuckooFilter::for_each_located,
+  // whose comments say why the results are gathered per group). stopped_here ends the walk.
+  template <class HashAt, class Op>
+  void for_each_placed(std::size_t count, HashAt& hash_at, std::uint8_t* results, Op&& op) const {
+    constexpr std::size_t kGroup = 16;
+    Place group[kGroup];
+    std::uint8_t group_results[kGroup];
+    std::uint8_t touched = 0;
+    for (std::size_t start = 0; start < count; start += kGroup) {
+      const std::size_t n = count - start < kGroup ? count - start : kGroup;
+      for (std::size_t j = 0; j < n; ++j) group[j] = locate(hash_at(start + j));
+      for (std::size_t j = 0; j < n; ++j) touched = static_cast<std::uint8_t>(touched ^ touch(group[j].i1) ^ touch(group[j].i2));
+      for (std::size_t j = 0; j < n; ++j) {
+        // A doubling in op moves every entry: the places located before it are stale.
+        const unsigned g = generation_;
+        const KeyResult r = op(group[j]);
+        group_results[j] = static_cast<std::uint8_t>(r);
+        if (r == KeyResult::stopped_here) {
+          std::memcpy(results + start, group_results, j + 1);
+          prefetch_sink_ = touched;
+          return;
+        }
+        if (g != generation_)
+          for (std::size_t k = j + 1; k < n; ++k) group[k] = locate(group[k].hash);
+      }
+      std::memcpy(results + start, group_results, n);
+    }
+    prefetch_sink_ = touched;
+  }
+
   KeyHasher hasher_;
   std::uint64_t capacity_ = 0;      // the first table's items
   std::uint64_t base_buckets_ = 0;  // N0
   unsigned generation_ = 0;         // g: doublings so far
+  unsigned max_doublings_ = kExtBits;
   unsigned max_kicks_ = 0;
   bool grows_ = true;
   Slot* slots_ = nullptr;           // N0 * 2^g buckets of kBucketSize slots
   std::uint64_t size_ = 0;
+  std::uint64_t fill_limit_ = 0;    // fill_limit(), set whenever the table changes size
   std::uint64_t length_counts_[kSlotBits] = {};  // entries by F + e
+  AddFailure failure_ = AddFailure::none;
   std::vector<detail::PathStep> path_;
+  mutable std::uint8_t prefetch_sink_ = 0;
 };
 
 }  // namespace v1

@@ -1,4 +1,4 @@
-// The export format, versions 3 and 4 (docs/FORMAT.md is the specification; keep the two in step).
+// The export format, versions 3, 4 and 5 (docs/FORMAT.md is the specification; keep the two in step).
 // All integers are little-endian. The header is fixed-size, then the packed table, then a checksum.
 //
 //   offset size field
@@ -38,13 +38,30 @@
 // Growth appends sub-filters of growth x the last one's capacity with one more fingerprint bit; a merge
 // may append copies of the other filter's sub-filters, so the reader checks each sub-filter on its own.
 //
+// Version 5, written for filters that grow in place (doubling_filter.hpp):
+//
+//   offset size field
+//        0   24 as in version 3, with version 5, bucket size 4, "fingerprint bits" the slot width (16 or
+//               32) and flags 0
+//       24    8 capacity (items the first table was sized for, >= 1)
+//       32    8 buckets of the first table N0 (what the capacity gives: DoublingFilter::base_buckets_for)
+//       40    8 number of stored entries
+//       48    8 table length in bytes = N0 * 2^g * 4 * slot width / 8
+//       56    1 doublings so far g (<= the maximum)
+//       57    1 the most doublings (<= slot width - 1 - slot width / 2)
+//       58    6 reserved (0)
+//       64    T the slots, each a little-endian integer of the slot width
+//   64 + T    8 XXH3-64 (seed 0) of every byte before it
+//
 // Versions 1 and 2 had the same layouts but linked a fingerprint's two buckets through another offset
 // function (hashing.hpp); they were only written by builds before the first release and are refused.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -52,6 +69,7 @@
 
 #include "detail/bits.hpp"
 #include "detail/compiler.hpp"
+#include "doubling_filter.hpp"
 #include "hashing.hpp"
 #include "options.hpp"
 #include "status.hpp"
@@ -71,6 +89,7 @@ namespace format {
 inline constexpr std::uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
 inline constexpr std::uint16_t kVersion = 3;         // one table
 inline constexpr std::uint16_t kVersionChained = 4;  // a chain of sub-filters (growth)
+inline constexpr std::uint16_t kVersionInPlace = 5;  // a table that doubles in place (growth 2)
 // Pre-release versions: the same layouts, other alternate buckets. Reading them would lose keys.
 inline constexpr std::uint16_t kRetiredVersion = 1;
 inline constexpr std::uint16_t kRetiredVersionChained = 2;
@@ -78,6 +97,7 @@ inline constexpr std::size_t kHeaderSize = 56;
 inline constexpr std::size_t kChainHeaderSize = 32;
 inline constexpr std::size_t kSubFilterHeaderSize = 40;
 inline constexpr std::size_t kChecksumSize = 8;
+inline constexpr std::size_t kInPlaceHeaderSize = 64;
 
 namespace chain_offset {
 inline constexpr std::size_t growth = 24, max_sub_filters = 25, sub_filters = 26, reserved = 28;
@@ -96,6 +116,12 @@ struct SubFilterInfo {
   std::uint64_t item_count;
   std::uint64_t table_length;
 };
+
+// Within a version 5 header, after its first 24 bytes.
+namespace in_place_offset {
+inline constexpr std::size_t capacity = 24, base_buckets = 32, item_count = 40, table_length = 48, generation = 56,
+                             max_doublings = 57, reserved = 58;
+}  // namespace in_place_offset
 
 namespace offset {
 inline constexpr std::size_t magic = 0, version = 4, bucket_size = 6, fingerprint_bits = 7, max_kicks = 8,
@@ -191,13 +217,13 @@ struct CommonFields {
   for (unsigned i = 0; i < 4; ++i)
     if (p[offset::magic + i] != kMagic[i]) return bad_format("bad magic: this is not a cuckoo filter export");
   version = static_cast<std::uint16_t>(get_le(p + offset::version, 2));
-  if (version == kVersion || version == kVersionChained) return {};
+  if (version == kVersion || version == kVersionChained || version == kVersionInPlace) return {};
   if (version == kRetiredVersion || version == kRetiredVersionChained)
     return bad_format("format version " + std::to_string(version) +
                       " was written by a pre-release build that placed fingerprints differently; it cannot be "
-                      "read (this library reads versions 3 and 4: rebuild the filter from its keys)");
+                      "read (this library reads versions 3, 4 and 5: rebuild the filter from its keys)");
   return bad_format("unsupported format version " + std::to_string(version) +
-                    " (this library reads versions 3 and 4)");
+                    " (this library reads versions 3, 4 and 5)");
 }
 
 // How long the export that begins with p[0, n) says it is, from its headers alone: a reader of a stream
@@ -222,6 +248,11 @@ struct CommonFields {
     if (n < kHeaderSize) return wait_for(kHeaderSize);
     const std::uint64_t table = get_le(p + offset::table_length, 8);
     return table > kNoFilterHasMore ? not_an_export() : kHeaderSize + table + kChecksumSize;
+  }
+  if (version == kVersionInPlace) {
+    if (n < kInPlaceHeaderSize) return wait_for(kInPlaceHeaderSize);
+    const std::uint64_t table = get_le(p + in_place_offset::table_length, 8);
+    return table > kNoFilterHasMore ? not_an_export() : kInPlaceHeaderSize + table + kChecksumSize;
   }
   if (version != kVersionChained) return not_an_export();
   if (n < kChainHeaderSize) return wait_for(kChainHeaderSize);
@@ -320,10 +351,76 @@ struct CommonFields {
   return {};
 }
 
+// What a version 5 header says beyond the layout.
+struct InPlaceInfo {
+  unsigned generation;
+  std::uint64_t item_count;
+  std::uint64_t table_length;
+};
+
+// Checks every field of a version 5 header (kInPlaceHeaderSize bytes) and that its lengths agree; the
+// slots themselves are checked by DoublingFilter::adopt.
+[[nodiscard]] CUCKOO_COLD inline Status read_in_place_header(const std::uint8_t* p, Layout& layout, InPlaceInfo& info) {
+  const auto bad = bad_format;
+  if (const auto flags = get_le(p + offset::flags, 4); flags != 0)
+    return bad("unknown flags " + std::to_string(flags) + " (version 5 has none)");
+  const auto bucket_size = get_le(p + offset::bucket_size, 1);
+  if (bucket_size != 4) return bad("bucket size " + std::to_string(bucket_size) + " is not 4");
+  const auto slot_bits = get_le(p + offset::fingerprint_bits, 1);
+  if (slot_bits != 16 && slot_bits != 32) return bad("slot width " + std::to_string(slot_bits) + " is not 16 or 32");
+  const auto max_kicks = get_le(p + offset::max_kicks, 4);
+  if (max_kicks > kMaxKicksLimit)
+    return bad("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
+  if (get_le(p + in_place_offset::reserved, 6) != 0) return bad("reserved bytes 58-63 are not zero");
+  const std::uint64_t capacity = get_le(p + in_place_offset::capacity, 8);
+  const std::uint64_t base = get_le(p + in_place_offset::base_buckets, 8);
+  const auto max_doublings = static_cast<unsigned>(get_le(p + in_place_offset::max_doublings, 1));
+  const auto generation = static_cast<unsigned>(get_le(p + in_place_offset::generation, 1));
+  const unsigned most = static_cast<unsigned>(slot_bits - 1 - slot_bits / 2);
+  if (capacity == 0 || capacity > (kMaxBuckets / 100) * 4 * 95) return bad("capacity " + std::to_string(capacity) + " is out of range");
+  if (base != DoublingFilter<std::uint16_t>::base_buckets_for(capacity))
+    return bad("first table of " + std::to_string(base) + " buckets, but capacity " + std::to_string(capacity) + " gives " +
+               std::to_string(DoublingFilter<std::uint16_t>::base_buckets_for(capacity)));
+  if (max_doublings > most)
+    return bad("most doublings " + std::to_string(max_doublings) + " is above " + std::to_string(most) + " for " +
+               std::to_string(slot_bits) + "-bit slots");
+  if (generation > max_doublings || (base << generation) > kMaxBuckets)
+    return bad("doublings " + std::to_string(generation) + " is above the most, " + std::to_string(max_doublings) +
+               ", or past " + std::to_string(kMaxBuckets) + " buckets");
+  const std::uint64_t slots = (base << generation) * 4;
+  const std::uint64_t table = get_le(p + in_place_offset::table_length, 8);
+  if (table != slots * (slot_bits / 8))
+    return bad("table length " + std::to_string(table) + " does not match " + std::to_string(base << generation) +
+               " buckets x 4 slots x " + std::to_string(slot_bits) + " bits (" + std::to_string(slots * (slot_bits / 8)) +
+               " bytes)");
+  const std::uint64_t items = get_le(p + in_place_offset::item_count, 8);
+  if (items > slots) return bad("item count " + std::to_string(items) + " exceeds the " + std::to_string(slots) + " slots");
+  layout = Layout{capacity, base, 4, static_cast<unsigned>(slot_bits), static_cast<unsigned>(max_kicks),
+                  get_le(p + offset::seed, 8), 2, 1, false, true, max_doublings};
+  info = InPlaceInfo{generation, items, table};
+  return {};
+}
+
+// The slots of a version 5 export, as read: malloc'd, for DoublingFilter::adopt.
+struct FreeBytes {
+  void operator()(std::uint8_t* p) const noexcept { std::free(p); }
+};
+
 // A filter's parts as an export describes them; CuckooFilter::from_import assembles the filter.
 struct Chain {
   Layout layout;  // capacity, num_buckets and fingerprint_bits are the first sub-filter's
   std::vector<detail::SubFilter> sub_filters;
+  // Version 5 (layout.in_place): the slots and what the header says of them, instead of sub-filters.
+  std::unique_ptr<std::uint8_t, FreeBytes> slots;
+  InPlaceInfo in_place{};
+};
+
+// A table that doubles in place, as the Exporter reads it.
+struct InPlaceTable {
+  const std::uint8_t* data;
+  std::uint64_t length;
+  std::uint64_t item_count;
+  unsigned generation;
 };
 
 // Reads a filter's export out in pieces of any size, in order: the headers, each table straight from the
@@ -360,6 +457,21 @@ class Exporter {
       add_sub_filter(head);
       for (const detail::SubFilter& s : tail) add_sub_filter(s);
     }
+    add(sum_, kChecksumSize);
+    for (std::size_t i = 0; i < pieces_count_; ++i) size_ += pieces_[i].length;
+  }
+  CUCKOO_COLD Exporter(const Layout& layout, const InPlaceTable& table) noexcept {
+    std::uint8_t* h = headers_;
+    write_common_header(h, kVersionInPlace, layout);
+    put_le(h + in_place_offset::capacity, layout.capacity, 8);
+    put_le(h + in_place_offset::base_buckets, layout.num_buckets, 8);
+    put_le(h + in_place_offset::item_count, table.item_count, 8);
+    put_le(h + in_place_offset::table_length, table.length, 8);
+    put_le(h + in_place_offset::generation, table.generation, 1);
+    put_le(h + in_place_offset::max_doublings, layout.max_doublings, 1);
+    put_le(h + in_place_offset::reserved, 0, 6);
+    add(h, kInPlaceHeaderSize);
+    add(table.data, table.length);
     add(sum_, kChecksumSize);
     for (std::size_t i = 0; i < pieces_count_; ++i) size_ += pieces_[i].length;
   }
@@ -458,7 +570,7 @@ class Importer {
   }
 
  private:
-  enum class Phase { version, single_header, chain_header, sub_filter_header, table, checksum, done };
+  enum class Phase { version, single_header, chain_header, sub_filter_header, in_place_header, table, checksum, done };
 
   CUCKOO_COLD Status take_pending() {
     have_ = 0;
@@ -466,8 +578,10 @@ class Importer {
       case Phase::version: {
         std::uint16_t version = 0;
         if (Status s = read_version(pending_, version); !s.ok()) return s;
-        phase_ = version == kVersion ? Phase::single_header : Phase::chain_header;
-        want_ = version == kVersion ? kHeaderSize : kChainHeaderSize;
+        phase_ = version == kVersion ? Phase::single_header
+                 : version == kVersionChained ? Phase::chain_header
+                                              : Phase::in_place_header;
+        want_ = version == kVersion ? kHeaderSize : version == kVersionChained ? kChainHeaderSize : kInPlaceHeaderSize;
         have_ = offset::version + 2;  // the header is checked whole: keep its first bytes
         return {};
       }
@@ -479,6 +593,21 @@ class Importer {
           return bad_format(std::string(total_ < total ? "truncated: " : "trailing data: ") + std::to_string(total_) +
                             " bytes, but the header describes " + std::to_string(total));
         return begin_sub_filter(info);
+      }
+      case Phase::in_place_header: {
+        InPlaceInfo& info = chain_.in_place;
+        if (Status s = read_in_place_header(pending_, chain_.layout, info); !s.ok()) return s;
+        const std::uint64_t total = kInPlaceHeaderSize + info.table_length + kChecksumSize;
+        if (total_ != kUnknownLength && total_ != total)
+          return bad_format(std::string(total_ < total ? "truncated: " : "trailing data: ") + std::to_string(total_) +
+                            " bytes, but the header describes " + std::to_string(total));
+        chain_.slots.reset(static_cast<std::uint8_t*>(std::malloc(static_cast<std::size_t>(info.table_length))));
+        if (!chain_.slots)
+          return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(info.table_length) + " bytes for the table");
+        phase_ = Phase::table;
+        table_at_ = chain_.slots.get();
+        table_left_ = info.table_length;
+        return {};
       }
       case Phase::chain_header:
         if (Status s = read_chain_header(pending_, chain_.layout, sub_filters_left_); !s.ok()) return s;
@@ -543,7 +672,8 @@ class Importer {
     return {};
   }
 
-  // What the checksum cannot vouch for: the writer's own invariants on each table.
+  // What the checksum cannot vouch for: the writer's own invariants on each table (for version 5,
+  // DoublingFilter::adopt checks them).
   CUCKOO_COLD Status check_tables() const {
     for (std::size_t k = 0; k < infos_.size(); ++k) {
       const SubFilterInfo& info = infos_[k];
@@ -573,6 +703,11 @@ class Importer {
     if (phase_ == Phase::chain_header)
       return bad_format(n + ", but a version 4 export is at least " +
                         std::to_string(kChainHeaderSize + kSubFilterHeaderSize + kChecksumSize));
+    if (phase_ == Phase::in_place_header)
+      return bad_format(n + ", but a version 5 export is at least " + std::to_string(kInPlaceHeaderSize + kChecksumSize));
+    if (chain_.layout.in_place)
+      return bad_format(n + ", but the header describes " +
+                        std::to_string(kInPlaceHeaderSize + chain_.in_place.table_length + kChecksumSize));
     if (chain_.layout.growth == 0)
       return bad_format(n + ", but the header describes " +
                         std::to_string(kHeaderSize + infos_[0].table_length + kChecksumSize));
@@ -584,7 +719,7 @@ class Importer {
 
   const std::uint64_t total_;
   Phase phase_ = Phase::version;
-  std::uint8_t pending_[kHeaderSize] = {};  // the header being gathered (the largest is kHeaderSize)
+  std::uint8_t pending_[kInPlaceHeaderSize] = {};  // the header being gathered (the largest is version 5's)
   std::size_t have_ = 0;
   std::size_t want_ = offset::version + 2;
   std::uint64_t received_ = 0;

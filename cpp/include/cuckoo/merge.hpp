@@ -32,12 +32,15 @@ enum class Combine {
     return Status::error(ErrorCode::invalid_argument, cannot + "filters with different " + what + " (" + prefix +
                                                           std::to_string(x) + " and " + std::to_string(y) + ")");
   };
+  if (a.in_place != b.in_place)
+    return Status::error(ErrorCode::invalid_argument, cannot + "a filter that doubles in place and a chain of sub-filters");
   if (a.growth != b.growth || a.max_sub_filters != b.max_sub_filters)
     return differ("growth settings", a.growth, b.growth, "growth ");
   if (a.bucket_size != b.bucket_size) return differ("bucket sizes", a.bucket_size, b.bucket_size);
   if (a.semi_sorted != b.semi_sorted)
     return Status::error(ErrorCode::invalid_argument, cannot + "a filter with semi-sorted buckets and one without");
   if (a.fingerprint_bits != b.fingerprint_bits) return differ("fingerprint bits", a.fingerprint_bits, b.fingerprint_bits);
+  if (a.max_doublings != b.max_doublings) return differ("most doublings", a.max_doublings, b.max_doublings);
   if (a.num_buckets != b.num_buckets || a.capacity != b.capacity) return differ("capacities", a.capacity, b.capacity);
   if (a.seed != b.seed) return Status::error(ErrorCode::invalid_argument, cannot + "filters with different seeds");
   return {};

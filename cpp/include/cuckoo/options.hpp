@@ -9,6 +9,7 @@
 
 #include "detail/compiler.hpp"
 #include "detail/semi_sort.hpp"
+#include "doubling_filter.hpp"
 #include "hashing.hpp"
 #include "status.hpp"
 
@@ -28,9 +29,11 @@ struct Options {
   // Evictions tried before an add gives up (and is undone). 0 means "only direct placements".
   unsigned max_kicks = 500;
   std::uint64_t seed = kDefaultSeed;
-  // Growth factor, 2..16; not set: the filter never grows. When an add finds no room, a sub-filter of
-  // `growth` times the last one's capacity is chained, with one more fingerprint bit than the last, so the
-  // total false-positive rate stays below fp_rate however long the chain gets (docs/GROWTH.md).
+  // Growth factor, 2..16; not set: the filter never grows. Growth 2 doubles the table in place when it is
+  // full (doubling_filter.hpp): lookups read two buckets at any size. With another factor, or with
+  // max_sub_filters, semi_sorted, fingerprint_bits or a bucket_size other than 4 (which the table that
+  // doubles does not have), a full filter chains a sub-filter of `growth` times the last one's capacity
+  // with one more fingerprint bit. Either way the false-positive rate stays below fp_rate (docs/GROWTH.md).
   std::optional<unsigned> growth;
   // The most sub-filters a growing chain may have, 1..32 (default 16); fewer when the fingerprints would
   // pass 32 bits first.
@@ -67,7 +70,30 @@ struct Layout {
   unsigned growth = 0;           // 0: no growth
   unsigned max_sub_filters = 1;  // 1 without growth
   bool semi_sorted = false;      // every sub-filter's buckets are semi-sorted
+  // Growth in place (doubling_filter.hpp): then capacity and num_buckets are the first table's,
+  // fingerprint_bits is the slot width (16 or 32), growth is 2 and max_sub_filters 1.
+  bool in_place = false;
+  unsigned max_doublings = 0;  // in place: how often the table may double
 };
+
+// Growth in place: the slot width and the doublings that keep the rate at most `rate`, or false when no
+// width does (rate below 3.5e-9). 16-bit slots when they may double as often as they can (7 times, rate
+// 9.95e-4), else 32-bit ones, doubling as often as the rate allows (up to 15 times).
+[[nodiscard]] inline bool in_place_shape(double rate, unsigned& slot_bits, unsigned& max_doublings) noexcept {
+  using Narrow = DoublingFilter<std::uint16_t>;
+  using Wide = DoublingFilter<std::uint32_t>;
+  if (Narrow::rate_bound(Narrow::kExtBits) <= rate) {
+    slot_bits = Narrow::kSlotBits;
+    max_doublings = Narrow::kExtBits;
+    return true;
+  }
+  if (Wide::rate_bound(0) > rate) return false;
+  unsigned g = 0;
+  while (g < Wide::kExtBits && Wide::rate_bound(g + 1) <= rate) ++g;
+  slot_bits = Wide::kSlotBits;
+  max_doublings = g;
+  return true;
+}
 
 namespace detail {
 
@@ -130,6 +156,21 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     return invalid("semi_sorted needs bucket_size " + std::to_string(kSemiSortedBucketSize) + " (got " +
                    std::to_string(bucket_size) + ")");
   unsigned bits = 0;
+  if (growth == 2 && !options.max_sub_filters && !options.fingerprint_bits && !semi_sorted && bucket_size == 4) {
+    const double rate = options.fp_rate.value_or(kDefaultFpRate);
+    if (!(rate > 0.0 && rate < 1.0)) return invalid("fp_rate must be greater than 0 and less than 1");
+    unsigned slot_bits = 0;
+    unsigned max_doublings = 0;
+    if (!in_place_shape(rate, slot_bits, max_doublings))
+      return invalid("fp_rate is below what a filter that grows in place gives (about 3.5e-9)");
+    const std::uint64_t buckets = DoublingFilter<std::uint16_t>::base_buckets_for(options.capacity);
+    if (buckets > kMaxBuckets)
+      return invalid("capacity " + std::to_string(options.capacity) + " needs " + std::to_string(buckets) +
+                     " buckets of 4; at most " + std::to_string(kMaxBuckets) + " are supported");
+    layout = Layout{options.capacity, buckets, bucket_size,
+                    slot_bits, options.max_kicks, options.seed, growth, 1, false, true, max_doublings};
+    return {};
+  }
   if (options.fp_rate && options.fingerprint_bits) {
     return invalid("give either fp_rate or fingerprint_bits, not both");
   } else if (options.fingerprint_bits) {
@@ -163,7 +204,7 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
 
   // Each sub-filter has one more fingerprint bit than the one before, up to 32.
   const unsigned chain_limit = growth != 0 ? std::min(max_sub_filters, kMaxFingerprintBits - bits + 1) : 1;
-  layout = Layout{options.capacity, buckets, bucket_size, bits, options.max_kicks, options.seed, growth, chain_limit, semi_sorted};
+  layout = Layout{options.capacity, buckets, bucket_size, bits, options.max_kicks, options.seed, growth, chain_limit, semi_sorted, false, 0};
   return {};
 }
 

@@ -1,6 +1,7 @@
 // The error codes and the Status of the non-throwing API.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -18,6 +19,27 @@ struct Status {
   [[nodiscard]] bool ok() const noexcept { return code == ErrorCode::ok; }
   [[nodiscard]] static Status error(ErrorCode c, std::string m) { return Status{c, std::move(m)}; }
 };
+
+// Why the last add() returned false. The numbers cross the wasm boundary (cpp/wasm/abi.hpp): never renumber.
+enum class AddFailure : std::uint8_t {
+  none = 0,
+  table_full = 1,       // no growth, and the kick-out walk found no room (it was undone)
+  duplicate_limit = 2,  // the key's buckets already hold 2b copies of its fingerprint
+  growth_limit = 3,     // growth is on, but the chain has its maximum number of sub-filters, or a filter
+                        // that grows in place has doubled as often as it may
+  out_of_memory = 4,    // growth is on, but the next sub-filter (or the doubled table) could not be allocated
+};
+
+// What a batch stores for each key, one byte each. The numbers cross the wasm boundary: never renumber.
+enum class KeyResult : std::uint8_t {
+  no = 0,            // contains_many: absent; remove_many: not found; add_if_absent_ranges: already present
+  yes = 1,           // contains_many: present; remove_many: removed; the adds: added
+  no_room = 2,       // the adds: not added, no room (or the key's duplicate limit)
+  stopped_here = 3,  // the adds: not added, and the chain cannot grow any more: the batch ends at this key
+  not_tried = 4,     // the adds: a key after the one that stopped the batch
+};
+
+[[nodiscard]] constexpr KeyResult yes_or_no(bool yes) noexcept { return yes ? KeyResult::yes : KeyResult::no; }
 
 }  // namespace v1
 }  // namespace cuckoo

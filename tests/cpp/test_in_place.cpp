@@ -1,0 +1,386 @@
+// CuckooFilter with growth 2: one table that doubles in place (doubling_filter.hpp), behind the whole
+// API: the options that choose it, keys and batches against an exact model across doublings, the growth
+// limit, export format version 5 (whole and in pieces, and damaged), merge and union.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace cuckoo;
+using cuckoo_test::error_of;
+using cuckoo_test::key;
+using cuckoo_test::measured_fp_rate;
+using cuckoo_test::reseal;
+
+namespace {
+
+Options in_place_options(std::uint64_t capacity, double fp_rate = 0.001, std::uint64_t seed = kDefaultSeed) {
+  Options o;
+  o.capacity = capacity;
+  o.fp_rate = fp_rate;
+  o.seed = seed;
+  o.growth = 2;
+  return o;
+}
+
+// Packed keys for the batch calls: bytes and offsets.
+struct Packed {
+  std::string bytes;
+  std::vector<std::uint32_t> offsets{0};
+  std::vector<std::uint32_t> ranges;
+  void push(const std::string& k) {
+    ranges.push_back(static_cast<std::uint32_t>(bytes.size()));
+    bytes += k;
+    offsets.push_back(static_cast<std::uint32_t>(bytes.size()));
+    ranges.push_back(static_cast<std::uint32_t>(bytes.size()));
+  }
+  [[nodiscard]] const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(bytes.data()); }
+  [[nodiscard]] std::size_t count() const { return offsets.size() - 1; }
+};
+
+}  // namespace
+
+TEST_CASE("growth 2 makes a filter that doubles in place; what it lacks keeps the chain", "[in_place]") {
+  CuckooFilter f(in_place_options(1000));
+  CHECK(f.grows_in_place());
+  CHECK(f.growth() == 2);
+  CHECK(f.fingerprint_bits() == 16);  // the slot width
+  CHECK(f.max_doublings() == 7);
+  CHECK(f.sub_filter_count() == 1);
+  CHECK(f.doublings() == 0);
+  // A lower rate: 32-bit slots, 15 doublings; the lowest rates fewer.
+  CuckooFilter wide(in_place_options(1000, 1e-6));
+  CHECK(wide.fingerprint_bits() == 32);
+  CHECK(wide.max_doublings() == 15);
+  CHECK(CuckooFilter(in_place_options(1000, 1e-8)).max_doublings() < 15);
+  CHECK_THROWS_WITH(CuckooFilter(in_place_options(1000, 1e-9)), Catch::Contains("grows in place"));
+  // Each option the doubling table does not have keeps the chain of sub-filters.
+  auto chain = in_place_options(1000);
+  chain.max_sub_filters = 4;
+  CHECK_FALSE(CuckooFilter(chain).grows_in_place());
+  chain = in_place_options(1000);
+  chain.bucket_size = 8;
+  CHECK_FALSE(CuckooFilter(chain).grows_in_place());
+  chain = in_place_options(1000);
+  chain.semi_sorted = true;
+  CHECK_FALSE(CuckooFilter(chain).grows_in_place());
+  chain = in_place_options(1000);
+  chain.fp_rate.reset();
+  chain.fingerprint_bits = 16;
+  CHECK_FALSE(CuckooFilter(chain).grows_in_place());
+  chain = in_place_options(1000);
+  chain.growth = 3;
+  CHECK_FALSE(CuckooFilter(chain).grows_in_place());
+}
+
+TEST_CASE("in place: single keys and every batch agree with an exact multiset across doublings", "[in_place][model]") {
+  const double rate = GENERATE(0.001, 1e-6);
+  CuckooFilter f(in_place_options(300, rate, 11));
+  std::map<std::string, std::size_t> model;
+  std::mt19937_64 random(7);
+  std::uint64_t next = 0;
+  std::uint64_t items = 0;
+  unsigned doublings_seen = 0;
+  const auto check_all = [&] {
+    for (const auto& [k, n] : model) {
+      REQUIRE(f.contains(k));
+      REQUIRE(f.count(k) >= n);
+    }
+  };
+  for (int round = 0; f.doublings() < 6; ++round) {
+    const auto op = random() % 6;
+    Packed batch;
+    std::vector<std::string> keys;
+    const std::size_t n = 1 + random() % 40;
+    for (std::size_t i = 0; i < n; ++i) {
+      // Mostly new keys, some already there (copies), some repeated within the batch.
+      std::string k = (random() % 5 == 0 && !model.empty()) ? std::next(model.begin(), static_cast<long>(random() % model.size()))->first
+                                                             : key("k", next++);
+      if (i > 0 && random() % 10 == 0) k = keys[random() % keys.size()];
+      keys.push_back(k);
+      batch.push(k);
+    }
+    std::vector<std::uint8_t> results(n);
+    if (op == 0) {  // single adds
+      for (const auto& k : keys) {
+        if (f.add(k)) {
+          ++model[k];
+          ++items;
+        } else {
+          REQUIRE(f.last_add_failure() == AddFailure::duplicate_limit);
+        }
+      }
+    } else if (op == 1) {  // add_many
+      const std::size_t added = f.add_many(batch.data(), batch.offsets.data(), n, results.data());
+      std::size_t yes = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        REQUIRE((results[i] == static_cast<std::uint8_t>(KeyResult::yes) || results[i] == static_cast<std::uint8_t>(KeyResult::no_room)));
+        if (results[i] == static_cast<std::uint8_t>(KeyResult::yes)) {
+          ++model[keys[i]];
+          ++yes;
+        }
+      }
+      REQUIRE(added == yes);
+      items += yes;
+    } else if (op == 2) {  // add_if_absent_ranges: the first of equal keys is added, the rest are present
+      const std::size_t added = f.add_if_absent_ranges(batch.data(), batch.ranges.data(), n, results.data());
+      std::size_t yes = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (results[i] == static_cast<std::uint8_t>(KeyResult::yes)) {
+          REQUIRE(model.count(keys[i]) == 0);
+          ++model[keys[i]];
+          ++yes;
+        } else {
+          REQUIRE(results[i] == static_cast<std::uint8_t>(KeyResult::no));
+        }
+      }
+      REQUIRE(added == yes);
+      items += yes;
+    } else if (op == 3 && !model.empty()) {  // remove_many of present keys (each once)
+      Packed present;
+      std::vector<std::string> chosen;
+      for (std::size_t i = 0; i < 1 + random() % 10; ++i) {
+        auto it = std::next(model.begin(), static_cast<long>(random() % model.size()));
+        if (std::find(chosen.begin(), chosen.end(), it->first) != chosen.end()) continue;
+        chosen.push_back(it->first);
+        present.push(it->first);
+      }
+      std::vector<std::uint8_t> removed(chosen.size());
+      REQUIRE(f.remove_many(present.data(), present.offsets.data(), chosen.size(), removed.data()) == chosen.size());
+      for (const auto& k : chosen) {
+        --items;
+        if (--model[k] == 0) model.erase(k);
+      }
+    } else if (op == 4) {  // contains_many: every present key is found
+      f.contains_many(batch.data(), batch.offsets.data(), n, results.data());
+      for (std::size_t i = 0; i < n; ++i)
+        if (model.count(keys[i])) REQUIRE(results[i] == static_cast<std::uint8_t>(KeyResult::yes));
+    } else if (!model.empty()) {  // single removes
+      auto it = std::next(model.begin(), static_cast<long>(random() % model.size()));
+      const std::string k = it->first;
+      REQUIRE(f.remove(k));
+      --items;
+      if (--model[k] == 0) model.erase(k);
+    }
+    REQUIRE(f.size() == items);
+    if (f.doublings() != doublings_seen) {
+      doublings_seen = f.doublings();
+      check_all();
+    }
+  }
+  check_all();
+  // Integer keys and their batches are the same keys as their 8 little-endian bytes.
+  std::vector<std::uint64_t> ints;
+  for (std::uint64_t i = 0; i < 500; ++i) ints.push_back(i * 0x9E3779B97F4A7C15ull);
+  std::vector<std::uint8_t> results(ints.size());
+  REQUIRE(f.add_many(std::span<const std::uint64_t>(ints), results.data()) == ints.size());
+  for (const auto k : ints) REQUIRE(f.contains(k));
+  std::vector<std::uint32_t> narrow(ints.begin(), ints.begin() + 100);
+  f.contains_many(std::span<const std::uint32_t>(narrow), results.data());
+  for (std::size_t i = 0; i < narrow.size(); ++i) CHECK(results[i] == static_cast<std::uint8_t>(f.contains(std::uint64_t{narrow[i]})));
+  check_all();
+}
+
+TEST_CASE("in place: the measured false-positive rate stays at most fp_rate at every doubling", "[in_place]") {
+  CuckooFilter f(in_place_options(20000, 0.001, 5));
+  std::uint64_t next = 0;
+  while (f.doublings() < 7) {
+    const unsigned g = f.doublings();
+    while (f.doublings() == g && f.size() < f.capacity()) REQUIRE(f.add(key("r", next++)));
+    // At its fill limit, the worst point of each size.
+    const double measured = measured_fp_rate(f, "absent", 200000);
+    INFO("doublings " << g << ", items " << f.size() << ", expected " << f.expected_fp_rate());
+    CHECK(measured <= 0.001);
+    CHECK(f.expected_fp_rate() <= DoublingFilter<std::uint16_t>::rate_bound(g));
+    REQUIRE(f.add(key("r", next++)));  // the add that doubles
+  }
+}
+
+TEST_CASE("in place: at the growth limit an add fails, says why and changes nothing; a batch stops there", "[in_place]") {
+  CuckooFilter f(in_place_options(1));
+  std::uint64_t next = 0;
+  while (f.add(key("l", next))) ++next;
+  CHECK(f.last_add_failure() == AddFailure::growth_limit);
+  CHECK(f.doublings() == 7);
+  const auto before = f.serialize();
+  CHECK(f.size() == next);
+  for (int i = 0; i < 20; ++i) {
+    if (f.add(key("more", static_cast<std::uint64_t>(i)))) continue;  // a lucky one may still fit
+    CHECK(f.last_add_failure() == AddFailure::growth_limit);
+  }
+  for (std::uint64_t i = 0; i < next; ++i) REQUIRE(f.contains(key("l", i)));
+  // A batch: the first key without room gets stopped_here, the rest not_tried.
+  CuckooFilter g(in_place_options(1));
+  Packed batch;
+  for (std::uint64_t i = 0; i < 130000; ++i) batch.push(key("l", i));
+  std::vector<std::uint8_t> results(batch.count());
+  const std::size_t added = g.add_many(batch.data(), batch.offsets.data(), batch.count(), results.data());
+  CHECK(added == next);
+  CHECK(results[next] == static_cast<std::uint8_t>(KeyResult::stopped_here));
+  CHECK(results[next + 1] == static_cast<std::uint8_t>(KeyResult::not_tried));
+  CHECK(results.back() == static_cast<std::uint8_t>(KeyResult::not_tried));
+  CHECK(g.serialize() == before);
+}
+
+TEST_CASE("in place: format version 5 round-trips, whole and in pieces, and the copy grows like the original", "[in_place][format]") {
+  for (const double rate : {0.001, 1e-6}) {
+    CuckooFilter f(in_place_options(200, rate, 99));
+    for (std::uint64_t i = 0; i < 3000; ++i) REQUIRE(f.add(key("v", i)));
+    for (std::uint64_t i = 0; i < 3000; i += 4) REQUIRE(f.remove(key("v", i)));
+    REQUIRE(f.doublings() >= 2);
+    const auto bytes = f.serialize();
+    CHECK(format::get_le(bytes.data() + format::offset::version, 2) == 5);
+    CHECK(bytes.size() == f.serialized_size());
+    std::uint64_t need = 0;
+    CHECK(format::declared_length(bytes.data(), bytes.size(), need) == bytes.size());
+    auto g = CuckooFilter::deserialize(bytes);
+    CHECK(g.serialize() == bytes);
+    CHECK(g.doublings() == f.doublings());
+    CHECK(g.expected_fp_rate() == f.expected_fp_rate());
+    // In pieces of 7 bytes each way.
+    auto reader = f.exporter();
+    std::vector<std::uint8_t> pieces;
+    std::uint8_t chunk[7];
+    while (const std::size_t n = reader->read(chunk, sizeof chunk)) pieces.insert(pieces.end(), chunk, chunk + n);
+    CHECK(pieces == bytes);
+    format::Importer importer;
+    for (std::size_t at = 0; at < bytes.size(); at += 7)
+      REQUIRE(importer.push(bytes.data() + at, std::min<std::size_t>(7, bytes.size() - at)).ok());
+    std::optional<CuckooFilter> h;
+    REQUIRE(CuckooFilter::from_import(importer, h).ok());
+    CHECK(h->serialize() == bytes);
+    for (std::uint64_t i = 3000; i < 9000; ++i) REQUIRE(g.add(key("v", i)) == f.add(key("v", i)));
+    CHECK(g.serialize() == f.serialize());
+  }
+}
+
+TEST_CASE("in place: damaged version 5 exports are refused with the reason", "[in_place][format]") {
+  CuckooFilter f(in_place_options(100));
+  for (std::uint64_t i = 0; i < 1500; ++i) REQUIRE(f.add(key("d", i)));
+  const auto good = f.serialize();
+  REQUIRE(error_of(good) == "(accepted)");
+  const auto damaged = [&](std::size_t at, std::uint64_t value, unsigned width) {
+    auto bytes = good;
+    format::put_le(bytes.data() + at, value, width);
+    reseal(bytes);
+    return error_of(bytes);
+  };
+  namespace off = format::in_place_offset;
+  CHECK_THAT(damaged(format::offset::flags, 1, 4), Catch::Contains("unknown flags"));
+  CHECK_THAT(damaged(format::offset::bucket_size, 8, 1), Catch::Contains("bucket size 8"));
+  CHECK_THAT(damaged(format::offset::fingerprint_bits, 24, 1), Catch::Contains("slot width 24"));
+  CHECK_THAT(damaged(off::capacity, 0, 8), Catch::Contains("capacity 0"));
+  CHECK_THAT(damaged(off::base_buckets, 258, 8), Catch::Contains("first table of 258 buckets"));
+  CHECK_THAT(damaged(off::max_doublings, 8, 1), Catch::Contains("most doublings 8"));
+  CHECK_THAT(damaged(off::generation, 3, 1), Catch::Contains("table length"));
+  CHECK_THAT(damaged(off::max_doublings, 0, 1), Catch::Contains("doublings 1 is above the most, 0"));
+  CHECK_THAT(damaged(off::item_count, 1499, 8), Catch::Contains("item count 1499 does not match the 1500"));
+  CHECK_THAT(damaged(off::reserved, 1, 6), Catch::Contains("reserved"));
+  // A slot with fixed bits but no length mark.
+  auto bytes = good;
+  std::size_t at = format::kInPlaceHeaderSize;
+  while (bytes[at] == 0 && bytes[at + 1] == 0) at += 2;
+  bytes[at] = 0;  // the low byte holds the mark
+  bytes[at + 1] = 0x80;
+  reseal(bytes);
+  CHECK_THAT(error_of(bytes), Catch::Contains("no length mark"));
+  // Checksum, truncation and trailing data.
+  bytes = good;
+  bytes[100] ^= 1;
+  CHECK_THAT(error_of(bytes), Catch::Contains("checksum mismatch"));
+  CHECK_THAT(error_of({good.begin(), good.begin() + 40}), Catch::Contains("a version 5 export is at least 72"));
+  CHECK_THAT(error_of({good.begin(), good.end() - 1}), Catch::Contains("truncated"));
+  auto longer = good;
+  longer.push_back(0);
+  CHECK_THAT(error_of(longer), Catch::Contains("trailing data"));
+}
+
+TEST_CASE("in place: merge keeps every key of both, doubling as needed, and is all or nothing", "[in_place][merge]") {
+  CuckooFilter a(in_place_options(500, 0.001, 3));
+  CuckooFilter b(in_place_options(500, 0.001, 3));
+  for (std::uint64_t i = 0; i < 400; ++i) REQUIRE(a.add(key("a", i)));
+  for (std::uint64_t i = 0; i < 5000; ++i) REQUIRE(b.add(key("b", i)));
+  REQUIRE(b.doublings() > a.doublings());
+  CuckooFilter small_copy = CuckooFilter::deserialize(a.serialize());
+  REQUIRE(a.merge(b).ok());
+  CHECK(a.size() == 5400);
+  CHECK(a.doublings() >= b.doublings());
+  for (std::uint64_t i = 0; i < 400; ++i) REQUIRE(a.contains(key("a", i)));
+  for (std::uint64_t i = 0; i < 5000; ++i) REQUIRE(a.contains(key("b", i)));
+  // The other way: the grown filter takes the small one's entries, which give up bits to find their place.
+  REQUIRE(b.merge(small_copy).ok());
+  for (std::uint64_t i = 0; i < 400; ++i) REQUIRE(b.contains(key("a", i)));
+  // Deleting the merged keys leaves the others.
+  for (std::uint64_t i = 0; i < 400; ++i) REQUIRE(b.remove(key("a", i)));
+  for (std::uint64_t i = 0; i < 5000; ++i) REQUIRE(b.contains(key("b", i)));
+  // Incompatible filters.
+  auto chain = in_place_options(500, 0.001, 3);
+  chain.max_sub_filters = 16;
+  CHECK_THAT(a.merge(CuckooFilter(chain)).message, Catch::Contains("doubles in place and a chain"));
+  CHECK_THAT(a.merge(CuckooFilter(in_place_options(500, 0.001, 4))).message, Catch::Contains("different seeds"));
+  CHECK_THAT(a.merge(CuckooFilter(in_place_options(501, 0.001, 3))).message, Catch::Contains("capacities"));
+  CHECK_THAT(a.merge(CuckooFilter(in_place_options(500, 1e-6, 3))).message, Catch::Contains("fingerprint bits"));
+  // A merge past the growth limit changes nothing.
+  CuckooFilter full(in_place_options(1, 0.001, 3));
+  std::uint64_t n = 0;
+  while (full.add(key("f", n))) ++n;
+  CuckooFilter other(in_place_options(1, 0.001, 3));
+  for (std::uint64_t i = 0; i < n / 2; ++i) REQUIRE(other.add(key("o", i)));
+  const auto before = full.serialize();
+  const Status s = full.merge(other);
+  CHECK(s.code == ErrorCode::capacity_exceeded);
+  CHECK_THAT(s.message, Catch::Contains("left unchanged"));
+  CHECK(full.serialize() == before);
+}
+
+TEST_CASE("in place: union with itself, a subset, or again changes nothing; every key of either is found", "[in_place][union]") {
+  CuckooFilter a(in_place_options(300, 0.001, 8));
+  CuckooFilter b(in_place_options(300, 0.001, 8));
+  CuckooFilter subset(in_place_options(300, 0.001, 8));
+  for (std::uint64_t i = 0; i < 2000; ++i) REQUIRE(a.add(key("a", i)));
+  for (std::uint64_t i = 0; i < 700; ++i) REQUIRE(subset.add(key("a", i)));
+  for (std::uint64_t i = 0; i < 5000; ++i) REQUIRE(b.add(key("b", i)));
+  const auto alone = a.serialize();
+  REQUIRE(a.union_with(CuckooFilter::deserialize(alone)).ok());
+  CHECK(a.serialize() == alone);
+  REQUIRE(a.union_with(subset).ok());
+  CHECK(a.serialize() == alone);
+  REQUIRE(a.union_with(b).ok());
+  const auto once = a.serialize();
+  // An entry of `b` that one of a's covers (agrees with it on all of its bits) is not added: the
+  // filters' false positives on each other, a few in 7,000.
+  CHECK(a.size() <= 7000);
+  CHECK(a.size() >= 6980);
+  for (int again = 0; again < 3; ++again) {
+    REQUIRE(a.union_with(b).ok());
+    CHECK(a.serialize() == once);
+  }
+  for (std::uint64_t i = 0; i < 2000; ++i) REQUIRE(a.contains(key("a", i)));
+  for (std::uint64_t i = 0; i < 5000; ++i) REQUIRE(a.contains(key("b", i)));
+  // A copy added twice to the other is wanted twice.
+  CuckooFilter twice(in_place_options(300, 0.001, 8));
+  REQUIRE(twice.add("dup"));
+  REQUIRE(twice.add("dup"));
+  REQUIRE(a.union_with(twice).ok());
+  CHECK(a.count("dup") >= 2);
+  const std::size_t dup = a.count("dup");
+  REQUIRE(a.union_with(twice).ok());
+  CHECK(a.count("dup") == dup);
+}
+
+TEST_CASE("in place: clear returns to the first table", "[in_place]") {
+  CuckooFilter f(in_place_options(100));
+  const auto empty = f.serialize();
+  for (std::uint64_t i = 0; i < 3000; ++i) REQUIRE(f.add(key("c", i)));
+  REQUIRE(f.doublings() > 0);
+  f.clear();
+  CHECK(f.doublings() == 0);
+  CHECK(f.size() == 0);
+  CHECK(f.serialize() == empty);
+  for (std::uint64_t i = 0; i < 3000; ++i) REQUIRE(f.add(key("c", i)));
+  for (std::uint64_t i = 0; i < 3000; ++i) REQUIRE(f.contains(key("c", i)));
+}
