@@ -141,6 +141,9 @@ unsigned growth(Handle h) { return filter(h).growth(); }
 unsigned max_sub_filters(Handle h) { return filter(h).max_sub_filters(); }
 bool semi_sorted(Handle h) { return filter(h).semi_sorted(); }
 unsigned sub_filter_count(Handle h) { return static_cast<unsigned>(filter(h).sub_filter_count()); }
+// Growth in place: the doublings so far, or -1 for a filter that does not double in place.
+int doublings(Handle h) { return filter(h).grows_in_place() ? static_cast<int>(filter(h).doublings()) : -1; }
+unsigned max_doublings(Handle h) { return filter(h).max_doublings(); }
 
 // Batches: keys are bytes[offsets[i], offsets[i+1]) relative to `bytes`; results get one byte per key.
 double add_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
@@ -326,6 +329,8 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("maxSubFilters", &max_sub_filters);
   function("semiSorted", &semi_sorted);
   function("subFilterCount", &sub_filter_count);
+  function("doublings", &doublings);
+  function("maxDoublings", &max_doublings);
   function("addMany", &add_many);
   function("containsMany", &contains_many);
   function("removeMany", &remove_many);

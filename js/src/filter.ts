@@ -44,12 +44,15 @@ export interface CuckooFilterShape {
   /** Hash seed, an integer 0 to 2^64 - 1 (a number up to 2^53, or a bigint). Default: a fixed constant. */
   seed?: number | bigint;
   /**
-   * Growth factor, an integer 2 to 16 (default: no growth). When an add finds no room, a sub-filter of
-   * `growth` times the last one's capacity is chained, so the filter needs no capacity known in advance;
-   * the false-positive rate stays under fpRate however far it grows (docs/GROWTH.md).
+   * Growth factor, an integer 2 to 16 (default: no growth), so that the filter needs no capacity known in
+   * advance; the false-positive rate stays under fpRate however far it grows (docs/GROWTH.md).
+   * Growth 2 doubles the table in place when it is full: lookups cost the same at any size. It grows up
+   * to 2^maxDoublings times (128 at fpRate 0.001 and above: 16-bit slots; 32768 below it: 32-bit slots).
+   * Any other factor, or growth 2 with maxSubFilters, semiSorted, fingerprintBits or a bucketSize other
+   * than 4, chains sub-filters of `growth` times the last one's capacity instead; every lookup visits each.
    */
   growth?: number;
-  /** With growth: the most sub-filters, 1 to 32 (default 16; fewer if fingerprints would pass 32 bits). */
+  /** With growth: a chain of at most this many sub-filters, 1 to 32 (default 16; fewer if fingerprints would pass 32 bits). */
   maxSubFilters?: number;
   /**
    * Semi-sorted buckets (bucketSize 4, fingerprints of 5 to 32 bits): each bucket keeps its four
@@ -415,12 +418,15 @@ export class CuckooFilter {
   // Throws when an add failed because the chain cannot grow (failure: an AddResult); other failures are a
   // full table, which add() reports as false.
   private throwIfChainExhausted(h: number, failure: number, where: string): void {
+    const inPlace = this.m.doublings(h) >= 0;
     if (failure === AddResult.growthLimit) {
-      throw new CuckooFilterError('CAPACITY_EXCEEDED', `${where}the filter reached its limit of ${this.m.maxSubFilters(h)} ` +
-        `sub-filters (capacity ${this.m.capacity(h)}) and cannot grow further; nothing was added`);
+      const limit = inPlace ? `${this.m.maxDoublings(h)} doublings` : `${this.m.maxSubFilters(h)} sub-filters`;
+      throw new CuckooFilterError('CAPACITY_EXCEEDED', `${where}the filter reached its limit of ${limit} ` +
+        `(capacity ${this.m.capacity(h)}) and cannot grow further; nothing was added`);
     }
     if (failure === AddResult.outOfMemory) {
-      throw new CuckooFilterError('OUT_OF_MEMORY', `${where}the next sub-filter does not fit in the WebAssembly heap; nothing was added`);
+      throw new CuckooFilterError('OUT_OF_MEMORY', `${where}the ${inPlace ? 'doubled table' : 'next sub-filter'} does not fit ` +
+        'in the WebAssembly heap; nothing was added');
     }
   }
 
@@ -651,9 +657,24 @@ export class CuckooFilter {
     return this.m.growth(this.live());
   }
 
-  /** The most sub-filters a growing filter may chain (1 without growth). */
+  /** The most sub-filters a growing filter may chain (1 without growth, and for one that doubles in place). */
   get maxSubFilters(): number {
     return this.m.maxSubFilters(this.live());
+  }
+
+  /** Whether the table doubles in place when full (growth 2: see the growth option). */
+  get growsInPlace(): boolean {
+    return this.m.doublings(this.live()) >= 0;
+  }
+
+  /** How often the table has doubled in place so far (0 for any other filter). */
+  get doublings(): number {
+    return Math.max(0, this.m.doublings(this.live()));
+  }
+
+  /** How often a filter that grows in place may double (0 for any other filter). */
+  get maxDoublings(): number {
+    return this.m.maxDoublings(this.live());
   }
 
   /** Whether the buckets are semi-sorted (the semiSorted option; an imported filter says it in its header). */
@@ -754,7 +775,8 @@ export class CuckooFilter {
       `bucketSize: ${this.bucketSize}`, `loadFactor: ${this.loadFactor.toFixed(3)}`,
       `expectedFpRate: ${this.expectedFpRate.toPrecision(3)}`, `byteLength: ${this.byteLength}`];
     if (this.semiSorted) parts.push('semiSorted: true');
-    if (this.growing) parts.push(`growth: ${this.growth}`, `subFilters: ${this.subFilterCount}/${this.maxSubFilters}`);
+    if (this.growsInPlace) parts.push(`growth: ${this.growth}`, `doublings: ${this.doublings}/${this.maxDoublings}`);
+    else if (this.growing) parts.push(`growth: ${this.growth}`, `subFilters: ${this.subFilterCount}/${this.maxSubFilters}`);
     return `CuckooFilter { ${parts.join(', ')} }`;
   }
 
@@ -817,6 +839,7 @@ export class CuckooFilter {
    */
   alternate(bucket: number, fingerprint: number): { alternateOffset: number; alternateIndex: number } {
     const h = this.live();
+    this.refuseInPlace(h, 'alternate()');
     const buckets = this.m.numBuckets(h);
     if (!isInteger(bucket, 0, buckets - 1)) throw invalid(`bucket must be an integer from 0 to ${buckets - 1}, got ${describe(bucket)}`);
     const largest = 2 ** this.m.fingerprintBits(h) - 1;
@@ -827,9 +850,18 @@ export class CuckooFilter {
     };
   }
 
+  // alternate() and addTraced() describe the fingerprints of one fixed table; an entry of a table that
+  // doubles in place carries index bits, and its other bucket depends on the doublings so far.
+  private refuseInPlace(h: number, what: string): void {
+    if (this.m.doublings(h) >= 0) {
+      throw invalid(`${what} describes a table of plain fingerprints; this filter doubles in place (growth 2): create it with maxSubFilters, or without growth`);
+    }
+  }
+
   /** add(), recording every step the core takes (placements, evictions, and the undo of a failed walk). */
   addTraced(key: Key): InsertTrace {
     const h = this.live();
+    this.refuseInPlace(h, 'addTraced()');
     const location = this.locate(key);
     if (this.m.setTracing(h, true) !== ErrorCode.ok) throw errorFromModule(this.m);
     let added: boolean;

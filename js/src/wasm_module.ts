@@ -34,6 +34,9 @@ export interface CuckooModule extends HeapModule {
   maxSubFilters(handle: number): number;
   semiSorted(handle: number): boolean;
   subFilterCount(handle: number): number;
+  /** Doublings so far of a filter that grows in place, -1 for any other. */
+  doublings(handle: number): number;
+  maxDoublings(handle: number): number;
   addMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
   containsMany(handle: number, bytes: number, offsets: number, count: number, results: number): void;
   removeMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;

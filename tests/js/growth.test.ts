@@ -9,7 +9,7 @@ const keys = (prefix: string, n: number, from = 0) => Array.from({ length: n }, 
 
 describe('growth', () => {
   test('a growing filter never refuses a key below its limit', () => {
-    using f = new CuckooFilter({ capacity: 100, fpRate: 0.01, growth: 2 });
+    using f = new CuckooFilter({ capacity: 100, fpRate: 0.01, growth: 2, maxSubFilters: 16 });
     expect(f.growth).toBe(2);
     expect(f.subFilterCount).toBe(1);
     expect(f.fingerprintBits).toBe(11); // half the rate goes to the first sub-filter
@@ -21,8 +21,11 @@ describe('growth', () => {
     expect(f.expectedFpRate).toBeLessThan(0.01);
   });
 
-  test('over 100x the initial capacity: no false negatives, measured FPR within the rate', () => {
-    using f = new CuckooFilter({ capacity: 500, fpRate: 0.01, growth: 2 });
+  test.each([
+    ['a chain', { maxSubFilters: 16 }],
+    ['in place', {}],
+  ])('over 100x the initial capacity (%s): no false negatives, measured FPR within the rate', (_kind, extra) => {
+    using f = new CuckooFilter({ capacity: 500, fpRate: 0.01, growth: 2, ...extra });
     const random = rng(3);
     const added: string[] = [];
     for (let i = 0; i < 60_000; i++) {
@@ -108,7 +111,7 @@ describe('growth', () => {
   });
 
   test('clear drops the grown sub-filters', () => {
-    using f = new CuckooFilter({ capacity: 10, growth: 2 });
+    using f = new CuckooFilter({ capacity: 10, growth: 2, maxSubFilters: 16 });
     f.addMany(keys('c', 200));
     expect(f.subFilterCount).toBeGreaterThan(1);
     f.clear();
@@ -180,13 +183,99 @@ describe('merge', () => {
   });
 
   test('with growth, a merge that does not fit in place takes the other\'s sub-filters', () => {
-    using a = new CuckooFilter({ capacity: 100, growth: 2 });
-    using b = new CuckooFilter({ capacity: 100, growth: 2 });
+    using a = new CuckooFilter({ capacity: 100, growth: 2, maxSubFilters: 16 });
+    using b = new CuckooFilter({ capacity: 100, growth: 2, maxSubFilters: 16 });
     a.addMany(keys('a', 150));
     b.addMany(keys('b', 1000));
     a.merge(b);
     expect(a.size).toBe(1150);
     expect(a.hasMany([...keys('a', 150), ...keys('b', 1000)]).every(Boolean)).toBe(true);
     expect(a.subFilterCount).toBeGreaterThan(b.subFilterCount);
+  });
+});
+
+describe('growth in place (growth 2)', () => {
+  test('one table that doubles: every key kept, the getters and the summary say so', () => {
+    using f = new CuckooFilter({ capacity: 1000, growth: 2 });
+    expect([f.growsInPlace, f.growth, f.fingerprintBits, f.doublings, f.maxDoublings, f.subFilterCount]).toEqual([true, 2, 16, 0, 7, 1]);
+    const bucketsAtFirst = f.bucketCount;
+    expect(f.addMany(keys('p', 30_000)).every(Boolean)).toBe(true);
+    expect(f.doublings).toBe(5);
+    expect(f.bucketCount).toBe(bucketsAtFirst * 32);
+    expect(f.capacity).toBeGreaterThanOrEqual(30_000);
+    expect(f.hasMany(keys('p', 30_000)).every(Boolean)).toBe(true);
+    expect(f.expectedFpRate).toBeLessThan(0.001);
+    expect(String(f)).toContain('growth: 2, doublings: 5/7');
+    // Below fpRate 0.001: 32-bit slots, 15 doublings.
+    using wide = new CuckooFilter({ capacity: 1000, fpRate: 1e-6, growth: 2 });
+    expect([wide.fingerprintBits, wide.maxDoublings]).toEqual([32, 15]);
+    // What a chain has: the options that keep one, and the getters of a filter without growth.
+    using chain = new CuckooFilter({ capacity: 1000, growth: 2, maxSubFilters: 4 });
+    expect([chain.growsInPlace, chain.doublings, chain.maxDoublings]).toEqual([false, 0, 0]);
+    using plain = new CuckooFilter({ capacity: 1000 });
+    expect([plain.growsInPlace, plain.doublings, plain.maxDoublings]).toEqual([false, 0, 0]);
+    expect(errorOf(() => new CuckooFilter({ capacity: 10, fpRate: 1e-9, growth: 2 }))).toBe(
+      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 3.5e-9)');
+  });
+
+  test('at its last doubling an add throws CAPACITY_EXCEEDED naming the limit, and changes nothing', () => {
+    using f = new CuckooFilter({ capacity: 1, growth: 2 });
+    let n = 0;
+    const error = errorOf(() => {
+      for (;;) f.add(`l${n++}`);
+    });
+    expect(error).toMatch(/^CAPACITY_EXCEEDED: the filter reached its limit of 7 doublings \(capacity \d+\) and cannot grow further; nothing was added$/);
+    expect(f.size).toBe(n - 1);
+    expect(f.doublings).toBe(7);
+    expect(f.hasMany(keys('l', n - 1)).every(Boolean)).toBe(true);
+    // A batch stops at that key and names it.
+    using g = new CuckooFilter({ capacity: 1, growth: 2 });
+    expect(errorOf(() => g.addMany(keys('l', n + 10)))).toMatch(new RegExp(`^CAPACITY_EXCEEDED: keys\\[${n - 1}\\]: the filter reached its limit of 7 doublings`));
+    expect(g.export()).toEqual(f.export());
+  });
+
+  test('export (format version 5), chunks and JSON round-trip, and the copy grows like the original', async () => {
+    using f = new CuckooFilter({ capacity: 300, growth: 2, seed: 5n });
+    f.addMany(keys('e', 4000));
+    f.deleteMany(keys('e', 1000));
+    const bytes = f.export();
+    expect(bytes[4]).toBe(5);
+    using g = CuckooFilter.import(bytes);
+    expect([g.growsInPlace, g.doublings, g.size]).toEqual([true, f.doublings, 3000]);
+    using h = await CuckooFilter.importChunks(f.exportChunks(333));
+    expect(h.export()).toEqual(bytes);
+    using j = CuckooFilter.fromJSON(JSON.stringify(f));
+    expect(j.export()).toEqual(bytes);
+    expect(g.addMany(keys('e', 9000, 4000))).toEqual(f.addMany(keys('e', 9000, 4000)));
+    expect(g.export()).toEqual(f.export());
+    const damaged = bytes.slice();
+    damaged[56] = 9; // doublings past the most
+    expect(errorOf(() => CuckooFilter.import(damaged))).toMatch(/^BAD_FORMAT/);
+  });
+
+  test('merge and union keep every key of both; a repeated union changes nothing', () => {
+    using a = new CuckooFilter({ capacity: 100, growth: 2 });
+    using b = new CuckooFilter({ capacity: 100, growth: 2 });
+    a.addMany(keys('a', 150));
+    b.addMany(keys('b', 3000));
+    a.union(b);
+    const once = a.export();
+    a.union(b);
+    expect(a.export()).toEqual(once);
+    expect(a.hasMany([...keys('a', 150), ...keys('b', 3000)]).every(Boolean)).toBe(true);
+    using c = new CuckooFilter({ capacity: 100, growth: 2 });
+    c.addMany(keys('c', 500));
+    c.merge(b);
+    expect(c.size).toBe(3500);
+    expect(c.hasMany([...keys('c', 500), ...keys('b', 3000)]).every(Boolean)).toBe(true);
+    using chain = new CuckooFilter({ capacity: 100, growth: 2, maxSubFilters: 16 });
+    expect(errorOf(() => c.merge(chain))).toBe('INVALID_ARGUMENT: cannot merge a filter that doubles in place and a chain of sub-filters');
+  });
+
+  test('alternate() and addTraced() are refused: they describe a table of plain fingerprints', () => {
+    using f = new CuckooFilter({ capacity: 100, growth: 2 });
+    expect(errorOf(() => f.alternate(0, 1))).toMatch(/^INVALID_ARGUMENT: alternate\(\) describes a table of plain fingerprints; this filter doubles in place/);
+    expect(errorOf(() => f.addTraced('x'))).toMatch(/^INVALID_ARGUMENT: addTraced\(\)/);
+    expect(f.size).toBe(0);
   });
 });

@@ -219,11 +219,7 @@ class CuckooFilter {
   std::size_t add_if_absent_ranges(const std::uint8_t* bytes, const std::uint32_t* ranges, std::size_t count,
                                    std::uint8_t* results) {
     std::memset(results, static_cast<int>(KeyResult::not_tried), count);
-    if (layout_.in_place)
-      return in_place([&](auto& t) {
-        const auto hash_at = [&](std::size_t i) { return hash_of(bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]); };
-        return t.add_hashes(hash_at, count, results, true);
-      });
+    if (layout_.in_place) return add_in_place(PackedOrWideKeys{hasher_, bytes, ranges, 2}, count, results, true);
     std::size_t added = 0;
     // In such a filter most keys are decided on their first bucket: one bucket loaded instead of two, and
     // read once for both the lookup and the store. The dedup engine in wasm on 10M lines (5M new, a 33 MB table):
@@ -425,9 +421,12 @@ class CuckooFilter {
   struct PackedOrWideKeys {
     KeyHasher hasher;
     const std::uint8_t* bytes;
-    const std::uint32_t* offsets;  // key i is bytes[offsets[i], offsets[i+1]); null: the u64 at bytes + 8i
+    // Key i is bytes[offsets[stride i], offsets[stride i + 1]): consecutive offsets (stride 1) or the
+    // ranges of add_if_absent_ranges (stride 2); null: the u64 at bytes + 8i.
+    const std::uint32_t* offsets;
+    std::size_t stride = 1;
     std::uint64_t operator()(std::size_t i) const noexcept {
-      if (offsets != nullptr) return hasher(bytes + offsets[i], offsets[i + 1] - offsets[i]);
+      if (offsets != nullptr) return hasher(bytes + offsets[stride * i], offsets[stride * i + 1] - offsets[stride * i]);
       return hasher(detail::load64(bytes + 8 * i));
     }
   };
@@ -446,7 +445,13 @@ class CuckooFilter {
   // got its own copy.
   template <class HashAt>
   [[gnu::noinline]] void contains_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) const noexcept {
-    if (layout_.in_place) return in_place([&](const auto& t) { t.contains_hashes(hash_at, count, results); });
+    if (layout_.in_place) {
+      in_place_groups(hash_at, count, [&](const std::uint64_t* hashes, std::size_t start, std::size_t n) {
+        in_place([&](const auto& t) { t.contains_group(hashes, n, results + start); });
+        return true;
+      });
+      return;
+    }
     if (tail_.empty() && head_.table.fits_word()) {
       const auto probe = std::as_const(head_.table).word_probe();
       for_each_located(count, hash_at, results, [&](const Location& at) {
@@ -460,7 +465,7 @@ class CuckooFilter {
   template <class HashAt>
   [[gnu::noinline]] std::size_t add_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) {
     std::memset(results, static_cast<int>(KeyResult::not_tried), count);
-    if (layout_.in_place) return in_place([&](auto& t) { return t.add_hashes(hash_at, count, results, false); });
+    if (layout_.in_place) return add_in_place(hash_at, count, results, false);
     if (tail_.empty() && trace_ == nullptr && head_.table.fits_word()) return add_many_word(hash_at, count, results);
     std::size_t added = 0;
     for_each_located(count, hash_at, results, [&](const Location& at) {
@@ -473,7 +478,14 @@ class CuckooFilter {
 
   template <class HashAt>
   [[gnu::noinline]] std::size_t remove_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) noexcept {
-    if (layout_.in_place) return in_place([&](auto& t) { return t.remove_hashes(hash_at, count, results); });
+    if (layout_.in_place) {
+      std::size_t removed = 0;
+      in_place_groups(hash_at, count, [&](const std::uint64_t* hashes, std::size_t start, std::size_t n) {
+        removed += in_place([&](auto& t) { return t.remove_group(hashes, n, results + start); });
+        return true;
+      });
+      return removed;
+    }
     std::size_t removed = 0;
     for_each_located(count, hash_at, results, [&](const Location& at) {
       const bool ok = remove_located(at);
@@ -702,6 +714,29 @@ class CuckooFilter {
     if (chain.layout.fingerprint_bits == 16)
       return NarrowTable::adopt(options, info.generation, info.item_count, reinterpret_cast<std::uint16_t*>(slots), narrow_);
     return WideTable::adopt(options, info.generation, info.item_count, reinterpret_cast<std::uint32_t*>(slots), wide_);
+  }
+  // Hashes the keys in groups of the table's batch size and hands each to group(hashes, first key, count),
+  // which returns false to stop.
+  template <class HashAt, class Group>
+  static void in_place_groups(HashAt& hash_at, std::size_t count, Group&& group) {
+    constexpr std::size_t kGroup = NarrowTable::kGroup;
+    std::uint64_t hashes[kGroup];
+    for (std::size_t start = 0; start < count; start += kGroup) {
+      const std::size_t n = count - start < kGroup ? count - start : kGroup;
+      for (std::size_t j = 0; j < n; ++j) hashes[j] = hash_at(start + j);
+      if (!group(hashes, start, n)) return;
+    }
+  }
+  // The adds of a batch (results already not_tried), or add-if-absent.
+  template <class HashAt>
+  std::size_t add_in_place(HashAt&& hash_at, std::size_t count, std::uint8_t* results, bool if_absent) {
+    std::size_t added = 0;
+    in_place_groups(hash_at, count, [&](const std::uint64_t* hashes, std::size_t start, std::size_t n) {
+      bool stopped = false;
+      added += in_place([&](auto& t) { return t.add_group(hashes, n, results + start, if_absent, stopped); });
+      return !stopped;
+    });
+    return added;
   }
   // Merge and union of two tables that double: into a copy, so that a failure leaves this one as it was.
   [[nodiscard]] CUCKOO_COLD Status combine_in_place(const CuckooFilter& other, detail::Combine mode) {

@@ -41,6 +41,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "detail/compiler.hpp"
 #include "detail/table_memory.hpp"
 #include "hashing.hpp"
 #include "status.hpp"
@@ -101,7 +102,7 @@ class DoublingFilter {
   // A filter of `generation` doublings whose slots are `slots` (malloc'd, N0 * 2^generation buckets; the
   // filter takes them over whatever happens), as an export holds them (format.hpp, version 5): checks
   // every slot and the item count. bad_format or out_of_memory.
-  [[nodiscard]] static Status adopt(const Options& o, unsigned generation, std::uint64_t item_count, Slot* slots,
+  [[nodiscard]] CUCKOO_COLD static Status adopt(const Options& o, unsigned generation, std::uint64_t item_count, Slot* slots,
                                     std::unique_ptr<DoublingFilter>& out) {
     std::unique_ptr<Slot, FreeDeleter> owned(slots);
     std::unique_ptr<DoublingFilter> f;
@@ -122,7 +123,7 @@ class DoublingFilter {
   }
 
   // An exact copy of `from`: out_of_memory when it cannot be had.
-  [[nodiscard]] static Status copy_of(const DoublingFilter& from, std::unique_ptr<DoublingFilter>& out) {
+  [[nodiscard]] CUCKOO_COLD static Status copy_of(const DoublingFilter& from, std::unique_ptr<DoublingFilter>& out) {
     std::unique_ptr<DoublingFilter> f;
     if (Status s = make_with(from.options(), from.generation_, f); !s.ok()) return s;
     std::memcpy(f->slots_, from.slots_, from.byte_size());
@@ -207,33 +208,37 @@ class DoublingFilter {
   }
 
   // --- batches ----------------------------------------------------------------------------------------
-  // As CuckooFilter's: hash_at(i) is key i's hash; results[i] a KeyResult. A group of keys is located and
-  // its buckets touched before any is used, so that their cache misses overlap.
-  template <class HashAt>
-  void contains_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) const noexcept {
-    for_each_placed(count, hash_at, results, [&](const Place& at) { return yes_or_no(contains_place(at)); });
+  // Groups of at most kGroup hashes (CuckooFilter hashes the keys, so that these are compiled once per
+  // width, not once per kind of key): results[i] gets key i's KeyResult. A group is located and its
+  // buckets touched before any key is used, so that their cache misses overlap.
+  static constexpr std::size_t kGroup = 16;
+  void contains_group(const std::uint64_t* hashes, std::size_t n, std::uint8_t* results) const noexcept {
+    for_each_placed(hashes, n, results, [&](const Place& at) { return yes_or_no(contains_place(at)); });
   }
-  template <class HashAt>
-  std::size_t remove_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) noexcept {
+  // Returns how many were removed.
+  std::size_t remove_group(const std::uint64_t* hashes, std::size_t n, std::uint8_t* results) noexcept {
     std::size_t removed = 0;
-    for_each_placed(count, hash_at, results, [&](const Place& at) {
+    for_each_placed(hashes, n, results, [&](const Place& at) {
       const bool ok = remove_place(at);
       removed += ok;
       return yes_or_no(ok);
     });
     return removed;
   }
-  // The adds, and add-if-absent (`if_absent`): a key that cannot be added because the table cannot
-  // double gets stopped_here and ends the batch (the keys after it keep not_tried, which the caller
-  // stores first); one refused by the duplicate limit gets no_room.
-  template <class HashAt>
-  std::size_t add_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results, bool if_absent) noexcept {
+  // The adds, or add-if-absent (`if_absent`: no for a key found). A key refused because the table cannot
+  // double gets stopped_here and ends the batch (`stopped`; the results after it are left as they were);
+  // one refused by the duplicate limit gets no_room. Returns how many were added.
+  std::size_t add_group(const std::uint64_t* hashes, std::size_t n, std::uint8_t* results, bool if_absent, bool& stopped) noexcept {
     std::size_t added = 0;
-    for_each_placed(count, hash_at, results, [&](const Place& at) {
+    stopped = !for_each_placed(hashes, n, results, [&](const Place& at) {
       if (if_absent && contains_place(at)) return KeyResult::no;
-      // Located before a doubling: add_hash locates again.
-      const bool ok = size_ < fill_limit() && copies(at) < 2 * kBucketSize && insert(at) ? (failure_ = AddFailure::none, true)
-                                                                                         : add_hash(at.hash);
+      // The common case first: below the fill limit, with a free slot or a short walk. Else add_hash
+      // (which doubles and locates again).
+      bool ok = size_ < fill_limit_ && copies(at) < 2 * kBucketSize && insert(at);
+      if (ok)
+        failure_ = AddFailure::none;
+      else
+        ok = add_hash(at.hash);
       added += ok;
       if (ok) return KeyResult::yes;
       return failure_ == AddFailure::duplicate_limit ? KeyResult::no_room : KeyResult::stopped_here;
@@ -267,7 +272,7 @@ class DoublingFilter {
   [[nodiscard]] Options options() const noexcept { return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_}; }
 
   // Back to the first table's size, empty. The first table's memory is kept (a smaller realloc may fail).
-  void clear() noexcept {
+  CUCKOO_COLD void clear() noexcept {
     if (void* smaller = std::realloc(slots_, base_buckets_ * kBucketSize * sizeof(Slot))) slots_ = static_cast<Slot*>(smaller);
     generation_ = 0;
     set_fill_limit();
@@ -315,7 +320,7 @@ class DoublingFilter {
   // repeated, or with a filter of a subset of the keys, changes nothing. This filter doubles as needed.
   // Not all or nothing: on failure (growth_limit, out_of_memory) it is partly changed, so CuckooFilter
   // works on a copy.
-  [[nodiscard]] AddFailure absorb(const DoublingFilter& other, bool set_union) noexcept {
+  [[nodiscard]] CUCKOO_COLD AddFailure absorb(const DoublingFilter& other, bool set_union) noexcept {
     while (generation_ < other.generation_)
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     const unsigned from_generation = other.generation_;
@@ -350,7 +355,7 @@ class DoublingFilter {
   DoublingFilter() = default;
 
   // make() at `generation` doublings, on `slots` when given (taken over), else on a zeroed table.
-  [[nodiscard]] static Status make_with(const Options& o, unsigned generation, std::unique_ptr<DoublingFilter>& out,
+  [[nodiscard]] CUCKOO_COLD static Status make_with(const Options& o, unsigned generation, std::unique_ptr<DoublingFilter>& out,
                                         Slot* slots = nullptr) {
     std::unique_ptr<Slot, FreeDeleter> owned(slots);
     if (o.capacity == 0) return Status::error(ErrorCode::invalid_argument, "capacity must be at least 1");
@@ -469,19 +474,19 @@ class DoublingFilter {
   }
 
   // For a union: the slot of `bucket` holding exactly v (-1: none), and how many hold it.
-  [[nodiscard]] int find_exact(std::uint32_t bucket, Slot v) const noexcept {
+  [[nodiscard]] CUCKOO_COLD int find_exact(std::uint32_t bucket, Slot v) const noexcept {
     for (unsigned s = 0; s < kBucketSize; ++s)
       if (slot(bucket, s) == v) return static_cast<int>(s);
     return -1;
   }
-  [[nodiscard]] std::size_t exact_copies(std::uint32_t bucket, Slot v) const noexcept {
+  [[nodiscard]] CUCKOO_COLD std::size_t exact_copies(std::uint32_t bucket, Slot v) const noexcept {
     std::size_t n = 0;
     for (unsigned s = 0; s < kBucketSize; ++s) n += slot(bucket, s) == v;
     return n;
   }
   // The entry v of `bucket` in a filter of `from_generation` doublings, moved to this filter's size: its
   // bucket and value here. False when v has too few ext bits left to know its bucket here.
-  [[nodiscard]] bool moved_here(unsigned from_generation, std::uint32_t bucket, Slot v, std::uint32_t& at, Slot& value) const noexcept {
+  [[nodiscard]] CUCKOO_COLD bool moved_here(unsigned from_generation, std::uint32_t bucket, Slot v, std::uint32_t& at, Slot& value) const noexcept {
     const unsigned d = generation_ - from_generation;
     if (ext_bits(v) < d) return false;
     const std::uint32_t class_bits = bucket & ((std::uint32_t{1} << from_generation) - 1);
@@ -492,7 +497,7 @@ class DoublingFilter {
   }
   // How many entries of v's pair here stand for it: they agree with it on all their bits and are no
   // longer (so every key v matches, they match too).
-  [[nodiscard]] std::size_t covering(unsigned from_generation, std::uint32_t bucket, Slot v) const noexcept {
+  [[nodiscard]] CUCKOO_COLD std::size_t covering(unsigned from_generation, std::uint32_t bucket, Slot v) const noexcept {
     std::uint32_t at = 0;
     Slot value = 0;
     if (!moved_here(from_generation, bucket, v, at, value)) return 0;
@@ -506,7 +511,7 @@ class DoublingFilter {
   }
   // Stores the entry v of another filter's `bucket` (of `from_generation` doublings), doubling when it
   // finds no room.
-  [[nodiscard]] AddFailure insert_entry(unsigned from_generation, std::uint32_t bucket, Slot v) noexcept {
+  [[nodiscard]] CUCKOO_COLD AddFailure insert_entry(unsigned from_generation, std::uint32_t bucket, Slot v) noexcept {
     for (;;) {
       std::uint32_t at = 0;
       Slot value = 0;
@@ -590,34 +595,31 @@ class DoublingFilter {
 #endif
   }
 
-  // Locates and touches a group of keys, then stores op(place) for each (CuckooFilter::for_each_located,
-  // whose comments say why the results are gathered per group). stopped_here ends the walk.
-  template <class HashAt, class Op>
-  void for_each_placed(std::size_t count, HashAt& hash_at, std::uint8_t* results, Op&& op) const {
-    constexpr std::size_t kGroup = 16;
+  // Locates and touches a group of keys, then stores op(place) for each. The results are gathered in a
+  // local buffer and copied out once (CuckooFilter::for_each_located says why). False when a key got
+  // stopped_here: the results up to it are stored, and no key after it is tried.
+  template <class Op>
+  bool for_each_placed(const std::uint64_t* hashes, std::size_t n, std::uint8_t* results, Op&& op) const {
     Place group[kGroup];
     std::uint8_t group_results[kGroup];
     std::uint8_t touched = 0;
-    for (std::size_t start = 0; start < count; start += kGroup) {
-      const std::size_t n = count - start < kGroup ? count - start : kGroup;
-      for (std::size_t j = 0; j < n; ++j) group[j] = locate(hash_at(start + j));
-      for (std::size_t j = 0; j < n; ++j) touched = static_cast<std::uint8_t>(touched ^ touch(group[j].i1) ^ touch(group[j].i2));
-      for (std::size_t j = 0; j < n; ++j) {
-        // A doubling in op moves every entry: the places located before it are stale.
-        const unsigned g = generation_;
-        const KeyResult r = op(group[j]);
-        group_results[j] = static_cast<std::uint8_t>(r);
-        if (r == KeyResult::stopped_here) {
-          std::memcpy(results + start, group_results, j + 1);
-          prefetch_sink_ = touched;
-          return;
-        }
-        if (g != generation_)
-          for (std::size_t k = j + 1; k < n; ++k) group[k] = locate(group[k].hash);
-      }
-      std::memcpy(results + start, group_results, n);
-    }
+    for (std::size_t j = 0; j < n; ++j) group[j] = locate(hashes[j]);
+    for (std::size_t j = 0; j < n; ++j) touched = static_cast<std::uint8_t>(touched ^ touch(group[j].i1) ^ touch(group[j].i2));
     prefetch_sink_ = touched;
+    for (std::size_t j = 0; j < n; ++j) {
+      const unsigned g = generation_;
+      const KeyResult r = op(group[j]);
+      group_results[j] = static_cast<std::uint8_t>(r);
+      if (r == KeyResult::stopped_here) {
+        std::memcpy(results, group_results, j + 1);
+        return false;
+      }
+      // A doubling in op moved every entry: the places located before it are stale.
+      if (g != generation_)
+        for (std::size_t k = j + 1; k < n; ++k) group[k] = locate(group[k].hash);
+    }
+    std::memcpy(results, group_results, n);
+    return true;
   }
 
   KeyHasher hasher_;

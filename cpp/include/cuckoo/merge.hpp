@@ -32,10 +32,11 @@ enum class Combine {
     return Status::error(ErrorCode::invalid_argument, cannot + "filters with different " + what + " (" + prefix +
                                                           std::to_string(x) + " and " + std::to_string(y) + ")");
   };
+  if (a.growth != b.growth) return differ("growth settings", a.growth, b.growth, "growth ");
   if (a.in_place != b.in_place)
     return Status::error(ErrorCode::invalid_argument, cannot + "a filter that doubles in place and a chain of sub-filters");
-  if (a.growth != b.growth || a.max_sub_filters != b.max_sub_filters)
-    return differ("growth settings", a.growth, b.growth, "growth ");
+  if (a.max_sub_filters != b.max_sub_filters)
+    return differ("growth settings", a.max_sub_filters, b.max_sub_filters, "at most sub-filters ");
   if (a.bucket_size != b.bucket_size) return differ("bucket sizes", a.bucket_size, b.bucket_size);
   if (a.semi_sorted != b.semi_sorted)
     return Status::error(ErrorCode::invalid_argument, cannot + "a filter with semi-sorted buckets and one without");
