@@ -13,6 +13,11 @@
 // give the same results and stay byte for byte the same (the batch paths are separate code). Keys 48-63
 // are integer keys: `filter` takes them through the integer API (single calls, and whole batches of them
 // when bit 6 of the op byte is set), `shadow` as their 8 little-endian bytes, which is the same key.
+// Byte 0 with bits 7 and 5 set and bit 6 clear: growth in place (growth 2 alone; byte 1 odd: fp_rate 1e-6,
+// 32-bit slots, else 0.001, 16-bit slots). Removes are checked there too (removing an added key never
+// loses another: doubling_filter.hpp), and an add op with bit 5 set adds 64 + key byte fresh keys
+// "bulk-<n>" in one add_many (singly to `shadow`), so that a short input doubles the table often.
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <span>
@@ -22,8 +27,11 @@
 #include <cuckoo/cuckoo_filter.hpp>
 
 namespace {
-void check(bool condition) {
-  if (!condition) std::abort();
+// Aborts naming the line of the check that failed.
+void check(bool condition, int line = __builtin_LINE()) {
+  if (condition) return;
+  std::fprintf(stderr, "fuzz_operations.cpp:%d: check failed\n", line);
+  std::abort();
 }
 }  // namespace
 
@@ -32,24 +40,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   cuckoo::Options options;
   const bool growth = (data[0] & 0x80) != 0;
   const bool semi_sorted = (data[0] & 0x40) != 0;
-  options.semi_sorted = semi_sorted;
-  options.bucket_size = semi_sorted ? 4u : 2u << ((data[0] & 0x3F) % 3);
-  options.fingerprint_bits = semi_sorted ? 5 + data[1] % 28 : 4 + data[1] % 29;
-  if (growth) {
-    options.growth = 2 + data[1] % 3;
-    options.max_sub_filters = 32;
+  const bool in_place = growth && !semi_sorted && (data[0] & 0x20) != 0;
+  if (in_place) {
+    options.growth = 2;
+    options.fp_rate = (data[1] & 1) != 0 ? 1e-6 : 0.001;
+  } else {
+    options.semi_sorted = semi_sorted;
+    options.bucket_size = semi_sorted ? 4u : 2u << ((data[0] & 0x3F) % 3);
+    options.fingerprint_bits = semi_sorted ? 5 + data[1] % 28 : 4 + data[1] % 29;
+    if (growth) {
+      options.growth = 2 + data[1] % 3;
+      options.max_sub_filters = 32;
+    }
   }
   options.capacity = 1 + data[2];
   options.max_kicks = data[3];
   options.seed = data[0] * 131u + data[1];
   cuckoo::CuckooFilter filter(options);
   cuckoo::CuckooFilter shadow(options);  // receives every operation as single calls
+  check(filter.grows_in_place() == in_place);
+  unsigned next_bulk = 0;
+  constexpr unsigned kFirstBulk = 1000;
   std::map<unsigned, unsigned> model;
   std::size_t model_size = 0;
   constexpr unsigned kFirstInteger = 48;
   const auto integer_key = [](unsigned k) { return (std::uint64_t{k} + 1) * 0x9E3779B97F4A7C15ull; };
   // Every key as bytes: an integer key is its 8 little-endian bytes.
   const auto key = [&](unsigned k) {
+    if (k >= kFirstBulk) return "bulk-" + std::to_string(k);
     if (k < kFirstInteger) return "key-" + std::to_string(k);
     std::string bytes(8, '\0');
     for (int b = 0; b < 8; ++b) bytes[b] = static_cast<char>(integer_key(k) >> (8 * b));
@@ -60,7 +78,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const unsigned op = data[i] % 4;
     const unsigned k = data[i + 1] % 64;
     const bool batch = (data[i] & 0x80) != 0 && (op == 0 || op == 2);
-    if (batch) {
+    if (in_place && op == 0 && (data[i] & 0x20) != 0) {
+      const unsigned n = 64 + data[i + 1];
+      std::string bytes;
+      std::vector<std::uint32_t> offsets{0};
+      for (unsigned j = 0; j < n; ++j) {
+        bytes += key(kFirstBulk + next_bulk + j);
+        offsets.push_back(static_cast<std::uint32_t>(bytes.size()));
+      }
+      std::vector<std::uint8_t> results(n, 9);
+      filter.add_many(reinterpret_cast<const std::uint8_t*>(bytes.data()), offsets.data(), n, results.data());
+      for (unsigned j = 0; j < n; ++j) {
+        const bool ok = shadow.add(key(kFirstBulk + next_bulk + j));
+        if (results[j] == static_cast<std::uint8_t>(cuckoo::KeyResult::stopped_here)) {
+          check(!ok && filter.last_add_failure() == cuckoo::AddFailure::growth_limit);
+          break;
+        }
+        check(ok && results[j] == static_cast<std::uint8_t>(cuckoo::KeyResult::yes));
+        ++model[kFirstBulk + next_bulk + j];
+        ++model_size;
+      }
+      next_bulk += n;
+      check(filter.serialize() == shadow.serialize());
+    } else if (batch) {
       const unsigned n = 1 + ((data[i] >> 2) & 7);
       const bool integers = (data[i] & 0x40) != 0;
       const auto key_at = [&](unsigned j) { return integers ? kFirstInteger + (k + j) % 16 : (k + j) % 64; };
@@ -115,10 +155,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (growth) check(filter.last_add_failure() != cuckoo::AddFailure::table_full);
       }
     } else if (op == 1) {
-      if (model.empty() || growth) continue;
+      if (model.empty() || (growth && !in_place)) continue;
       auto it = model.lower_bound(k);
       if (it == model.end()) it = model.begin();
-      check(it->first >= kFirstInteger ? filter.remove(integer_key(it->first)) : filter.remove(key(it->first)));
+      const bool integer = it->first >= kFirstInteger && it->first < kFirstBulk;
+      check(integer ? filter.remove(integer_key(it->first)) : filter.remove(key(it->first)));
       check(shadow.remove(key(it->first)));
       if (--it->second == 0) model.erase(it);
       --model_size;
@@ -131,6 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(filter.size() == model_size);
   }
   for (const auto& [k, copies] : model) check(filter.contains(key(k)) && filter.count(key(k)) >= copies);
+  if (in_place) check(filter.serialize() == shadow.serialize());
   // Whatever state the operations left, the export round-trips.
   check(cuckoo::CuckooFilter::deserialize(filter.serialize()).serialize() == filter.serialize());
   return 0;

@@ -8,12 +8,12 @@ const out = process.argv[2];
 const vectors = JSON.parse(readFileSync(join(fileURLToPath(import.meta.url), '..', '..', 'vectors', 'golden.json'), 'utf8'));
 mkdirSync(join(out, 'deserialize'), { recursive: true });
 mkdirSync(join(out, 'operations'), { recursive: true });
-vectors.filters.forEach((filter, i) => {
+[...vectors.filters, ...vectors.in_place].forEach((filter, i) => {
   const bytes = Buffer.from(filter.export_hex, 'hex');
   // The first byte is the harness's switch (odd: re-seal the checksum), then the export.
   writeFileSync(join(out, 'deserialize', `golden-${i}`), Buffer.concat([Buffer.from([0]), bytes]));
   writeFileSync(join(out, 'deserialize', `golden-${i}-resealed`), Buffer.concat([Buffer.from([1]), bytes]));
-  writeFileSync(join(out, 'deserialize', `golden-${i}-header`), Buffer.concat([Buffer.from([1]), bytes.subarray(0, 56)]));
+  writeFileSync(join(out, 'deserialize', `golden-${i}-header`), Buffer.concat([Buffer.from([1]), bytes.subarray(0, bytes[4] === 5 ? 64 : 56)]));
 });
 const ops = (b, f, capacity, kicks, pairs) => Buffer.from([b, f, capacity, kicks, ...pairs.flat()]);
 const fill = Array.from({ length: 120 }, (_, i) => [0, i % 64]);
@@ -32,3 +32,9 @@ writeFileSync(join(out, 'operations', 'growth'), ops(0x81, 8, 4, 20, Array.from(
 writeFileSync(join(out, 'operations', 'semi-sorted-churn'), ops(0x40, 8, 30, 100, churn));
 writeFileSync(join(out, 'operations', 'semi-sorted-batches'), ops(0x40, 12, 20, 30, batches));
 writeFileSync(join(out, 'operations', 'semi-sorted-growth'), ops(0xC0, 20, 4, 20, Array.from({ length: 150 }, (_, i) => [i % 3 === 0 ? 2 : 0, i % 64])));
+// Growth in place (byte 0: 0xA0; byte 1 odd: 32-bit slots): bulk adds (op 0x20) that double the table,
+// mixed with removes, lookups, counts and batches.
+const inPlace = Array.from({ length: 120 }, (_, i) => (i % 6 === 0 ? [0x20, 200] : [i % 4, (i * 11) % 64]));
+writeFileSync(join(out, 'operations', 'in-place-16'), ops(0xA0, 2, 1, 50, inPlace));
+writeFileSync(join(out, 'operations', 'in-place-32'), ops(0xA0, 3, 1, 50, inPlace));
+writeFileSync(join(out, 'operations', 'in-place-batches'), ops(0xA0, 4, 1, 20, [...inPlace.slice(0, 30), ...batches]));
