@@ -6,8 +6,9 @@
 // Keys are 8-byte random integers passed as bytes (the reference implementation's benchmark uses 64-bit
 // integer keys), so the numbers compare with it.
 //
-// Usage: cuckoo_bench [--quick | --growth]   (--quick: 1/10 of the sizes, for a smoke run; --growth: growth in
-// place against a chain and a filter sized right, alone)
+// Usage: cuckoo_bench [--quick | --growth | --pause]   (--quick: 1/10 of the sizes, for a smoke run;
+// --growth: growth in place against a chain and a filter sized right, alone; --pause: the longest add
+// of a filter doubling in place from 1 million to 100 million keys)
 // BENCH_REPEATS=N: runs per case (default 3); each rate is the best of the N runs (the growth cases, at
 // the end, run once).
 // The last cases measure growth: 10x and 100x an initial capacity, against a filter sized right.
@@ -21,7 +22,6 @@
 #include <vector>
 
 #include <cuckoo/cuckoo_filter.hpp>
-#include <cuckoo/doubling_filter.hpp>
 #include <memory>
 
 namespace {
@@ -261,9 +261,10 @@ void growth_case(std::uint64_t initial, std::size_t items) {
   }
 }
 
-// Growth in place (DoublingFilter, 16-bit slots, fp_rate 0.001's shape) against a chain that grows
-// (growth 2) and a filter sized right, all three fed `items` integer keys one call at a time: lookups,
-// the whole growth's adds against the sized filter's, memory, false positives.
+// Growth in place (growth 2: a table that doubles, 16-bit slots at fp_rate 0.001) against a chain that
+// grows (growth 2 with max_sub_filters) and a filter sized right, all three fed `items` integer keys one
+// call at a time: lookups, the whole growth's adds against the sized filter's, memory, false positives;
+// then half of the keys deleted from each growing filter, and how many of the other half went missing.
 template <class Filter>
 SingleCalls time_integer_calls(Filter& filter, const std::vector<std::uint64_t>& keys, const std::vector<std::uint64_t>& absent,
                                const std::vector<std::uint64_t>& mixed) {
@@ -289,15 +290,24 @@ void in_place_case(std::uint64_t initial, std::size_t items) {
   const auto keys = random_keys(items, 21);
   const auto absent = random_keys(items, 22);
   const auto mixed = half_present(keys, absent);
-  const auto report = [&](const char* kind, const SingleCalls& r, std::uint64_t bytes, double expected, unsigned tables) {
+  // Deletes keys 0, 2, 4, ... and counts the odd ones no longer found (-1: not measured).
+  const auto lost_after_deleting_half = [&](cuckoo::CuckooFilter& f) {
+    for (std::size_t i = 0; i < keys.size(); i += 2) f.remove(keys[i]);
+    long long lost = 0;
+    for (std::size_t i = 1; i < keys.size(); i += 2) lost += !f.contains(keys[i]);
+    return lost;
+  };
+  const auto report = [&](const char* kind, const SingleCalls& r, std::uint64_t bytes, double expected, unsigned tables,
+                          long long lost) {
     std::printf(
         "{\"bench\":\"native\",\"case\":\"growth_in_place\",\"kind\":\"%s\",\"initial_capacity\":%llu,\"items\":%zu,"
         "\"added\":%zu,\"tables_or_doublings\":%u,\"insert_mops\":%.2f,\"lookup_positive_mops\":%.2f,"
-        "\"lookup_negative_mops\":%.2f,\"lookup_mixed_mops\":%.2f,\"bits_per_item\":%.3f,\"fpr\":%.6f,\"expected_fpr\":%.6f}\n",
+        "\"lookup_negative_mops\":%.2f,\"lookup_mixed_mops\":%.2f,\"bits_per_item\":%.3f,\"fpr\":%.6f,\"expected_fpr\":%.6f,"
+        "\"lost_after_deleting_half\":%lld}\n",
         kind, static_cast<unsigned long long>(initial), items, r.added, tables, mops(items, r.insert_s),
         mops(items, r.positive_s), mops(items, r.negative_s), mops(items, r.mixed_s),
         static_cast<double>(bytes) * 8 / static_cast<double>(items), static_cast<double>(r.false_positives) / static_cast<double>(items),
-        expected);
+        expected, lost);
     std::fflush(stdout);
   };
   {
@@ -306,25 +316,60 @@ void in_place_case(std::uint64_t initial, std::size_t items) {
     o.fp_rate = 0.001;
     cuckoo::CuckooFilter sized(o);
     const SingleCalls r = time_integer_calls(sized, keys, absent, mixed);
-    report("sized_right", r, sized.byte_size(), sized.expected_fp_rate(), 1);
+    report("sized_right", r, sized.byte_size(), sized.expected_fp_rate(), 1, -1);
   }
   {
     cuckoo::Options o;
     o.capacity = initial;
     o.fp_rate = 0.001;
     o.growth = 2;
+    o.max_sub_filters = cuckoo::kDefaultMaxSubFilters;
     cuckoo::CuckooFilter chain(o);
     const SingleCalls r = time_integer_calls(chain, keys, absent, mixed);
-    report("chain", r, chain.byte_size(), chain.expected_fp_rate(), static_cast<unsigned>(chain.sub_filter_count()));
+    const auto tables = static_cast<unsigned>(chain.sub_filter_count());
+    const double expected = chain.expected_fp_rate();  // before the deletes
+    report("chain", r, chain.byte_size(), expected, tables, lost_after_deleting_half(chain));
   }
   {
-    std::unique_ptr<cuckoo::DoublingFilter<std::uint16_t>> doubling;
-    cuckoo::DoublingFilter<std::uint16_t>::Options o;
+    cuckoo::Options o;
     o.capacity = initial;
-    if (!cuckoo::DoublingFilter<std::uint16_t>::make(o, doubling).ok()) std::abort();
-    const SingleCalls r = time_integer_calls(*doubling, keys, absent, mixed);
-    report("in_place", r, doubling->byte_size(), doubling->expected_fp_rate(), doubling->generation());
+    o.fp_rate = 0.001;
+    o.growth = 2;
+    cuckoo::CuckooFilter doubling(o);
+    const SingleCalls r = time_integer_calls(doubling, keys, absent, mixed);
+    const double expected = doubling.expected_fp_rate();  // before the deletes
+    report("in_place", r, doubling.byte_size(), expected, doubling.doublings(), lost_after_deleting_half(doubling));
   }
+}
+
+// The pause a doubling costs: a filter that doubles in place, from `initial` keys (fp_rate 0.001) to
+// `items`, fed one key at a time; the slowest add is a doubling of the largest table.
+void doubling_pause_case(std::uint64_t initial, std::size_t items) {
+  cuckoo::Options o;
+  o.capacity = initial;
+  o.fp_rate = 0.001;
+  o.growth = 2;
+  cuckoo::CuckooFilter f(o);
+  double slowest = 0, total = 0;
+  std::uint64_t slowest_from_bytes = 0;
+  cuckoo::SplitMix64 keys{31};
+  for (std::size_t i = 0; i < items; ++i) {
+    const std::uint64_t bytes = f.byte_size();
+    const auto start = Clock::now();
+    if (!f.add(keys.next())) std::abort();
+    const double s = seconds_since(start);
+    total += s;
+    if (s > slowest) {
+      slowest = s;
+      slowest_from_bytes = bytes;
+    }
+  }
+  std::printf(
+      "{\"bench\":\"native\",\"case\":\"doubling_pause\",\"initial_capacity\":%llu,\"items\":%zu,\"doublings\":%u,"
+      "\"bytes\":%llu,\"slowest_add_s\":%.4f,\"slowest_from_bytes\":%llu,\"all_adds_s\":%.3f}\n",
+      static_cast<unsigned long long>(initial), items, f.doublings(), static_cast<unsigned long long>(f.byte_size()), slowest,
+      static_cast<unsigned long long>(slowest_from_bytes), total);
+  std::fflush(stdout);
 }
 
 // The work the Node benchmark's "wasm core" case does, natively, for the 2x comparison: keys "user-<i>"
@@ -376,6 +421,10 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--growth") == 0) {
     // Growth alone: 10x, 30x and 100x of 100,000 keys, in place against a chain and a filter sized right.
     for (const std::size_t times : {10u, 30u, 100u}) in_place_case(100'000, 100'000 * times);
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--pause") == 0) {
+    doubling_pause_case(1'000'000, 100'000'000);
     return 0;
   }
   throughput_case("1M_items_95pct_load", 1'000'000 / scale, 1'000'000 / scale, 12, 4);

@@ -13,25 +13,32 @@ import { CuckooFilterError } from './errors.js';
 import { CuckooFilter, disposeSymbol, errorFromModule, liveHandle, requireModule } from './filter.js';
 import { describe, ownUint8View, typedLength } from './key_codec.js';
 import { copyToScratch, readDedupReport } from './heap.js';
-import { ErrorCode, LineRules, Limits } from './abi.js';
+import { ErrorCode, LineRules } from './abi.js';
 import { CuckooModule, ready } from './wasm_module.js';
 
 /** The default false-positive rate: at most about one unique line in a million wrongly dropped. */
 export const DEDUP_FP_RATE = 1e-6;
 /**
- * The smallest rate a growing filter accepts: its first sub-filter gets half the rate, and each later one
- * takes one more fingerprint bit, so that sub-filter needs fingerprints of at most 31 bits (4-slot
- * buckets: 2 x 8 / (2^31 - 1), rounded up). A test checks it against the core.
+ * The smallest rate at which the deduplicator's filter can grow: it doubles in place (growth 2), and a
+ * table of 32-bit slots may double once while its bound, 2 x 4 / 2^31 x 1.425, stays under the rate
+ * (rounded up; doubling_filter.hpp's rate_bound). A test checks it against the core.
  */
-export const MIN_GROWING_FP_RATE = 7.5e-9;
-/** Where the filter starts when the input's size is unknown (a pipe): about 7 MB at the default rate. */
+export const MIN_GROWING_FP_RATE = 5.4e-9;
+/**
+ * Where the filter starts (unless told a capacity): small, so that memory follows the unique lines, not
+ * the input's size; it doubles in place as they come (256 KiB at the default rate).
+ */
+export const DEDUP_START = 65_536;
+/**
+ * Where the filter starts when the input's size is unknown and its doublings from DEDUP_START would not
+ * reach UNKNOWN_SIZE_REACH lines (rates below 3e-8, which allow fewer doublings): about 8 MB.
+ */
 export const UNKNOWN_SIZE_START = 2_000_000;
 /** How far a filter for an input of unknown size must be able to grow: more than a wasm heap holds. */
 export const UNKNOWN_SIZE_REACH = 1e9;
 /**
- * The largest start from an input's size (about 0.9 GB at the default rate): a size only bounds the line
- * count, and a 100 GB file of short lines would otherwise ask for a table larger than the heap at once.
- * Growth takes the filter past it, as far as memory allows.
+ * The largest start (about 1.1 GB at the default rate), for a filter whose doublings alone would not
+ * reach every line a large input can hold: growth takes it past that, as far as memory allows.
  */
 export const MAX_ESTIMATED_START = 2 ** 28;
 // Blocks larger than this are fed to the core in pieces, so the heap holds one piece (and its output).
@@ -105,16 +112,22 @@ export function parseFields(list: string): Uint32Array {
   return Uint32Array.from(merged.flat());
 }
 
-/** How a deduplicator's filter starts and grows. */
+/** How a deduplicator's filter starts and grows: one table that doubles in place (growth 2). */
 export interface DedupPlan {
   fpRate: number;
-  /** Unique lines the first sub-filter is sized for. */
+  /** Unique lines the first table is sized for. */
   capacity: number;
-  /** Each new sub-filter's capacity over the last one's. */
+  /** 2: the table doubles. */
   growth: number;
-  /** The most sub-filters the chain may have at this rate (fingerprints grow one bit each, up to 32). */
-  maxSubFilters: number;
-  /** The unique lines the whole chain holds: capacity x (growth^maxSubFilters - 1) / (growth - 1). */
+  /**
+   * The table's slot width: 16 bits at rates of 0.001 and above, else 32. A 16-bit table doubles at most
+   * 7 times; where that cannot reach the lines of an input of unknown size, 32-bit slots are used at any
+   * rate (their rate is lower than asked).
+   */
+  slotBits: number;
+  /** The most doublings at this rate (each takes an index bit from the entries already there). */
+  maxDoublings: number;
+  /** The unique lines the table holds after its last doubling: capacity x 2^maxDoublings. */
   reach: number;
 }
 
@@ -133,8 +146,14 @@ export interface LineDedupStats {
   wrongDropBound: number;
   /** Bytes of the filter's tables. */
   filterBytes: number;
+  /** 1, or for a `seen` filter that is a chain of sub-filters, how many. */
   subFilters: number;
-  /** The first sub-filter's fingerprint bits (each later one has one more). */
+  /** How often the table has doubled in place (0 for a `seen` filter that does not). */
+  doublings: number;
+  /**
+   * The width of the table's slots (16 or 32: each holds a fingerprint and the index bits a doubling
+   * uses), or for a `seen` filter that does not double, its first sub-filter's fingerprint bits.
+   */
   fingerprintBits: number;
   /** The plan the filter was made with (undefined until the first block arrives). */
   plan?: DedupPlan;
@@ -178,61 +197,73 @@ export function checkOptions(options: unknown): LineDeduperOptions {
   return o as LineDeduperOptions;
 }
 
-/** The most sub-filters a growing filter has at this rate, as the core sizes it. */
-function chainLimit(fpRate: number): number {
+/** A rate that gets 32-bit slots (below the 9.95e-4 that 16-bit ones keep through their 7 doublings). */
+const WIDE_SLOTS_RATE = 9e-4;
+
+/** How often a filter that doubles in place may double at this rate, as the core sizes it. */
+function doublingLimit(fpRate: number): number {
+  return shapeAt(fpRate).maxDoublings;
+}
+
+function shapeAt(fpRate: number): { maxDoublings: number; slotBits: number } {
   let limit = 0;
+  let slotBits = 0;
   try {
-    const probe = new CuckooFilter({ capacity: 1, fpRate, growth: 2, maxSubFilters: Limits.maxSubFilters });
-    limit = probe.maxSubFilters;
+    const probe = new CuckooFilter({ capacity: 1, fpRate, growth: 2 });
+    limit = probe.maxDoublings;
+    slotBits = probe.fingerprintBits;
     probe.dispose();
   } catch (error) {
     if (!(error instanceof CuckooFilterError && error.code === 'INVALID_ARGUMENT')) throw error;
   }
-  if (limit < 2) {
-    throw invalid(`fpRate ${fpRate} is too small for a filter that grows: its first sub-filter gets half the rate ` +
-      `and each later one a fingerprint bit more, up to ${Limits.maxFingerprintBits} bits, so rates below ${MIN_GROWING_FP_RATE} leave no room to grow`);
+  if (limit < 1) {
+    throw invalid(`fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
+      `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 32-bit slots leave no bit to give`);
   }
-  return limit;
-}
-
-function reachOf(capacity: number, growth: number, subFilters: number): number {
-  return (capacity * (growth ** subFilters - 1)) / (growth - 1);
+  return { maxDoublings: limit, slotBits };
 }
 
 /**
- * How a deduplicator sizes its filter. `firstBlock`, when given, is the start of the input: its mean line
- * length turns inputBytes into an estimate of the lines. The chain must reach every line an input of
- * inputBytes can hold (each unique line but the empty one takes at least 2 bytes), or UNKNOWN_SIZE_REACH
- * lines when the size is unknown: the smallest growth factor that gets there is used (2 where it can,
- * for memory), and where none does with a known size the start is raised instead. With an unknown size
- * and a small rate the reach can fall short of UNKNOWN_SIZE_REACH; it is in the plan, and the error at
- * the limit says so.
+ * How a deduplicator sizes its filter: it starts at DEDUP_START unique lines (or `capacity`) and doubles
+ * in place as unique lines come, so that its memory follows them, whatever the input's size. It must be
+ * able to reach every line an input of inputBytes can hold (each unique line but the empty one takes at
+ * least 2 bytes), or UNKNOWN_SIZE_REACH lines when the size is unknown; where its doublings do not get
+ * there from the start, the start is raised (for a known size; an unknown one keeps it, and the error at
+ * the limit says so). `firstBlock`, when given, is the start of the input: a small input starts no larger
+ * than its lines.
  */
 export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Array): DedupPlan {
   const o = checkOptions(options);
   requireModule();
   const fpRate = o.fpRate ?? DEDUP_FP_RATE;
-  const maxSubFilters = chainLimit(fpRate);
+  let { maxDoublings, slotBits } = shapeAt(fpRate);
   const known = o.inputBytes !== undefined && o.inputBytes > 0;
-  let capacity = o.capacity ?? UNKNOWN_SIZE_START;
+  let capacity = o.capacity ?? DEDUP_START;
   if (o.capacity === undefined && known) {
     let lines = 0;
     const sample = firstBlock ?? new Uint8Array(0);
     const end = o.zeroTerminated ? 0 : 10;
     for (let at = sample.indexOf(end); at !== -1; at = sample.indexOf(end, at + 1)) lines++;
-    // No "\n" in the sample: its lines are at least as long as the sample.
+    // No line end in the sample: its lines are at least as long as the sample.
     const meanLine = lines > 0 ? sample.length / lines : Math.max(sample.length, 1);
-    // 10% headroom for inputs whose lines get shorter further in; growth covers the rest.
-    capacity = Math.min(MAX_ESTIMATED_START, Math.max(1, Math.ceil((o.inputBytes! / meanLine) * 1.1)));
+    capacity = Math.min(capacity, Math.max(1, Math.ceil((o.inputBytes! / meanLine) * 1.1)));
   }
-  // Room for every line a file can hold, up to UNKNOWN_SIZE_REACH (more than the heap holds).
   const needed = known ? Math.min(Math.floor(o.inputBytes! / 2) + 1, UNKNOWN_SIZE_REACH) : UNKNOWN_SIZE_REACH;
-  let growth = 2;
-  while (growth < Limits.maxGrowth && reachOf(capacity, growth, maxSubFilters) < needed) growth++;
-  if (known && reachOf(capacity, growth, maxSubFilters) < needed) {
-    capacity = Math.min(MAX_ESTIMATED_START, Math.max(capacity, Math.ceil(needed / reachOf(1, growth, maxSubFilters))));
+  if (capacity * 2 ** maxDoublings < needed) {
+    if (known) {
+      capacity = Math.min(MAX_ESTIMATED_START, Math.max(capacity, Math.ceil(needed / 2 ** maxDoublings)));
+    } else if (slotBits === 16) {
+      ({ maxDoublings, slotBits } = shapeAt(WIDE_SLOTS_RATE));
+    } else if (o.capacity === undefined) {
+      capacity = Math.max(capacity, Math.min(UNKNOWN_SIZE_START, Math.ceil(needed / 2 ** maxDoublings)));
+    }
   }
-  return { fpRate, capacity, growth, maxSubFilters, reach: Math.floor(reachOf(capacity, growth, maxSubFilters)) };
+  return { fpRate, capacity, growth: 2, slotBits, maxDoublings, reach: capacity * 2 ** maxDoublings };
+}
+
+/** The rate a plan's filter is made with: its own, or one that gets the plan's 32-bit slots. */
+function planRate(plan: DedupPlan): number {
+  return plan.slotBits === 32 ? Math.min(plan.fpRate, WIDE_SLOTS_RATE) : plan.fpRate;
 }
 
 /** Frees what a deduplicator holds in the wasm heap if it is dropped without end() or dispose(). */
@@ -270,7 +301,7 @@ export class LineDeduper {
     this.m = requireModule();
     this.options = checkOptions(options);
     // Fail now, not at the first block, for a rate that cannot grow.
-    chainLimit(this.options.fpRate ?? DEDUP_FP_RATE);
+    doublingLimit(this.options.fpRate ?? DEDUP_FP_RATE);
   }
 
   /** ready() and new LineDeduper(options) in one call. */
@@ -357,6 +388,7 @@ export class LineDeduper {
       wrongDropBound: f ? unique * f.expectedFpRate : 0,
       filterBytes: f ? f.byteLength : 0,
       subFilters: f ? f.subFilterCount : 0,
+      doublings: f ? f.doublings : 0,
       fingerprintBits: f ? f.fingerprintBits : 0,
       plan: this.plan,
     };
@@ -386,7 +418,7 @@ export class LineDeduper {
     if (this.engine !== 0) return;
     const { seen } = this.options;
     const plan = seen ? undefined : planDedup(this.options, firstBlock);
-    const filter = seen ?? new CuckooFilter({ capacity: plan!.capacity, fpRate: plan!.fpRate, growth: plan!.growth, maxSubFilters: plan!.maxSubFilters });
+    const filter = seen ?? new CuckooFilter({ capacity: plan!.capacity, fpRate: planRate(plan!), growth: 2 });
     const rules = (this.options.zeroTerminated ? LineRules.zeroTerminated : 0) | (this.options.duplicates ? LineRules.duplicates : 0);
     const engine = this.m.dedupCreate(liveHandle(filter), rules);
     const { fields, delimiter = '\t' } = this.options;
@@ -437,9 +469,8 @@ export class LineDeduper {
     const plan = this.plan;
     this.failure = error.code === 'CAPACITY_EXCEEDED'
       ? new CuckooFilterError('CAPACITY_EXCEEDED', `the filter is full after ${stats.unique} unique lines` + (!plan ? '' : `: it started ` +
-        `with room for ${plan.capacity} and grew ${plan.growth}x a step to ${plan.maxSubFilters} sub-filters, the most ` +
-        `fpRate ${plan.fpRate} allows (each sub-filter takes one more fingerprint bit, up to ${Limits.maxFingerprintBits}); start with a larger ` +
-        `capacity, or allow a larger fpRate`))
+        `with room for ${plan.capacity} and doubled ${plan.maxDoublings} times, the most fpRate ${plan.fpRate} allows (each ` +
+        `doubling takes a bit from the fingerprints already stored); start with a larger capacity, or allow a larger fpRate`))
       : new CuckooFilterError('OUT_OF_MEMORY', `${error.message} (after ${stats.unique} unique lines: the WebAssembly ` +
         'heap holds at most 4 GiB; allow a larger fpRate for shorter fingerprints)');
     this.final = stats;
@@ -470,7 +501,7 @@ function isDisposed(filter: CuckooFilter): boolean {
 
 /** A deduplicator's stats, or zeros before it exists (an adapter makes it at the first block). */
 export function statsOf(deduper: LineDeduper | undefined): LineDedupStats {
-  return deduper?.stats ?? { lines: 0, unique: 0, duplicates: 0, wrongDropBound: 0, filterBytes: 0, subFilters: 0, fingerprintBits: 0 };
+  return deduper?.stats ?? { lines: 0, unique: 0, duplicates: 0, wrongDropBound: 0, filterBytes: 0, subFilters: 0, doublings: 0, fingerprintBits: 0 };
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

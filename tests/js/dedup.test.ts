@@ -150,7 +150,8 @@ describe('growth and sizing', () => {
     const out = Buffer.concat([d.push(input), d.end()]);
     expect(d.stats.unique).toBeGreaterThan(49_990); // false drops at 1e-6: expected far below 1
     expect(out.equals(referenceDedup(input))).toBe(d.stats.unique === 50_000);
-    expect(d.stats.subFilters).toBeGreaterThan(1);
+    expect(d.stats.doublings).toBeGreaterThan(4);
+    expect(d.stats.subFilters).toBe(1);
   });
 
   test('a known size guarantees room for every line, even when the first block has long lines and the rest short ones', () => {
@@ -169,21 +170,26 @@ describe('growth and sizing', () => {
   });
 
   test('MIN_GROWING_FP_RATE is where the core stops being able to grow', () => {
-    expect(planDedup({ fpRate: MIN_GROWING_FP_RATE }).maxSubFilters).toBe(2);
-    // Just below it, the first sub-filter would need 32-bit fingerprints, with no bit left to grow by.
-    expect(() => planDedup({ fpRate: 7.4e-9 })).toThrow(/too small for a filter that grows.*7.5e-9/);
-    expect(() => new LineDeduper({ fpRate: 5e-9 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(planDedup({ fpRate: MIN_GROWING_FP_RATE }).maxDoublings).toBe(1);
+    // Just below it, even 32-bit slots would keep their rate only without a doubling.
+    expect(() => planDedup({ fpRate: 5.3e-9 })).toThrow(/too small for a filter that grows.*5.4e-9/);
+    expect(() => new LineDeduper({ fpRate: 3e-9 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
   });
 
-  test('from a pipe, the plan reaches a billion lines at the default rate and says how far it reaches at small rates', () => {
+  test('the filter starts small and doubles in place; from a pipe the plan reaches a billion lines, and says how far at small rates', () => {
+    expect(planDedup({})).toMatchObject({ capacity: 65_536, growth: 2, slotBits: 32, maxDoublings: 15 });
     expect(planDedup({}).reach).toBeGreaterThanOrEqual(1e9);
     expect(planDedup({ fpRate: 1e-7 }).reach).toBeGreaterThanOrEqual(1e9);
-    expect(planDedup({ fpRate: 1e-8 })).toMatchObject({ growth: 16, maxSubFilters: 2, reach: 34_000_000 });
+    expect(planDedup({ fpRate: 1e-8 })).toMatchObject({ capacity: 2_000_000, growth: 2, slotBits: 32, maxDoublings: 3, reach: 16_000_000 });
+    // 16-bit slots double 7 times: enough for a file's lines (its start raised if need be), not for a pipe's.
+    expect(planDedup({ fpRate: 0.001, inputBytes: 1e6 })).toMatchObject({ slotBits: 16, maxDoublings: 7, capacity: 65_536 });
+    expect(planDedup({ fpRate: 0.001, inputBytes: 1e9 })).toMatchObject({ slotBits: 16, maxDoublings: 7, capacity: Math.ceil((5e8 + 1) / 128) });
+    expect(planDedup({ fpRate: 0.001 })).toMatchObject({ slotBits: 32, maxDoublings: 15 });
   });
 
-  test('at the chain\'s limit: CAPACITY_EXCEEDED naming the real cause, and the deduplicator is done', () => {
-    using d = new LineDeduper({ fpRate: 1e-8, capacity: 1 }); // two sub-filters, 1 + 16 lines
-    const input = Buffer.from(Array.from({ length: 100 }, (_, i) => `k${i}\n`).join(''));
+  test('at the last doubling: CAPACITY_EXCEEDED naming the real cause, and the deduplicator is done', () => {
+    using d = new LineDeduper({ fpRate: 1e-8, capacity: 1 }); // 1,024 slots, doubled 3 times: about 8,000 lines
+    const input = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `k${i}\n`).join(''));
     let error: unknown;
     try {
       d.push(input);
@@ -192,7 +198,7 @@ describe('growth and sizing', () => {
     }
     expect(error).toBeInstanceOf(CuckooFilterError);
     expect((error as CuckooFilterError).code).toBe('CAPACITY_EXCEEDED');
-    expect((error as Error).message).toMatch(/full after \d+ unique lines.*2 sub-filters, the most fpRate 1e-8 allows.*larger capacity, or allow a larger fpRate/);
+    expect((error as Error).message).toMatch(/full after \d+ unique lines.*doubled 3 times, the most fpRate 1e-8 allows.*larger capacity, or allow a larger fpRate/);
     expect(() => d.push(Buffer.from('x\n'))).toThrow(error as Error);
   });
 });
@@ -203,7 +209,7 @@ describe('the API', () => {
     d.push(Buffer.from('a\nb\na\nc'));
     d.end();
     const s = d.stats;
-    expect(s).toMatchObject({ lines: 4, unique: 3, duplicates: 1, subFilters: 1 });
+    expect(s).toMatchObject({ lines: 4, unique: 3, duplicates: 1, subFilters: 1, doublings: 0, fingerprintBits: 32 });
     expect(s.wrongDropBound).toBeGreaterThan(0);
     expect(s.wrongDropBound).toBeLessThan(3e-6);
     expect(s.filterBytes).toBeGreaterThan(0);

@@ -70,6 +70,11 @@ class DoublingFilter {
   static constexpr unsigned kBucketSize = 4;                  // b
   static constexpr unsigned kFixedBits = kSlotBits / 2;       // F: 8 of 16, 16 of 32 (alternates need a few)
   static constexpr unsigned kExtBits = kSlotBits - 1 - kFixedBits;  // E: the most doublings
+  // The share of the slots, in percent, at which a doubled table doubles again. 16-bit slots: 90%, to
+  // keep their rate under 0.001 through all 7 doublings (rate_bound); 32-bit slots have bits to spare
+  // and fill to 95%, the first table's load, so that the capacity doubles exactly with the table and
+  // memory per item stays 4.2-8.4 bytes (the 96% a walk reaches would make adds slower).
+  static constexpr unsigned kFillPercent = sizeof(Slot) == 2 ? 90 : 95;
   // Buckets of a class at the least: a kick-out walk stays in its class, and classes of a few buckets
   // fill unevenly (the first full one doubles the whole table).
   static constexpr std::uint64_t kMinBaseBuckets = 256;
@@ -84,14 +89,16 @@ class DoublingFilter {
   }
 
   // An upper bound of expected_fp_rate() at the fill limit after g doublings, for keys added in any order
-  // (deletes only lower it). A lookup compares 2b slots; entries added before the first doubling (at most
-  // 95% of the first table's S0 slots) have W - 1 - g bits by then, the 85% of S0 added while the table had
-  // 2 S0 slots one more, and the 45% of each later table's slots added while it was the newest one more
-  // per doubling since: rate <= 2b 2^-(W-1) (0.95 + 0.85 / 2 + 0.45 (g - 1)). For 16-bit slots after 7
-  // doublings: 9.95e-4.
+  // (deletes only lower it). A lookup compares 2b slots, an entry of W - 1 - d bits matching an absent key
+  // with 2^-(W-1-d) after d doublings. With f = kFillPercent / 100 and S0 the first table's slots: at most
+  // 0.95 S0 entries were added before the first doubling (d = g by now), 2f S0 - 0.95 S0 while the table
+  // had 2 S0 slots (d = g - 1), and f S0 2^(k-1) while it had S0 2^k (d = g - k): in a table of S0 2^g
+  // slots, rate <= 2b 2^-(W-1) (0.475 + f + (g - 1) f / 2) for g >= 1. For 16-bit slots after their 7
+  // doublings: 9.95e-4; for 32-bit ones after 15: 3.0e-8.
   [[nodiscard]] static constexpr double rate_bound(unsigned g) noexcept {
     const double per_match = 2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kSlotBits - 1));
-    return per_match * (g == 0 ? 0.95 : 1.375 + 0.45 * (g - 1));
+    const double f = kFillPercent / 100.0;
+    return per_match * (g == 0 ? 0.95 : 0.475 + f + (g - 1) * f / 2);
   }
 
   // The non-throwing constructor: invalid_argument or out_of_memory.
@@ -171,12 +178,12 @@ class DoublingFilter {
   }
   [[nodiscard]] AddFailure last_failure() const noexcept { return failure_; }
 
-  // Items the table takes before it doubles: `capacity` in the first (or 90% of its slots, when the
-  // smallest table is larger than asked for), then 90% of the slots. The rate depends on when entries
-  // were added: an entry added to a table of S slots adds about 2b / S / 2^(W-1) to it for ever (it loses
-  // a bit per doubling, as the slots double). Filling each doubled table to 90% instead of the 96% a walk
-  // reaches keeps 16-bit slots under 0.001 through all 7 doublings (rate_bound), at the same memory at
-  // 10, 30 and 100 times the first capacity.
+  // Items the table takes before it doubles: `capacity` in the first (or kFillPercent of its slots, when
+  // the smallest table is larger than asked for), then kFillPercent of the slots. The rate depends on
+  // when entries were added: an entry added to a table of S slots adds about 2b / S / 2^(W-1) to it for
+  // ever (it loses a bit per doubling, as the slots double). Filling each doubled 16-bit table to 90%
+  // instead of the 96% a walk reaches keeps them under 0.001 through all 7 doublings (rate_bound), at the
+  // same memory at 10, 30 and 100 times the first capacity.
   [[nodiscard]] std::uint64_t fill_limit() const noexcept { return fill_limit_; }
 
   [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept { return contains_place(locate(hash)); }
@@ -385,8 +392,8 @@ class DoublingFilter {
   }
 
   void set_fill_limit() noexcept {
-    const std::uint64_t ninety_percent = num_buckets() * kBucketSize * 9 / 10;
-    fill_limit_ = generation_ == 0 && capacity_ > ninety_percent ? capacity_ : ninety_percent;
+    const std::uint64_t limit = num_buckets() * kBucketSize * kFillPercent / 100;
+    fill_limit_ = generation_ == 0 && capacity_ > limit ? capacity_ : limit;
   }
 
   [[nodiscard]] static std::uint32_t fixed_of(Slot v) noexcept { return static_cast<std::uint32_t>(v) >> (kSlotBits - kFixedBits); }

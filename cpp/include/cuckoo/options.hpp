@@ -78,7 +78,7 @@ struct Layout {
 
 // Growth in place: the slot width and the doublings that keep the rate at most `rate`, or false when no
 // width does (rate below 3.5e-9). 16-bit slots when they may double as often as they can (7 times, rate
-// 9.95e-4), else 32-bit ones, doubling as often as the rate allows (up to 15 times).
+// 9.95e-4), else 32-bit ones, doubling as often as the rate allows (15 times from 3.0e-8 up).
 [[nodiscard]] inline bool in_place_shape(double rate, unsigned& slot_bits, unsigned& max_doublings) noexcept {
   using Narrow = DoublingFilter<std::uint16_t>;
   using Wide = DoublingFilter<std::uint32_t>;

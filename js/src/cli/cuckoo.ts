@@ -7,7 +7,6 @@ import { resolve } from 'node:path';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_FP_RATE, MIN_GROWING_FP_RATE } from '../node.js';
 import { parseFields } from '../dedup.js';
-import { Limits } from '../abi.js';
 import { abortPending, BrokenPipe, checkInputs, heapBuffers, InputError, openOutput, readBlocks, readFilterFile, UsageError } from './io.js';
 import { requireModule } from '../filter.js';
 import { makeProgress } from './progress.js';
@@ -35,15 +34,15 @@ FILE '-' (or no FILE) is standard input. Exit status: 0 done, 1 error, 2 usage e
 
 Writes each line of the files (or standard input) the first time it is seen, in input order. A line's
 key is its bytes without "\\n" or "\\r\\n" (a CRLF line equals its LF twin); each line keeps its own
-ending, and a last line without one gets "\\n". A cuckoo filter remembers the lines seen, in about
-3 bytes per unique line at the default rate; a line never seen before is dropped only by a false
+ending, and a last line without one gets "\\n". A cuckoo filter remembers the lines seen, in 4.2 to
+8.4 bytes per unique line at the default rate; a line never seen before is dropped only by a false
 positive, at most about one unique line in a million at the default rate.
 
 Options:
   -o, --output FILE  write to FILE, replaced only when complete (it may be one of the inputs)
   --fp-rate R        false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1 (default ${DEDUP_FP_RATE})
-  --capacity N       unique lines to start with room for (default: estimated from the input's size,
-                     or 2,000,000 for pipes); the filter grows past it
+  --capacity N       unique lines to start with room for (default: 65,536, fewer for small files);
+                     the filter doubles past it
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
@@ -59,9 +58,11 @@ Options:
   --no-progress      never show progress
   -h, --help         this help
 
-The filter grows, so no input size needs to be known: for files, their size guarantees room for every
-line (up to a billion unique lines, more than memory holds). From a pipe it holds at least a billion unique lines (more than memory holds) at rates down to
-1e-7; below that, 17 times its start: 34 million lines unless --capacity starts it larger.`,
+The filter starts small and doubles in place as unique lines come, so its memory follows them and no
+input size needs to be known: files and pipes take the same time. It holds at least a billion unique
+lines (more than memory holds) at rates down to 3e-8; below that, for files, the start is raised so
+that their size fits, and from a pipe it starts larger and doubles fewer times (at 1e-8: room for
+2,000,000 lines, doubled three times: 16 million lines, unless --capacity starts it larger).`,
   build: `usage: ${NAME} build [options] [FILE...] -o FILTER
 
 Builds a filter from keys, one per line (the same line rules as dedup; a repeated key is stored once),
@@ -70,7 +71,8 @@ and writes it to FILTER, replaced only when complete. '-o -' writes it to standa
 Options:
   -o, --output FILTER  the filter file to write (required)
   --fp-rate R          false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1 (default ${BUILD_FP_RATE})
-  --capacity N         keys to start with room for (default: estimated); the filter grows past it
+  --capacity N         keys to start with room for (default: 65,536, fewer for small files); the filter
+                       doubles past it
   --progress, --no-progress, -h/--help as for dedup`,
   query: `usage: ${NAME} query [options] FILTER [KEY...]
 
@@ -123,8 +125,8 @@ function rate(flag: string, text: string | boolean | undefined, fallback: number
     throw new UsageError(`${flag} must be a number greater than 0 and less than 1, got "${text}"`);
   }
   if (value < MIN_GROWING_FP_RATE) {
-    throw new UsageError(`${flag} ${text} is too small for a filter that grows: its first sub-filter gets half the ` +
-      `rate and each later one a fingerprint bit more, up to ${Limits.maxFingerprintBits} bits; use ${MIN_GROWING_FP_RATE} or more`);
+    throw new UsageError(`${flag} ${text} is too small for a filter that grows: each doubling takes a bit from the ` +
+      `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 32-bit slots leave no bit to give; use ${MIN_GROWING_FP_RATE} or more`);
   }
   return value;
 }
@@ -159,7 +161,7 @@ async function runEngine(values: Values, files: string[], inputBytes: number | u
   const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
   // Read into the heap, where the engine reads the blocks in place (copying them there was 40 ms of 0.8 s).
   const heap = heapBuffers(requireModule());
-  for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10)) {
+  for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true)) {
     // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
     const length = block.length;
     // The new lines are written before the next call, so a view of the heap will do.
@@ -228,11 +230,11 @@ async function dedup(args: string[]): Promise<number> {
         ? `${NAME} dedup: ${s.lines} lines read, ${s.duplicates} duplicates written, ${s.unique} unique lines dropped\n`
         : `${NAME} dedup: ${s.lines} lines read, ${s.unique} unique lines written, ${s.duplicates} duplicates removed\n`) +
       (plan
-        ? `${NAME} dedup: filter started with room for ${plan.capacity} lines, grows ${plan.growth}x a step up to ` +
-          `${plan.maxSubFilters} sub-filters; ${s.subFilters} sub-filter(s) used, ${s.fingerprintBits}-bit fingerprints at ` +
-          `first, ${s.filterBytes} bytes\n`
-        : `${NAME} dedup: the filter of ${seenPath}: ${s.subFilters} sub-filter(s), ${s.fingerprintBits}-bit fingerprints at ` +
-          `first, ${s.filterBytes} bytes\n`) +
+        ? `${NAME} dedup: filter started with room for ${plan.capacity} lines and doubles in place up to ` +
+          `${plan.maxDoublings} times; doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
+        : `${NAME} dedup: the filter of ${seenPath}: ` + (seen?.growsInPlace
+          ? `doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
+          : `${s.subFilters} sub-filter(s), ${s.fingerprintBits}-bit fingerprints at first, ${s.filterBytes} bytes\n`)) +
       `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${s.wrongDropBound.toPrecision(3)}\n`,
     );
   }
@@ -396,10 +398,12 @@ async function info(args: string[]): Promise<number> {
     ['load', `${(filter.loadFactor * 100).toFixed(2)}%`],
     ['bucket size', filter.bucketSize],
     ['buckets', filter.bucketCount],
-    ['fingerprint bits', filter.fingerprintBits],
+    [filter.growsInPlace ? 'slot bits' : 'fingerprint bits', filter.fingerprintBits],
     ['semi-sorted buckets', filter.semiSorted ? 'yes' : 'no'],
     ['max kicks', filter.maxKicks],
-    ['sub-filters', filter.growth ? `${filter.subFilterCount} (growth ${filter.growth}, at most ${filter.maxSubFilters})` : '1 (no growth)'],
+    filter.growsInPlace
+      ? ['growth', `doubles in place: ${filter.doublings} doubling(s) of at most ${filter.maxDoublings}`]
+      : ['sub-filters', filter.growth ? `${filter.subFilterCount} (growth ${filter.growth}, at most ${filter.maxSubFilters})` : '1 (no growth)'],
     ['seed', `0x${filter.seed.toString(16)}`],
     ['bytes', filter.byteLength],
     ['bits per item', filter.size > 0 ? ((filter.byteLength * 8) / filter.size).toFixed(2) : 'n/a (empty)'],

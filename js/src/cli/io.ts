@@ -130,8 +130,14 @@ function ownBuffers(): BlockBuffers {
  * The blocks of the inputs in order, each file opened when its turn comes (as cat does), read without
  * positions (so pipes, FIFOs and devices work). A block is valid until the next one is asked for. From a
  * regular file, two buffers take turns: the next block is read while the caller works on this one (a
- * dedup of 10M lines otherwise waited 185 ms of 1.6 s on reads). Not from a pipe, FIFO or device: a read
- * there can wait for input indefinitely, and a caller that stops early would then wait for it too.
+ * dedup of 10M lines otherwise waited 185 ms of 1.6 s on reads). Not from a FIFO or device, nor from a
+ * pipe unless `readAheadPipes` (a read there can wait for input indefinitely, and a caller that stops
+ * early would then wait for it too). With it, standard input that is a pipe is read ahead as well: a
+ * dedup of 20M lines (1 GB) through `cat |` took 1.78 times the file's time, reading 64 KiB at a time
+ * on the main thread, and 1.12 times with the reads on Node's thread pool, beside the engine. The
+ * price: a command that fails in the middle of such an input while its writer is idle reports the error
+ * at once but exits only when the writer writes again or closes (the read under way cannot be called
+ * off, and Node waits for it at exit).
  * Into `heap`, if given (the blocks are then views of it), except a regular file this process did not
  * open (standard input redirected from a file): reading ahead, a block whose memory changed while it was
  * read (the wasm heap grew while the caller worked on the previous block) is read again at its offset,
@@ -140,7 +146,8 @@ function ownBuffers(): BlockBuffers {
  * into memory V8 had let go of: on 64-bit platforms V8 reserves a wasm memory's maximum up front, 4 GiB
  * here, and does not move it.)
  */
-export async function* readBlocks(files: readonly string[], heap?: BlockBuffers, recordEnd?: number): AsyncGenerator<Uint8Array> {
+export async function* readBlocks(files: readonly string[], heap?: BlockBuffers, recordEnd?: number,
+  readAheadPipes = false): AsyncGenerator<Uint8Array> {
   let own: BlockBuffers | undefined;
   let turn = 0;
   let unended = false; // the last file's last byte was not recordEnd
@@ -155,7 +162,8 @@ export async function* readBlocks(files: readonly string[], heap?: BlockBuffers,
       const inherited = inheritedDescriptor(file);
       handle = file === STDIN || inherited !== undefined ? undefined : await open(file, 'r');
       const fd = handle ? handle.fd : inherited ?? 0;
-      const readAhead = fstatSync(fd).isFile();
+      const stat = fstatSync(fd);
+      const readAhead = stat.isFile() || (readAheadPipes && !handle && stat.isFIFO());
       const buffers = heap && (handle || !readAhead) ? heap : (own ??= ownBuffers());
       let offset = 0; // in the file, of the read in flight
       let memory = buffers.memory();
@@ -184,8 +192,11 @@ export async function* readBlocks(files: readonly string[], heap?: BlockBuffers,
     } catch (error) {
       throw fileError(file, error);
     } finally {
-      // A read still running would go to a closed (or reused) descriptor.
-      await pending?.catch(() => {});
+      // A read still running would go to a closed (or reused) descriptor: wait for it before closing one
+      // opened here. One this process did not open stays open, and a read of an idle pipe may not return
+      // for a long time: the caller goes on (to report an error) without it.
+      if (handle) await pending?.catch(() => {});
+      else pending?.catch(() => {});
       await handle?.close();
     }
   }

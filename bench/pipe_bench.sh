@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Unknown sizes: `cuckoo dedup` of LINES unique lines (default 20 million) from the file and from a pipe
+# (cat FILE | cuckoo dedup), against sort -u and huniq on the same pipe. huniq is measured only when
+# HUNIQ names its binary (it is built by hand, never shipped: docs/GROWTH.md says how); give the one whose
+# output is buffered. Each command runs RUNS times (default 3) and keeps its fastest run. Then the memory
+# case: a file of DUP_LINES lines (default 5 million) with DUP_UNIQUE unique ones (default 500,000),
+# and the filter bytes per unique line at the default rate (from --stats). One JSON line per case, then
+# the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+lines="${LINES:-20000000}"
+runs="${RUNS:-3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cuckoo="node js/dist/esm/cli/cuckoo.js"
+
+# generate N PATH [UNIQUE]: N log-like lines, UNIQUE distinct ones (default: all), in a scrambled order
+# (i * an odd constant mod 2^32 never repeats below 2^32).
+generate() {
+  node -e '
+const [n, path] = [Number(process.argv[1]), process.argv[2]];
+const unique = Number(process.argv[3] || n);
+const fs = require("fs");
+const out = fs.openSync(path, "w");
+let buffer = [];
+for (let i = 0; i < n; i++) {
+  const id = (Math.imul(i % unique, 2654435761) >>> 0).toString(16);
+  buffer.push(`2026-11-25T08:00:00Z user-${id} GET /item/${i % unique}`);
+  if (buffer.length === 100000) { fs.writeSync(out, buffer.join("\n") + "\n"); buffer = []; }
+}
+if (buffer.length) fs.writeSync(out, buffer.join("\n") + "\n");
+' "$@"
+}
+generate "$lines" "$work/unique.txt"
+sync
+
+# measure NAME COMMAND: the fastest of $runs runs of `bash -c COMMAND` (which reads $work/unique.txt).
+measure() {
+  local name="$1" command="$2" best="" s kb
+  for ((run = 0; run < runs; run++)); do
+    /usr/bin/time -f '%e %M' -o "$work/time" bash -c "$command" > "$work/out"
+    read -r s kb < "$work/time"
+    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$s"; fi
+  done
+  local written; written=$(wc -l < "$work/out")
+  printf '{"bench":"pipe","case":"%s","lines":%s,"runs":%s,"seconds":%s,"output_lines":%s}\n' \
+    "$name" "$lines" "$runs" "$best" "$written" | tee -a "$work/results"
+}
+
+measure cuckoo_file "$cuckoo dedup --no-progress $work/unique.txt"
+measure cuckoo_pipe "cat $work/unique.txt | $cuckoo dedup --no-progress"
+measure sort_u_pipe "cat $work/unique.txt | sort -u"
+if [ -n "${HUNIQ:-}" ]; then measure huniq_pipe "cat $work/unique.txt | $HUNIQ"; fi
+node -e '
+const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
+const s = Object.fromEntries(rows.map((r) => [r.case, r.seconds]));
+const ratio = (a, b) => (s[a] && s[b] ? +(s[a] / s[b]).toFixed(2) : null);
+console.log(JSON.stringify({ bench: "pipe", case: "ratios", pipe_over_file: ratio("cuckoo_pipe", "cuckoo_file"),
+  sort_u_pipe_over_cuckoo_pipe: ratio("sort_u_pipe", "cuckoo_pipe"), huniq_pipe_over_cuckoo_pipe: ratio("huniq_pipe", "cuckoo_pipe") }));
+' "$work/results"
+
+# Memory: most lines repeat; the filter starts small and doubles with the unique lines.
+dup_lines="${DUP_LINES:-5000000}"
+dup_unique="${DUP_UNIQUE:-500000}"
+generate "$dup_lines" "$work/dups.txt" "$dup_unique"
+$cuckoo dedup --no-progress --stats "$work/dups.txt" 2> "$work/stats" > "$work/out"
+bytes=$(sed -n 's/.*slots, \([0-9]*\) bytes$/\1/p' "$work/stats")
+unique=$(wc -l < "$work/out")
+printf '{"bench":"pipe","case":"memory","lines":%s,"unique":%s,"filter_bytes":%s,"bytes_per_unique_line":%s}\n' \
+  "$dup_lines" "$unique" "$bytes" "$(awk -v b="$bytes" -v u="$unique" 'BEGIN { printf "%.2f", b / u }')"
