@@ -65,6 +65,7 @@ self.onmessage = async ({ data: { file, fpRate } }) => {
       wrongDropBound: stats.wrongDropBound,
       fingerprintBits: stats.fingerprintBits,
       subFilters: stats.subFilters,
+      doublings: stats.doublings,
       filterBytes: stats.filterBytes,
       capacity: stats.plan?.capacity ?? 0,
     });

@@ -35,12 +35,12 @@ function dropChance(bound, unique) {
 function filterSummary(data) {
   if (data.filterBytes === 0) return 'The input is empty: there was nothing to remember, so no filter was made.';
   const per = (n) => (data.filterBytes / n).toFixed(2);
-  const shape = data.subFilters > 1
-    ? `grown to ${data.subFilters} sub-filters: ${data.fingerprintBits}-bit fingerprints in the first, one bit more in each later one`
-    : `${data.fingerprintBits}-bit fingerprints`;
+  const shape = data.doublings > 0
+    ? `${data.fingerprintBits}-bit slots, doubled ${data.doublings === 1 ? 'once' : `${data.doublings} times`} in place`
+    : `${data.fingerprintBits}-bit slots`;
   return `The filter took ${number(data.filterBytes)} bytes (${shape}). It was made when reading began, with room for ` +
-    `${plural(data.capacity, 'line')} (estimated from the input's size and the length of its first lines: as many as it seemed to hold, since any could be new), ` +
-    `so it costs ${per(data.lines)} bytes per line read and ${per(data.unique)} bytes per unique line.`;
+    `${plural(data.capacity, 'line')}, and its table doubles as unique lines come, so its memory follows them: ` +
+    `it costs ${per(data.lines)} bytes per line read and ${per(data.unique)} bytes per unique line.`;
 }
 
 function duration(seconds) {

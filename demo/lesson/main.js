@@ -352,6 +352,10 @@ async function importFile(file) {
     loaded.dispose();
     $('file-status').textContent = `Not loaded: ${why}`;
   };
+  if (loaded.growsInPlace) {
+    return refuse(`this is a filter that doubles in place (growth 2, doubled ${plural(loaded.doublings, 'time')}), and this page draws a table of plain fingerprints. ` +
+      'Load it with the package instead.');
+  }
   if (loaded.growth !== 0) {
     return refuse(`this is a growing filter (growth ${loaded.growth}, ${plural(loaded.subFilterCount, 'sub-filter')}), and this page draws a single table. ` +
       'Load it with the package instead.');

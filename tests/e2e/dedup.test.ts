@@ -91,8 +91,8 @@ test('a file whose first 64 KiB has longer lines than the rest is deduplicated i
   expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe((400_001).toLocaleString('en'));
   expect(await page.textContent('#percent')).toBe('100.0%');
   expect(await page.textContent('#time-left')).toBe('0 s');
-  // Each later sub-filter has a fingerprint bit more: the bits named are the first one's, and said so.
-  expect(await page.textContent('#status')).toMatch(/\(grown to 2 sub-filters: \d+-bit fingerprints in the first, one bit more in each later one\)/);
+  // The table doubled in place from its start: its slot width and the doublings are named.
+  expect(await page.textContent('#status')).toMatch(/\(32-bit slots, doubled (once|\d+ times) in place\)/);
   // On a phone the result is brought into view.
   expect(await page.evaluate(() => {
     const r = document.getElementById('status')!.getBoundingClientRect();
@@ -164,7 +164,7 @@ test('every number after a run is the engine\'s, per line read and per unique li
   expect(s.wrongDropBound).toBeLessThan(1);
   const status = (await page.textContent('#status')) ?? '';
   expect(status).toContain('Done: 5,000 unique lines of 20,000');
-  expect(status).toContain(`The filter took ${s.filterBytes.toLocaleString('en')} bytes (${s.fingerprintBits}-bit fingerprints)`);
+  expect(status).toContain(`The filter took ${s.filterBytes.toLocaleString('en')} bytes (${s.fingerprintBits}-bit slots)`);
   expect(status).toContain(`with room for ${s.capacity.toLocaleString('en')} lines`);
   expect(status).toContain(`${(s.filterBytes / 20_000).toFixed(2)} bytes per line read and ${(s.filterBytes / 5000).toFixed(2)} bytes per unique line`);
   expect(status).toContain(`At most about a 1 in ${about(1 / s.wrongDropBound)} chance that any of the 5,000 unique lines was wrongly dropped.`);
