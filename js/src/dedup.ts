@@ -46,7 +46,7 @@ const PIECE = 16 << 20;
 
 export interface LineDeduperOptions {
   /**
-   * The false-positive rate the filter keeps however far it grows, in [7.5e-9, 1): a new line is wrongly
+   * The false-positive rate the filter keeps however far it grows, in [5.4e-9, 1): a new line is wrongly
    * taken for an earlier one, and dropped, with at most this probability. Default 1e-6.
    */
   fpRate?: number;

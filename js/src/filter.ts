@@ -601,7 +601,8 @@ export class CuckooFilter {
    * itself or with a filter of a subset of the keys changes nothing, and every key of either is found
    * afterwards. All or nothing, with the errors of merge(). With growth, a sub-filter of `other` is
    * compared with every sub-filter of its shape here, so a union repeated changes nothing however the
-   * chains grew.
+   * chains grew. In a table that doubles in place, a key's entry is longer the later it was added: one
+   * the two filters added at different sizes is counted twice (docs/GROWTH.md says why).
    */
   union(other: CuckooFilter): void {
     this.combine(other, 'union');
@@ -624,7 +625,10 @@ export class CuckooFilter {
     return this.m.size(this.live());
   }
 
-  /** The capacity the filter was created for (with growth: of the whole chain so far). */
+  /**
+   * The capacity the filter was created for (with growth: of the whole chain so far; for a table that
+   * doubles in place, the items it takes before its next doubling, or, after its last, at all).
+   */
   get capacity(): number {
     return this.m.capacity(this.live());
   }

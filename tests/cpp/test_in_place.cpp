@@ -58,6 +58,11 @@ TEST_CASE("growth 2 makes a filter that doubles in place; what it lacks keeps th
   CHECK(wide.max_doublings() == 15);
   CHECK(CuckooFilter(in_place_options(1000, 1e-8)).max_doublings() < 15);
   CHECK_THROWS_WITH(CuckooFilter(in_place_options(1000, 1e-9)), Catch::Contains("grows in place"));
+  // Below 5.3e-9 even one doubling would pass the rate: refused, not a filter that cannot grow.
+  CHECK_THROWS_WITH(CuckooFilter(in_place_options(1000, 5.3e-9)), Catch::Contains("could not double once"));
+  CHECK(CuckooFilter(in_place_options(1000, 5.4e-9)).max_doublings() == 1);
+  CHECK(CuckooFilter(in_place_options(1000, 3e-8)).max_doublings() == 14);
+  CHECK(CuckooFilter(in_place_options(1000, 3.01e-8)).max_doublings() == 15);
   // Each option the doubling table does not have keeps the chain of sub-filters.
   auto chain = in_place_options(1000);
   chain.max_sub_filters = 4;
@@ -206,12 +211,17 @@ TEST_CASE("in place: at the growth limit an add fails, says why and changes noth
   while (f.add(key("l", next))) ++next;
   CHECK(f.last_add_failure() == AddFailure::growth_limit);
   CHECK(f.doublings() == 7);
+  // It stops at its fill limit, not where a walk fails: the rate bound holds to the end.
+  CHECK(f.size() == f.capacity());
+  CHECK(f.expected_fp_rate() <= DoublingFilter<std::uint16_t>::rate_bound(7));
+  CHECK(f.expected_fp_rate() <= 0.001);
   const auto before = f.serialize();
   CHECK(f.size() == next);
   for (int i = 0; i < 20; ++i) {
-    if (f.add(key("more", static_cast<std::uint64_t>(i)))) continue;  // a lucky one may still fit
+    CHECK_FALSE(f.add(key("more", static_cast<std::uint64_t>(i))));
     CHECK(f.last_add_failure() == AddFailure::growth_limit);
   }
+  CHECK(f.serialize() == before);
   for (std::uint64_t i = 0; i < next; ++i) REQUIRE(f.contains(key("l", i)));
   // A batch: the first key without room gets stopped_here, the rest not_tried.
   CuckooFilter g(in_place_options(1));
@@ -288,6 +298,11 @@ TEST_CASE("in place: damaged version 5 exports are refused with the reason", "[i
   bytes[at + 1] = 0x80;
   reseal(bytes);
   CHECK_THAT(error_of(bytes), Catch::Contains("no length mark"));
+  // An entry with fewer index bits than any entry has after this many doublings (here 0 of 7, at 2).
+  bytes = good;
+  bytes[at] = 0x80;
+  reseal(bytes);
+  CHECK_THAT(error_of(bytes), Catch::Contains("fewer index bits than any entry has after " + std::to_string(f.doublings()) + " doublings"));
   // Checksum, truncation and trailing data.
   bytes = good;
   bytes[100] ^= 1;
@@ -370,6 +385,31 @@ TEST_CASE("in place: union with itself, a subset, or again changes nothing; ever
   const std::size_t dup = a.count("dup");
   REQUIRE(a.union_with(twice).ok());
   CHECK(a.count("dup") == dup);
+}
+
+TEST_CASE("in place: after a union of filters that added shared keys at other sizes, deletes lose a key only at the rate of exact collisions", "[in_place][union]") {
+  // a added its keys over 5 doublings, b a third of them (and keys of its own) over 4: a shared key's
+  // entry has other lengths in the two. Counting a shorter entry as the other's copy left two keys one
+  // entry, and deleting a's keys then lost 4-7 of b's 5,000. Now only an entry the same in bits and
+  // length counts: a key of b whose entry is exactly one of a's keys' (as likely as a false positive)
+  // still shares it, as in any union of fingerprints. A merge keeps every copy and loses none.
+  for (const bool a_first : {true, false}) {
+    for (const bool merge : {false, true}) {
+      CuckooFilter a(in_place_options(1000, 0.001, 6));
+      CuckooFilter b(in_place_options(1000, 0.001, 6));
+      for (std::uint64_t i = 0; i < 20000; ++i) REQUIRE(a.add(key("a", i)));
+      for (std::uint64_t i = 0; i < 5000; ++i) REQUIRE(b.add(key("b", i)));
+      for (std::uint64_t i = 0; i < 3000; ++i) REQUIRE(b.add(key("a", i)));
+      CuckooFilter u = CuckooFilter::deserialize((a_first ? a : b).serialize());
+      REQUIRE((merge ? u.merge(a_first ? b : a) : u.union_with(a_first ? b : a)).ok());
+      CHECK(u.size() >= (merge ? 28000u : 24990u));
+      for (std::uint64_t i = 0; i < 20000; ++i) REQUIRE(u.remove(key("a", i)));
+      std::uint64_t lost = 0;
+      for (std::uint64_t i = 0; i < 5000; ++i) lost += !u.contains(key("b", i));
+      INFO("a first " << a_first << ", merge " << merge);
+      CHECK(lost <= (merge ? 0u : 2u));
+    }
+  }
 }
 
 TEST_CASE("in place: clear returns to the first table", "[in_place]") {

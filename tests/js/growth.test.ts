@@ -215,7 +215,7 @@ describe('growth in place (growth 2)', () => {
     using plain = new CuckooFilter({ capacity: 1000 });
     expect([plain.growsInPlace, plain.doublings, plain.maxDoublings]).toEqual([false, 0, 0]);
     expect(errorOf(() => new CuckooFilter({ capacity: 10, fpRate: 1e-9, growth: 2 }))).toBe(
-      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 3.5e-9)');
+      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 5.3e-9: even 32-bit slots could not double once)');
   });
 
   test('at its last doubling an add throws CAPACITY_EXCEEDED naming the limit, and changes nothing', () => {

@@ -94,7 +94,7 @@ class DoublingFilter {
   // 0.95 S0 entries were added before the first doubling (d = g by now), 2f S0 - 0.95 S0 while the table
   // had 2 S0 slots (d = g - 1), and f S0 2^(k-1) while it had S0 2^k (d = g - k): in a table of S0 2^g
   // slots, rate <= 2b 2^-(W-1) (0.475 + f + (g - 1) f / 2) for g >= 1. For 16-bit slots after their 7
-  // doublings: 9.95e-4; for 32-bit ones after 15: 3.0e-8.
+  // doublings: 9.95e-4; for 32-bit ones after 15: 3.01e-8.
   [[nodiscard]] static constexpr double rate_bound(unsigned g) noexcept {
     const double per_match = 2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kSlotBits - 1));
     const double f = kFillPercent / 100.0;
@@ -120,6 +120,10 @@ class DoublingFilter {
       if (v == 0) continue;
       if ((v & kTailMask) == 0)
         return Status::error(ErrorCode::bad_format, "slot " + std::to_string(i) + " has no length mark");
+      // An entry added after k doublings has E index bits then and E - (g - k) now: at least E - g.
+      if (ext_bits(v) + generation < kExtBits)
+        return Status::error(ErrorCode::bad_format, "slot " + std::to_string(i) + " has fewer index bits than any entry " +
+                                                        "has after " + std::to_string(generation) + " doublings");
       f->counted_in(v);
     }
     if (f->size_ != item_count)
@@ -158,8 +162,13 @@ class DoublingFilter {
   bool remove(std::uint64_t key) noexcept { return remove_hash(hasher_(key)); }
 
   bool add_hash(std::uint64_t hash) noexcept {
-    // When the table cannot double, it takes keys until a walk fails.
-    if (size_ >= fill_limit()) (void)double_in_place();
+    // At the fill limit the table doubles, or takes no more keys: rate_bound() holds only up to it.
+    if (size_ >= fill_limit_ && grows_) {
+      if (const AddFailure why = double_in_place(); why != AddFailure::none) {
+        failure_ = why;
+        return false;
+      }
+    }
     for (;;) {
       const Place at = locate(hash);
       if (copies(at) >= 2 * kBucketSize) {
@@ -179,7 +188,8 @@ class DoublingFilter {
   [[nodiscard]] AddFailure last_failure() const noexcept { return failure_; }
 
   // Items the table takes before it doubles: `capacity` in the first (or kFillPercent of its slots, when
-  // the smallest table is larger than asked for), then kFillPercent of the slots. The rate depends on
+  // the smallest table is larger than asked for), then kFillPercent of the slots; after its last
+  // doubling, the items it takes at all (a table made not to grow fills until a walk fails). The rate depends on
   // when entries were added: an entry added to a table of S slots adds about 2b / S / 2^(W-1) to it for
   // ever (it loses a bit per doubling, as the slots double). Filling each doubled 16-bit table to 90%
   // instead of the 96% a walk reaches keeps them under 0.001 through all 7 doublings (rate_bound), at the
@@ -323,8 +333,12 @@ class DoublingFilter {
   }
 
   // Adds the entries of `other` (made with the same options) to this filter: every one (merge), or for a
-  // union those whose bucket pair here covers fewer copies than `other` holds there, so that a union
-  // repeated, or with a filter of a subset of the keys, changes nothing. This filter doubles as needed.
+  // union the copies of an entry that its bucket pair here lacks, counting only the same entry (the same
+  // bits and length, moved to this size). A union with itself or repeated changes nothing, and so does
+  // one with a filter of a subset of the keys added at the same sizes. An entry here that agrees with the
+  // other's on fewer bits may be another key's: counting it would leave two keys one entry, and a delete
+  // of one would lose the other; so a key the two filters added at different sizes is counted twice
+  // (never a false negative). This filter doubles as needed.
   // Not all or nothing: on failure (growth_limit, out_of_memory) it is partly changed, so CuckooFilter
   // works on a copy.
   [[nodiscard]] CUCKOO_COLD AddFailure absorb(const DoublingFilter& other, bool set_union) noexcept {
@@ -342,7 +356,7 @@ class DoublingFilter {
           // Each (pair, entry) once, at its first slot in bucket order.
           if (other.find_exact(b, v) != static_cast<int>(s) || (b2 < b && other.find_exact(b2, v) >= 0)) continue;
           const std::size_t want = other.exact_copies(b, v) + other.exact_copies(b2, v);
-          const std::size_t have = covering(from_generation, b, v);
+          const std::size_t have = same_entries_here(from_generation, b, v);
           copies = want > have ? want - have : 0;
         }
         for (std::size_t c = 0; c < copies; ++c)
@@ -502,23 +516,18 @@ class DoublingFilter {
     value = shed(v, d);
     return true;
   }
-  // How many entries of v's pair here stand for it: they agree with it on all their bits and are no
-  // longer (so every key v matches, they match too).
-  [[nodiscard]] CUCKOO_COLD std::size_t covering(unsigned from_generation, std::uint32_t bucket, Slot v) const noexcept {
+  // How many entries of v's pair here are v itself, moved to this size.
+  [[nodiscard]] CUCKOO_COLD std::size_t same_entries_here(unsigned from_generation, std::uint32_t bucket, Slot v) const noexcept {
     std::uint32_t at = 0;
     Slot value = 0;
     if (!moved_here(from_generation, bucket, v, at, value)) return 0;
-    std::size_t n = 0;
-    for (const std::uint32_t b : {at, other_bucket(at, value)})
-      for (unsigned s = 0; s < kBucketSize; ++s) {
-        const Slot u = slot(b, s);
-        n += matches(u, value) && marker_bit(u) >= marker_bit(value);
-      }
-    return n;
+    return exact_copies(at, value) + exact_copies(other_bucket(at, value), value);
   }
   // Stores the entry v of another filter's `bucket` (of `from_generation` doublings), doubling when it
   // finds no room.
   [[nodiscard]] CUCKOO_COLD AddFailure insert_entry(unsigned from_generation, std::uint32_t bucket, Slot v) noexcept {
+    if (size_ >= fill_limit_ && grows_)
+      if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     for (;;) {
       std::uint32_t at = 0;
       Slot value = 0;

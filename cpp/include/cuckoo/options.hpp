@@ -77,8 +77,9 @@ struct Layout {
 };
 
 // Growth in place: the slot width and the doublings that keep the rate at most `rate`, or false when no
-// width does (rate below 3.5e-9). 16-bit slots when they may double as often as they can (7 times, rate
-// 9.95e-4), else 32-bit ones, doubling as often as the rate allows (15 times from 3.0e-8 up).
+// width may double even once (rate below 5.3e-9). 16-bit slots when they may double as often as they can
+// (7 times, rate 9.95e-4), else 32-bit ones, doubling as often as the rate allows (15 times from 3.01e-8
+// up, 14 at 3e-8).
 [[nodiscard]] inline bool in_place_shape(double rate, unsigned& slot_bits, unsigned& max_doublings) noexcept {
   using Narrow = DoublingFilter<std::uint16_t>;
   using Wide = DoublingFilter<std::uint32_t>;
@@ -87,7 +88,7 @@ struct Layout {
     max_doublings = Narrow::kExtBits;
     return true;
   }
-  if (Wide::rate_bound(0) > rate) return false;
+  if (Wide::rate_bound(1) > rate) return false;
   unsigned g = 0;
   while (g < Wide::kExtBits && Wide::rate_bound(g + 1) <= rate) ++g;
   slot_bits = Wide::kSlotBits;
@@ -162,7 +163,7 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     unsigned slot_bits = 0;
     unsigned max_doublings = 0;
     if (!in_place_shape(rate, slot_bits, max_doublings))
-      return invalid("fp_rate is below what a filter that grows in place gives (about 3.5e-9)");
+      return invalid("fp_rate is below what a filter that grows in place gives (about 5.3e-9: even 32-bit slots could not double once)");
     const std::uint64_t buckets = DoublingFilter<std::uint16_t>::base_buckets_for(options.capacity);
     if (buckets > kMaxBuckets)
       return invalid("capacity " + std::to_string(options.capacity) + " needs " + std::to_string(buckets) +
