@@ -150,6 +150,9 @@ test('every number after a run is the engine\'s, per line read and per unique li
   const { page, errors } = await openPage(session, 'dedup.html');
   const intro = await page.textContent('#how-title ~ p') ?? '';
   expect(intro).not.toMatch(/3 bytes per unique line/);
+  // The filter starts small and doubles: no longer sized from the file's lines.
+  expect(intro).toMatch(/its table doubles as new lines come, so its memory\s+follows the unique lines/);
+  expect(intro).not.toMatch(/seems to hold/);
   expect(await page.textContent('main')).not.toMatch(/tiny chance/);
   // 20,000 lines, 5,000 of them unique: the filter has room for all 20,000.
   const text = Array.from({ length: 20_000 }, (_, i) => `entry ${(i * 7919) % 5000}`).join('\n') + '\n';
