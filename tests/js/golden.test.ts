@@ -54,6 +54,29 @@ test('exports are byte-identical to the native build and load', () => {
   }
 });
 
+test('tables that double in place (format version 5) export the native build\'s bytes, and load', () => {
+  const inPlace = (vectors as unknown as { in_place: Record<string, unknown>[] }).in_place;
+  expect(inPlace.map((v) => v.slot_bits)).toEqual(expect.arrayContaining([16, 32]));
+  for (const v of inPlace) {
+    using f = new CuckooFilter({
+      capacity: v.capacity as number,
+      fpRate: Number(v.fp_rate),
+      maxKicks: v.max_kicks as number,
+      seed: BigInt(v.seed as string),
+      growth: 2,
+    });
+    const keys = Array.from({ length: v.key_count as number }, (_, i) => `golden-${i}`);
+    expect(f.addMany(keys).every(Boolean)).toBe(true);
+    if (v.deletes) expect(f.deleteMany(keys.filter((_, i) => i % 3 === 0)).every(Boolean)).toBe(true);
+    expect([f.growsInPlace, f.fingerprintBits, f.doublings]).toEqual([true, v.slot_bits, v.doublings]);
+    const expected = fromHex(v.export_hex as string);
+    expect(f.export()).toEqual(expected);
+    using loaded = CuckooFilter.import(expected);
+    expect([loaded.size, loaded.doublings]).toEqual([v.size, v.doublings]);
+    expect(loaded.hasMany(keys.filter((_, i) => !v.deletes || i % 3 !== 0)).every(Boolean)).toBe(true);
+  }
+});
+
 test('integer keys locate as their 8 little-endian bytes, as in the native build', () => {
   const integers = vectors.integer_locations as Record<string, unknown>[];
   expect(integers.length).toBeGreaterThanOrEqual(30);
