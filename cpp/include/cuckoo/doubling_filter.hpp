@@ -250,8 +250,8 @@ class DoublingFilter {
     stopped = !for_each_placed(hashes, n, results, [&](const Place& at) {
       if (if_absent && contains_place(at)) return KeyResult::no;
       // The common case first: below the fill limit, with a free slot or a short walk. Else add_hash
-      // (which doubles and locates again).
-      bool ok = size_ < fill_limit_ && copies(at) < 2 * kBucketSize && insert(at);
+      // (which doubles and locates again). A key found absent has no copies to count.
+      bool ok = size_ < fill_limit_ && (if_absent || copies(at) < 2 * kBucketSize) && insert(at);
       if (ok)
         failure_ = AddFailure::none;
       else
