@@ -75,6 +75,8 @@ class DoublingFilter {
   // and fill to 95%, the first table's load, so that the capacity doubles exactly with the table and
   // memory per item stays 4.2-8.4 bytes (the 96% a walk reaches would make adds slower).
   static constexpr unsigned kFillPercent = sizeof(Slot) == 2 ? 90 : 95;
+  // The most items a first table may be sized for (its buckets stay within kMaxBuckets at 95% load).
+  static constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * kBucketSize * 95;
   // Buckets of a class at the least: a kick-out walk stays in its class, and classes of a few buckets
   // fill unevenly (the first full one doubles the whole table).
   static constexpr std::uint64_t kMinBaseBuckets = 256;
@@ -380,7 +382,7 @@ class DoublingFilter {
                                         Slot* slots = nullptr) {
     std::unique_ptr<Slot, FreeDeleter> owned(slots);
     if (o.capacity == 0) return Status::error(ErrorCode::invalid_argument, "capacity must be at least 1");
-    if (o.capacity > (kMaxBuckets / 100) * kBucketSize * 95)
+    if (o.capacity > kMaxCapacity)
       return Status::error(ErrorCode::invalid_argument, "capacity is too large");
     const unsigned max_doublings = o.max_doublings < kExtBits ? o.max_doublings : kExtBits;
     if (generation > max_doublings) return Status::error(ErrorCode::invalid_argument, "doublings out of range");

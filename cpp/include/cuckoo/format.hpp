@@ -376,8 +376,9 @@ struct InPlaceInfo {
   const std::uint64_t base = get_le(p + in_place_offset::base_buckets, 8);
   const auto max_doublings = static_cast<unsigned>(get_le(p + in_place_offset::max_doublings, 1));
   const auto generation = static_cast<unsigned>(get_le(p + in_place_offset::generation, 1));
-  const unsigned most = static_cast<unsigned>(slot_bits - 1 - slot_bits / 2);
-  if (capacity == 0 || capacity > (kMaxBuckets / 100) * 4 * 95) return bad("capacity " + std::to_string(capacity) + " is out of range");
+  const unsigned most = slot_bits == 16 ? DoublingFilter<std::uint16_t>::kExtBits : DoublingFilter<std::uint32_t>::kExtBits;
+  if (capacity == 0 || capacity > DoublingFilter<std::uint16_t>::kMaxCapacity)
+    return bad("capacity " + std::to_string(capacity) + " is out of range");
   if (base != DoublingFilter<std::uint16_t>::base_buckets_for(capacity))
     return bad("first table of " + std::to_string(base) + " buckets, but capacity " + std::to_string(capacity) + " gives " +
                std::to_string(DoublingFilter<std::uint16_t>::base_buckets_for(capacity)));
