@@ -63,7 +63,8 @@ std::string render() {
          {{"no", code(KeyResult::no)}, {"yes", code(KeyResult::yes)}, {"noRoom", code(KeyResult::no_room)},
           {"stoppedHere", code(KeyResult::stopped_here)}, {"notTried", code(KeyResult::not_tried)}});
   object(out, "cuckoo::LineRules: bits of dedupCreate()'s rules.", "LineRules",
-         {{"zeroTerminated", number(cuckoo::zero_terminated)}, {"duplicates", number(cuckoo::duplicates)}});
+         {{"zeroTerminated", number(cuckoo::zero_terminated)}, {"duplicates", number(cuckoo::duplicates)},
+          {"csv", number(cuckoo::csv)}});
   object(out, "BatchOp: which batch integerBatch() runs.", "BatchOp",
          {{"add", number(kBatchAdd)}, {"contains", number(kBatchContains)}, {"remove", number(kBatchRemove)}});
   object(out, "cuckoo::TraceStepKind.", "TraceStepKind",

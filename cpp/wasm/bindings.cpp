@@ -264,9 +264,12 @@ Handle dedup_create(Handle filter_handle, unsigned rules) {
   return handle_of(new (std::nothrow) Dedup(filter(filter_handle), rules), "cannot allocate the line deduplicator");
 }
 void dedup_destroy(Handle h) { delete &dedup_at(h); }
-// Keys from fields: `count` pairs of u32 field numbers at `ranges` (LineDeduper::select_fields). An ErrorCode.
-CUCKOO_COLD int dedup_select(Handle h, unsigned delimiter, std::uint32_t ranges, std::uint32_t count) {
-  if (dedup_at(h).engine.select_fields(static_cast<std::uint8_t>(delimiter), reinterpret_cast<const std::uint32_t*>(ptr(ranges)), count))
+// Keys from fields: `count` pairs of u32 field numbers at `ranges`, and with csv `names_length` bytes of
+// NUL-ended header names at `names` (LineDeduper::select_fields). An ErrorCode.
+CUCKOO_COLD int dedup_select(Handle h, unsigned delimiter, std::uint32_t ranges, std::uint32_t count, std::uint32_t names,
+                             std::uint32_t names_length) {
+  if (dedup_at(h).engine.select_fields(static_cast<std::uint8_t>(delimiter), reinterpret_cast<const std::uint32_t*>(ptr(ranges)), count,
+                                       ptr(names), names_length))
     return 0;
   heap_is_full();
   return last_error_code();
@@ -285,6 +288,11 @@ int dedup_push(Handle h, std::uint32_t address, std::uint32_t length) {
   if (!memory_for_call()) return last_error_code();
   Dedup& d = dedup_at(h);
   return dedup_reported(d, d.engine.push(ptr(address), length));
+}
+int dedup_next_input(Handle h) {
+  if (!memory_for_call()) return last_error_code();
+  Dedup& d = dedup_at(h);
+  return dedup_reported(d, d.engine.next_input());
 }
 int dedup_finish(Handle h) {
   if (!memory_for_call()) return last_error_code();
@@ -363,5 +371,6 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("dedupReport", &dedup_report);
   function("dedupPush", &dedup_push);
   function("dedupFinish", &dedup_finish);
+  function("dedupNextInput", &dedup_next_input);
   function("declaredLength", &declared_length);
 }

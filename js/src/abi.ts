@@ -33,6 +33,7 @@ export const KeyResult = {
 export const LineRules = {
   zeroTerminated: 1,
   duplicates: 2,
+  csv: 4,
 } as const;
 
 /** BatchOp: which batch integerBatch() runs. */

@@ -9,6 +9,7 @@
 // - the last piece of the input without "\n" is a line too (its key also drops one trailing "\r");
 // - each new line is written with its own ending; the last piece, when new, gets "\n" (as awk does);
 // - lines are bytes: nothing is decoded or re-encoded.
+// With csv the records are CSV instead (line_dedup.hpp says how they are read and keyed).
 import { CuckooFilterError } from './errors.js';
 import { CuckooFilter, disposeSymbol, errorFromModule, liveHandle, requireModule } from './filter.js';
 import { describe, ownUint8View, typedLength } from './key_codec.js';
@@ -16,8 +17,24 @@ import { copyToScratch, readDedupReport } from './heap.js';
 import { ErrorCode, LineRules } from './abi.js';
 import { CuckooModule, ready } from './wasm_module.js';
 
-/** The default false-positive rate: at most about one unique line in a million wrongly dropped. */
-export const DEDUP_FP_RATE = 1e-6;
+/**
+ * Without an fpRate, the deduplicator aims to drop at most this many unique lines wrongly, expected, in a
+ * run: its table has 32-bit slots (the widest) and, for an input of known size, starts large enough that
+ * this holds even if every line is unique, up to about 5.6 million lines (past that it starts at
+ * BUDGET_START_LIMIT, and the expectation grows with the unique lines: 0.022 at 10 million, 0.74 at 100
+ * million, if every line is unique). From a pipe it starts at
+ * DEDUP_START and the expectation grows as it doubles: at most 0.01 up to about 1.2 million unique lines,
+ * 0.14 at 10 million, 2 at 100 million. stats.wrongDropBound says what it was.
+ */
+export const DEDUP_LOSS_BUDGET = 0.01;
+/**
+ * The largest start the loss budget asks for (about 34 MB): a file of more lines starts here and doubles,
+ * as the budget cannot be met for it at any start (a start at its lines would only divide its expectation
+ * by a few, for as many bytes per line as if each were unique).
+ */
+export const BUDGET_START_LIMIT = 8_000_000;
+/** The rate a table of 32-bit slots keeps through its 15 doublings (doubling_filter.hpp's rate_bound(15)). */
+const WIDEST_RATE = 3.01e-8;
 /**
  * The smallest rate at which the deduplicator's filter can grow: it doubles in place (growth 2), and a
  * table of 32-bit slots may double once while its bound, 2 x 4 / 2^31 x 1.425, stays under the rate
@@ -47,7 +64,8 @@ const PIECE = 16 << 20;
 export interface LineDeduperOptions {
   /**
    * The false-positive rate the filter keeps however far it grows, in [5.4e-9, 1): a new line is wrongly
-   * taken for an earlier one, and dropped, with at most this probability. Default 1e-6.
+   * taken for an earlier one, and dropped, with at most this probability. Default: chosen from the input
+   * (DEDUP_LOSS_BUDGET).
    */
   fpRate?: number;
   /** Unique lines the filter starts with room for (default: estimated, see inputBytes). It grows past it. */
@@ -76,26 +94,42 @@ export interface LineDeduperOptions {
    * Keys from fields, in cut's syntax: "2", "2,4", "2-3", "3-" (1-based). The line is kept whole; its key
    * is the selected fields in increasing order joined by the delimiter, a field the line lacks being
    * empty ("a,b" with "2,4" has the key "b,", as awk's $2 FS $4); an open range ("3-") covers the fields
-   * the line has from there.
+   * the line has from there. With csv, an item that is not a number or range is a column's name in the
+   * header ("email", "id,email"; a name with a comma is given by its number).
    */
   fields?: string;
-  /** The byte between fields: one ASCII character, default a tab (as cut). Needs fields. */
+  /** The byte between fields: one ASCII character, default a tab (as cut), or "," with csv. */
   delimiter?: string;
+  /**
+   * Records are CSV (RFC 4180, as Python's csv module reads it): quoted fields may hold the delimiter,
+   * doubled quotes and newlines. The first record, the header, is written and never deduplicated (nor
+   * counted in the stats). A record's key is its selected fields' values (all of them without fields), so
+   * "a" and a are the same value. Not with zeroTerminated.
+   */
+  csv?: boolean;
 }
 
 // A line's key holds every field a closed range names, empty when the line lacks it: a range much wider
 // than the lines would make keys of delimiters.
 const MAX_FIELD = 10_000;
 
-/** The field ranges of cut's LIST syntax, sorted and merged: pairs [first, last], last 0 for "to the end". */
-export function parseFields(list: string): Uint32Array {
+/**
+ * The field ranges of cut's LIST syntax, sorted and merged: pairs [first, last], last 0 for "to the end".
+ * With `names`, an item that is not a number or range is a header name, added to it instead.
+ */
+export function parseFields(list: string, names?: string[]): Uint32Array {
   const ranges: [number, number][] = [];
   for (const part of list.split(',')) {
     const m = /^(\d*)(-?)(\d*)$/.exec(part);
+    if (names && (!m || (m[1] === '' && m[3] === '')) && part !== '' && !part.includes('\0')) {
+      names.push(part);
+      continue;
+    }
     const first = m && m[1] !== '' ? Number(m[1]) : 1;
     const last = m && m[2] === '' ? first : m && m[3] !== '' ? Number(m[3]) : 0;
     if (!m || (m[1] === '' && m[3] === '') || first < 1 || first > MAX_FIELD || last > MAX_FIELD || (m[3] !== '' && last < first)) {
-      throw invalid(`fields must be a list like 2, 2,4, 2-3 or 3- of field numbers from 1 to ${MAX_FIELD}, got '${list}'`);
+      throw invalid(`fields must be a list like 2, 2,4, 2-3 or 3- of field numbers from 1 to ${MAX_FIELD}` +
+        `${names ? ', or of header names' : ''}, got '${list}'`);
     }
     ranges.push([first, last]);
   }
@@ -114,7 +148,10 @@ export function parseFields(list: string): Uint32Array {
 
 /** How a deduplicator's filter starts and grows: one table that doubles in place (growth 2). */
 export interface DedupPlan {
+  /** The rate the table keeps however far it grows (with `automatic`, the one its 32-bit slots give). */
   fpRate: number;
+  /** No fpRate was given: the start was chosen for DEDUP_LOSS_BUDGET. */
+  automatic: boolean;
   /** Unique lines the first table is sized for. */
   capacity: number;
   /** 2: the table doubles. */
@@ -140,8 +177,8 @@ export interface LineDedupStats {
   duplicates: number;
   /**
    * The expected number of new lines wrongly dropped as false positives, at most: each new line is a false
-   * positive with the filter's rate at that moment, which only grows as lines are added, so the final rate
-   * times the unique lines bounds the sum.
+   * positive with the filter's rate at that moment, which only grows as lines are added, so the sum over
+   * each block of its new lines times the rate after it bounds it.
    */
   wrongDropBound: number;
   /** Bytes of the filter's tables. */
@@ -163,7 +200,7 @@ function invalid(message: string): CuckooFilterError {
   return new CuckooFilterError('INVALID_ARGUMENT', message);
 }
 
-const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates', 'seen', 'fields', 'delimiter'];
+const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates', 'seen', 'fields', 'delimiter', 'csv'];
 
 export function checkOptions(options: unknown): LineDeduperOptions {
   if (options === undefined) return {};
@@ -172,18 +209,20 @@ export function checkOptions(options: unknown): LineDeduperOptions {
   for (const name of Object.keys(o)) {
     if (!KNOWN_OPTIONS.includes(name)) throw invalid(`unknown option "${name}" (known: ${KNOWN_OPTIONS.join(', ')})`);
   }
-  for (const name of ['zeroTerminated', 'duplicates'] as const) {
+  for (const name of ['zeroTerminated', 'duplicates', 'csv'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'boolean') throw invalid(`${name} must be true or false, got ${describe(o[name])}`);
   }
   if (o.seen !== undefined && !(o.seen instanceof CuckooFilter && o.fpRate === undefined && o.capacity === undefined && o.inputBytes === undefined)) {
     throw invalid(`seen must be a CuckooFilter, and goes without fpRate, capacity and inputBytes (its own apply)`);
   }
+  if (o.csv === true && o.zeroTerminated === true) throw invalid('csv and zeroTerminated do not go together: CSV records end with a newline');
   if (o.fields !== undefined) {
     if (typeof o.fields !== 'string') throw invalid(`fields must be a string in cut's syntax (2, 2,4, 2-3, 3-), got ${describe(o.fields)}`);
-    parseFields(o.fields);
+    parseFields(o.fields, o.csv === true ? [] : undefined);
   }
-  if (o.delimiter !== undefined && (o.fields === undefined || typeof o.delimiter !== 'string' || !/^[\0-\x7f]$/.test(o.delimiter))) {
-    throw invalid(`delimiter must be one ASCII character, with fields, got ${describe(o.delimiter)}`);
+  if (o.delimiter !== undefined && ((o.fields === undefined && o.csv !== true) || typeof o.delimiter !== 'string' || !/^[\0-\x7f]$/.test(o.delimiter) ||
+      (o.csv === true && /^["\r\n]$/.test(o.delimiter)))) {
+    throw invalid(`delimiter must be one ASCII character (not a quote or line end with csv), with fields or csv, got ${describe(o.delimiter)}`);
   }
   if (o.fpRate !== undefined && !(typeof o.fpRate === 'number' && o.fpRate > 0 && o.fpRate < 1)) {
     throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${String(o.fpRate)}`);
@@ -235,7 +274,8 @@ function shapeAt(fpRate: number): { maxDoublings: number; slotBits: number } {
 export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Array): DedupPlan {
   const o = checkOptions(options);
   requireModule();
-  const fpRate = o.fpRate ?? DEDUP_FP_RATE;
+  const automatic = o.fpRate === undefined;
+  const fpRate = o.fpRate ?? WIDEST_RATE;
   let { maxDoublings, slotBits } = shapeAt(fpRate);
   const known = o.inputBytes !== undefined && o.inputBytes > 0;
   let capacity = o.capacity ?? DEDUP_START;
@@ -246,7 +286,16 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
     for (let at = sample.indexOf(end); at !== -1; at = sample.indexOf(end, at + 1)) lines++;
     // No line end in the sample: its lines are at least as long as the sample.
     const meanLine = lines > 0 ? sample.length / lines : Math.max(sample.length, 1);
-    capacity = Math.min(capacity, Math.max(1, Math.ceil((o.inputBytes! / meanLine) * 1.1)));
+    const estimated = Math.max(1, Math.ceil((o.inputBytes! / meanLine) * 1.1));
+    capacity = Math.min(capacity, estimated);
+    // The loss budget, if every line were unique: a larger start doubles fewer times (up to a start of
+    // BUDGET_START_LIMIT: past 5.6 million lines the budget cannot be met at any start).
+    if (automatic) {
+      const limit = Math.min(estimated, BUDGET_START_LIMIT);
+      while (capacity < limit && expectedWrongDrops(estimated, capacity) > DEDUP_LOSS_BUDGET) {
+        capacity = Math.min(limit, Math.ceil(capacity * 1.25));
+      }
+    }
   }
   const needed = known ? Math.min(Math.floor(o.inputBytes! / 2) + 1, UNKNOWN_SIZE_REACH) : UNKNOWN_SIZE_REACH;
   if (capacity * 2 ** maxDoublings < needed) {
@@ -258,7 +307,26 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
       capacity = Math.max(capacity, Math.min(UNKNOWN_SIZE_START, Math.ceil(needed / 2 ** maxDoublings)));
     }
   }
-  return { fpRate, capacity, growth: 2, slotBits, maxDoublings, reach: capacity * 2 ** maxDoublings };
+  return { fpRate, automatic, capacity, growth: 2, slotBits, maxDoublings, reach: capacity * 2 ** maxDoublings };
+}
+
+/**
+ * The expected number of `lines` unique lines wrongly dropped, at most, going into a table of 32-bit
+ * slots that starts with room for `capacity` (95% of its slots) and doubles when full. An added entry
+ * raises the rate by 2b / slots x 2^-31 for good (a doubling halves its share of the slots and its
+ * fingerprint's length both), so the sum over the lines after it is a sum per doubling.
+ */
+export function expectedWrongDrops(lines: number, capacity: number): number {
+  const perEntry = 8 / 2 ** 31;
+  let slots = Math.max(1024, Math.ceil(capacity / 0.95 / 4) * 4);
+  let sum = 0;
+  for (let added = 0; added < lines; slots *= 2) {
+    const until = Math.min(lines, Math.floor(0.95 * slots));
+    const n = until - added;
+    sum += (perEntry * (n * lines - ((added + 1 + until) * n) / 2)) / slots;
+    added = until;
+  }
+  return sum;
 }
 
 /** The rate a plan's filter is made with: its own, or one that gets the plan's 32-bit slots. */
@@ -295,13 +363,16 @@ export class LineDeduper {
   private state: 'open' | 'ended' | 'failed' | 'disposed' = 'open';
   private final: LineDedupStats | undefined;
   private failure: CuckooFilterError | undefined;
+  // stats.wrongDropBound: the new lines of each call times the filter's rate after it, summed.
+  private wrongDrops = 0;
+  private counted = 0;
 
   /** Needs the module loaded: `await ready()` first, or use `await LineDeduper.create(options)`. */
   constructor(options: LineDeduperOptions = {}) {
     this.m = requireModule();
     this.options = checkOptions(options);
     // Fail now, not at the first block, for a rate that cannot grow.
-    doublingLimit(this.options.fpRate ?? DEDUP_FP_RATE);
+    if (this.options.fpRate !== undefined) doublingLimit(this.options.fpRate);
   }
 
   /** ready() and new LineDeduper(options) in one call. */
@@ -366,6 +437,19 @@ export class LineDeduper {
     return out;
   }
 
+  /**
+   * The input goes on with another one (the next file), as awk reads several: a last line without "\n"
+   * ends here (and is returned, with "\n" added, if new). With csv, the next record is that input's
+   * header: it must have the first header's fields (else INVALID_ARGUMENT) and is not written; an input
+   * that ends inside a quoted field is INVALID_ARGUMENT too.
+   */
+  nextInput(): Uint8Array {
+    this.checkOpen('nextInput');
+    if (this.engine === 0) return new Uint8Array(0); // nothing read yet: the next input is the first
+    if (this.m.dedupNextInput(this.engine) !== ErrorCode.ok) this.fail();
+    return this.countedOutput().slice();
+  }
+
   /** The filter of the lines seen so far, in the export format (CuckooFilter.import reads it). */
   exportFilter(): Uint8Array {
     if (this.state !== 'ended') this.checkOpen('exportFilter');
@@ -385,7 +469,7 @@ export class LineDeduper {
       lines,
       unique,
       duplicates: lines - unique,
-      wrongDropBound: f ? unique * f.expectedFpRate : 0,
+      wrongDropBound: this.wrongDrops,
       filterBytes: f ? f.byteLength : 0,
       subFilters: f ? f.subFilterCount : 0,
       doublings: f ? f.doublings : 0,
@@ -419,13 +503,20 @@ export class LineDeduper {
     const { seen } = this.options;
     const plan = seen ? undefined : planDedup(this.options, firstBlock);
     const filter = seen ?? new CuckooFilter({ capacity: plan!.capacity, fpRate: planRate(plan!), growth: 2 });
-    const rules = (this.options.zeroTerminated ? LineRules.zeroTerminated : 0) | (this.options.duplicates ? LineRules.duplicates : 0);
+    const { csv, fields, delimiter = csv ? ',' : '\t' } = this.options;
+    const rules = (this.options.zeroTerminated ? LineRules.zeroTerminated : 0) | (this.options.duplicates ? LineRules.duplicates : 0) |
+      (csv ? LineRules.csv : 0);
     const engine = this.m.dedupCreate(liveHandle(filter), rules);
-    const { fields, delimiter = '\t' } = this.options;
-    if (engine !== 0 && fields !== undefined) {
-      const ranges = parseFields(fields);
-      const address = copyToScratch(this.m, new Uint8Array(ranges.buffer));
-      if (this.m.dedupSelect(engine, delimiter.charCodeAt(0), address, ranges.length / 2) !== ErrorCode.ok) {
+    if (engine !== 0 && (fields !== undefined || csv)) {
+      const names: string[] = [];
+      const ranges = fields === undefined ? new Uint32Array(0) : parseFields(fields, csv ? names : undefined);
+      // The ranges and the names (each ended by NUL) in one piece of scratch memory.
+      const nameBytes = new TextEncoder().encode(names.map((n) => `${n}\0`).join(''));
+      const both = new Uint8Array(ranges.byteLength + nameBytes.length);
+      both.set(new Uint8Array(ranges.buffer, ranges.byteOffset, ranges.byteLength));
+      both.set(nameBytes, ranges.byteLength);
+      const address = copyToScratch(this.m, both);
+      if (this.m.dedupSelect(engine, delimiter.charCodeAt(0), address, ranges.length / 2, address + ranges.byteLength, nameBytes.length) !== ErrorCode.ok) {
         const error = errorFromModule(this.m);
         this.m.dedupDestroy(engine);
         if (!seen) filter.dispose();
@@ -460,14 +551,25 @@ export class LineDeduper {
       code = this.m.dedupFinish(this.engine);
     }
     if (code !== ErrorCode.ok) this.fail();
-    return this.report().output; // after the call: it may have grown the heap
+    return this.countedOutput();
+  }
+
+  // After a call that succeeded: adds its new lines to stats.wrongDropBound, and returns its output (read
+  // after the call: it may have grown the heap).
+  private countedOutput(): Uint8Array {
+    const { unique } = this.report();
+    if (unique > this.counted) {
+      this.wrongDrops += (unique - this.counted) * this.filter!.expectedFpRate;
+      this.counted = unique;
+    }
+    return this.report().output;
   }
 
   private fail(): never {
     const error = errorFromModule(this.m);
     const stats = this.stats;
     const plan = this.plan;
-    this.failure = error.code === 'CAPACITY_EXCEEDED'
+    this.failure = error.code === 'INVALID_ARGUMENT' ? error : error.code === 'CAPACITY_EXCEEDED'
       ? new CuckooFilterError('CAPACITY_EXCEEDED', `the filter is full after ${stats.unique} unique lines` + (!plan ? '' : `: it started ` +
         `with room for ${plan.capacity} and doubled ${plan.maxDoublings} times, the most fpRate ${plan.fpRate} allows (each ` +
         `doubling takes a bit from the fingerprints already stored); start with a larger capacity, or allow a larger fpRate`))

@@ -69,7 +69,8 @@ export interface CuckooModule extends HeapModule {
   dedupCreate(filter: number, rules: number): number;
   dedupDestroy(handle: number): void;
   /** Keys from fields: `count` pairs of u32 field numbers [first, last] at `ranges` (last 0: to the end). An ErrorCode. */
-  dedupSelect(handle: number, delimiter: number, ranges: number, count: number): number;
+  dedupSelect(handle: number, delimiter: number, ranges: number, count: number, names: number, namesLength: number): number;
+  dedupNextInput(handle: number): number;
   /** The address of a DedupReport record (abi.ts). */
   dedupReport(handle: number): number;
   dedupPush(handle: number, address: number, length: number): number;

@@ -123,6 +123,141 @@ TEST_CASE("keys from fields: closed ranges pad with empty fields, open ones take
   }
 }
 
+namespace {
+
+// CSV as Python's csv module reads it (the default dialect, strict off), one character at a time: the
+// records, each with its raw bytes (end included) and its fields.
+struct CsvRecord {
+  std::string raw;
+  std::vector<std::string> fields;
+};
+std::vector<CsvRecord> parse_csv(const std::string& in) {
+  std::vector<CsvRecord> records;
+  enum { start, unquoted, quoted, quote_in_quoted } state = start;
+  CsvRecord r;
+  std::string field;
+  std::size_t record_start = 0;
+  for (std::size_t i = 0; i <= in.size(); ++i) {
+    const bool at_end = i == in.size();
+    const char c = at_end ? '\n' : in[i];
+    if (state == quoted && !at_end) {
+      if (c == '"') state = quote_in_quoted; else field += c;
+      continue;
+    }
+    if (c == '\n' && (state != quoted)) {
+      if (at_end && i == record_start) break;  // no last record
+      if (!field.empty() && field.back() == '\r' && state != quoted) field.pop_back();
+      r.raw = in.substr(record_start, (at_end ? i : i + 1) - record_start);
+      // An empty record ("\r" and "\n" aside) has no fields; "" is one empty field.
+      if (r.raw != "\n" && r.raw != "\r\n" && r.raw != "\r" && !r.raw.empty()) r.fields.push_back(field);
+      records.push_back(r);
+      r = {};
+      field.clear();
+      state = start;
+      record_start = i + 1;
+      continue;
+    }
+    if (at_end) {  // inside quotes at the end: the field runs to it
+      r.fields.push_back(field);
+      r.raw = in.substr(record_start);
+      records.push_back(r);
+      break;
+    }
+    if (c == '"' && state == start) state = quoted;
+    else if (c == '"' && state == quote_in_quoted) { field += '"'; state = quoted; }
+    else if (c == ',') { r.fields.push_back(field); field.clear(); state = start; }
+    else { field += c; state = unquoted; }
+  }
+  return records;
+}
+
+// The documented CSV rules with an exact set: the header written, then each record whose selected values
+// (1-based columns, missing ones empty; all fields without a selection) are new, with "\n" added to a
+// last record without one.
+std::string csv_reference(const std::string& in, const std::vector<std::uint32_t>& columns) {
+  std::set<std::vector<std::string>> seen;
+  std::string out;
+  bool header = true;
+  for (const CsvRecord& r : parse_csv(in)) {
+    const std::string written = r.raw.empty() || r.raw.back() != '\n' ? r.raw + "\n" : r.raw;
+    if (header) {
+      header = false;
+      out += written;
+      continue;
+    }
+    std::vector<std::string> key;
+    if (columns.empty()) key = r.fields;
+    for (std::uint32_t c : columns) key.push_back(c <= r.fields.size() ? r.fields[c - 1] : std::string());
+    if (columns.empty() && r.fields.empty()) key = {"<no fields>"};
+    if (seen.insert(key).second) out += written;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("csv: records with quotes, newlines and doubled quotes in any blocks follow Python's reading", "[dedup][csv]") {
+  std::mt19937 rng(23);
+  const std::vector<std::string> values = {"a", "b", "", "a,b", "say \"hi\"", "two\nlines", "crlf\r\nin", "\"", ",", " a"};
+  for (int round = 0; round < 300; ++round) {
+    std::string in = "id,name,city\n";
+    const int records = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < records; ++i) {
+      const int fields = static_cast<int>(rng() % 4);  // 0: an empty record
+      for (int f = 0; f < fields; ++f) {
+        if (f > 0) in += ',';
+        const std::string& v = values[rng() % values.size()];
+        const bool must_quote = v.find_first_of(",\"\r\n") != std::string::npos || (v.empty() && rng() % 3 == 0);
+        if (must_quote || rng() % 4 == 0) {
+          in += '"';
+          for (char c : v) in += c == '"' ? std::string("\"\"") : std::string(1, c);
+          in += '"';
+        } else {
+          in += v;
+        }
+      }
+      if (i + 1 < records || rng() % 2 == 0) in += rng() % 5 == 0 ? "\r\n" : "\n";
+    }
+    std::vector<std::uint32_t> columns;
+    std::vector<std::uint32_t> ranges;
+    switch (round % 4) {
+      case 0: break;                                   // whole records
+      case 1: columns = {2}; ranges = {2, 2}; break;
+      case 2: columns = {1, 3}; ranges = {1, 1, 3, 3}; break;
+      default: columns = {3, 4}; ranges = {3, 4}; break;  // past the fields most records have
+    }
+    INFO(in);
+    cuckoo::CuckooFilter f(growing(1e-8, 100));
+    cuckoo::LineDeduper d(f, cuckoo::csv);
+    if (!ranges.empty()) REQUIRE(d.select_fields(',', ranges.data(), ranges.size() / 2));
+    CHECK(run_in_blocks(d, in, rng) == csv_reference(in, columns));
+  }
+}
+
+TEST_CASE("csv: columns by header name, and a name the header lacks stops the engine", "[dedup][csv]") {
+  std::mt19937 rng(3);
+  const std::string in = "\"id\",\"the, city\",name\n1,Paris,a\n2,\"Paris\",b\n3,Rome,a\n4,Paris,a\n";
+  const std::string names = std::string("name") + '\0' + "the, city" + '\0';
+  {
+    cuckoo::CuckooFilter f(growing(1e-8, 100));
+    cuckoo::LineDeduper d(f, cuckoo::csv);
+    REQUIRE(d.select_fields(',', nullptr, 0, reinterpret_cast<const std::uint8_t*>(names.data()), names.size()));
+    CHECK(run_in_blocks(d, in, rng) == "\"id\",\"the, city\",name\n1,Paris,a\n2,\"Paris\",b\n3,Rome,a\n");
+    CHECK(d.lines() == 4);  // the header is not counted
+  }
+  {
+    cuckoo::CuckooFilter f(growing(1e-8, 100));
+    cuckoo::LineDeduper d(f, cuckoo::csv);
+    const std::string missing = std::string("town") + '\0';
+    REQUIRE(d.select_fields(',', nullptr, 0, reinterpret_cast<const std::uint8_t*>(missing.data()), missing.size()));
+    const auto status = d.push(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
+    CHECK(status.code == cuckoo::ErrorCode::invalid_argument);
+    CHECK(status.message == "no column named \"town\" in the header (its columns: id, the, city, name)");
+    CHECK(d.output_size() == 0);
+    CHECK(d.push(reinterpret_cast<const std::uint8_t*>("x\n"), 2).code == cuckoo::ErrorCode::invalid_argument);
+  }
+}
+
 TEST_CASE("the line deduplicator stops at the chain's limit, and stays stopped", "[dedup]") {
   cuckoo::CuckooFilter f(growing(1e-8, 1));  // 31-bit fingerprints first: two sub-filters at most
   cuckoo::LineDeduper d(f);
@@ -162,4 +297,40 @@ TEST_CASE("declared_length tells where an export ends from its headers alone", "
   const std::uint8_t zeros[64] = {};
   CHECK(cuckoo::format::declared_length(zeros, sizeof zeros, need) == 0);
   CHECK(need == 0);  // not an export: the reader names the problem
+}
+
+TEST_CASE("next_input: an unended last line ends with its input; csv headers after the first are checked, not written", "[dedup][csv]") {
+  const auto push = [](cuckoo::LineDeduper& d, const std::string& s) {
+    REQUIRE(d.push(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()).ok());
+    return std::string(reinterpret_cast<const char*>(d.output()), d.output_size());
+  };
+  const auto next = [](cuckoo::LineDeduper& d) {
+    REQUIRE(d.next_input().ok());
+    return std::string(reinterpret_cast<const char*>(d.output()), d.output_size());
+  };
+  {
+    cuckoo::CuckooFilter f(growing(1e-8, 100));
+    cuckoo::LineDeduper d(f);
+    CHECK(push(d, "a\nb") == "a\n");
+    CHECK(next(d) == "b\n");
+    CHECK(push(d, "b\nc\n") == "c\n");
+  }
+  {
+    cuckoo::CuckooFilter f(growing(1e-8, 100));
+    cuckoo::LineDeduper d(f, cuckoo::csv);
+    CHECK(push(d, "k,v\n1,x") == "k,v\n");
+    CHECK(next(d) == "1,x\n");
+    CHECK(push(d, "\"k\",v\r\n1,x\n2,y\n") == "2,y\n");  // the same fields, quoted: the same header
+    CHECK(next(d).empty());
+    const std::string other = "k,w\n3,z\n";
+    const auto status = d.push(reinterpret_cast<const std::uint8_t*>(other.data()), other.size());
+    CHECK(status.code == cuckoo::ErrorCode::invalid_argument);
+    CHECK(status.message == "an input's header differs from the first input's: \"k,w\", not \"k,v\"");
+  }
+  {
+    cuckoo::CuckooFilter f(growing(1e-8, 100));
+    cuckoo::LineDeduper d(f, cuckoo::csv);
+    CHECK(push(d, "k\n\"open\n") == "k\n");
+    CHECK(d.next_input().code == cuckoo::ErrorCode::invalid_argument);
+  }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CuckooFilter, ready } from '../../js/src/index';
 import { repoRoot, rng } from './helpers';
-import { dedupCases, referenceDedup } from './dedup_cases';
+import { dedupCases, randomCsv, referenceDedup } from './dedup_cases';
 
 const bin = join(repoRoot, 'js', 'dist', 'esm', 'cli', 'cuckoo.js');
 let dir: string;
@@ -213,7 +213,80 @@ describe('dedup', () => {
       expect([list, ours.stdout.equals(awk)]).toEqual([list, true]);
     }
     expect(run(['dedup', '-f', '0', csv]).code).toBe(2);
-    expect(run(['dedup', '-t', ',', csv]).stderr).toMatch(/-t, --delimiter takes one ASCII character and goes with -f/);
+    expect(run(['dedup', '-t', ',', csv]).stderr).toMatch(/-t, --delimiter takes one ASCII character .* and goes with -f or --csv/);
+  });
+
+  test('--csv -f: the rows Python\'s csv module keeps (first of each key, header kept), by name and by number', () => {
+    // Python reads the input and the command's output as CSV and checks that the output's rows are the
+    // header and the first row of each key, in order.
+    const check = `
+import csv, sys
+columns = [int(c) for c in sys.argv[3].split(',')] if sys.argv[3] else None
+rows = list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))
+seen, expected = set(), [rows[0]]
+for row in rows[1:]:
+    key = tuple(row[c - 1] if c <= len(row) else '' for c in columns) if columns else ('row', tuple(row))
+    if key not in seen:
+        seen.add(key)
+        expected.append(row)
+got = list(csv.reader(open(sys.argv[2], newline='', encoding='utf-8')))
+print('same' if got == expected else 'different: %d rows, expected %d' % (len(got), len(expected)))
+`;
+    writeFileSync(join(dir, 'check_csv.py'), check);
+    for (const [seed, fields, columns] of [[1, 'city', '3'], [2, '2', '2'], [3, 'note,id', '1,4'], [4, undefined, '']] as const) {
+      const input = join(dir, `in-${seed}.csv`);
+      writeFileSync(input, randomCsv(seed, 20_000));
+      const out = join(dir, `out-${seed}.csv`);
+      const args = ['dedup', '--csv', '--fp-rate', '1e-8', '-o', out, input, ...(fields ? ['-f', fields] : [])];
+      const result = run(args);
+      expect([fields, result.code, result.stderr]).toEqual([fields, 0, '']);
+      const python = spawnSync('/usr/bin/python3', [join(dir, 'check_csv.py'), input, out, columns], { encoding: 'utf8' });
+      expect([fields, python.stdout.trim(), python.stderr]).toEqual([fields, 'same', '']);
+    }
+    // The same file from a pipe, in the default (automatic) rate, gives the same bytes.
+    const piped = spawnSync('sh', ['-c', `cat in-1.csv | node ${bin} dedup --csv -f city`], { cwd: dir, maxBuffer: 1 << 28 });
+    expect(piped.stdout.equals(readFileSync(join(dir, 'out-1.csv')))).toBe(true);
+  });
+
+  test('--csv: an unknown column is a usage error naming it, and nothing is written', () => {
+    writeFileSync(join(dir, 'cols.csv'), 'id,"e-mail"\n1,a@b\n');
+    writeFileSync(join(dir, 'cols.out'), 'old');
+    const result = run(['dedup', '--csv', '-f', 'email', '-o', 'cols.out', 'cols.csv']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('cuckoo: dedup: -f, --fields "email": no column named "email" in the header (its columns: id, e-mail)\n');
+    expect(readFileSync(join(dir, 'cols.out'), 'utf8')).toBe('old');
+    expect(run(['dedup', '--csv', '-z', 'cols.csv'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--csv and -z, --zero-terminated do not go together/) });
+    expect(run(['dedup', '--csv', '-t', '"', 'cols.csv'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/not a quote or line end/) });
+    expect(run(['dedup', '-f', 'email', 'cols.csv'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/field numbers from 1 to 10000\), got "email"/) });
+    // -t with --csv and no -f: the whole record is the key, read with that delimiter.
+    writeFileSync(join(dir, 'semi.csv'), 'a;b\n"x";y\nx;"y"\nx;y;\n');
+    expect(run(['dedup', '--csv', '-t', ';', 'semi.csv']).stdout.toString()).toBe('a;b\n"x";y\nx;y;\n');
+  });
+
+  test('--csv with several files: each has its header, the first written, the others held against it', () => {
+    writeFileSync(join(dir, 'h1.csv'), 'id,name\n1,a\n2,b');
+    writeFileSync(join(dir, 'h2.csv'), 'id,"name"\r\n3,a\n1,a\n4,c\n');
+    writeFileSync(join(dir, 'h3.csv'), 'id,nom\n5,a\n');
+    writeFileSync(join(dir, 'h4.csv'), 'id,name\n9,"open\n');
+    expect(run(['dedup', '--csv', 'h1.csv', 'h2.csv'])).toMatchObject({ code: 0, stdout: Buffer.from('id,name\n1,a\n2,b\n3,a\n4,c\n') });
+    expect(run(['dedup', '--csv', '-f', 'name', 'h1.csv', 'h2.csv']).stdout.toString()).toBe('id,name\n1,a\n2,b\n4,c\n');
+    // Standard input between files is a file too.
+    const piped = spawnSync('sh', ['-c', `node ${bin} dedup --csv h1.csv - h1.csv < h2.csv`], { cwd: dir });
+    expect(piped.stdout.toString()).toBe('id,name\n1,a\n2,b\n3,a\n4,c\n');
+    expect(run(['dedup', '--csv', '-o', 'h.out', 'h1.csv', 'h3.csv'])).toMatchObject({ code: 1,
+      stderr: 'cuckoo: h3.csv: --csv: an input\'s header differs from the first input\'s: "id,nom", not "id,name"\n' });
+    expect(statSync(join(dir, 'h.out'), { throwIfNoEntry: false })).toBeUndefined();
+    expect(run(['dedup', '--csv', 'h4.csv', 'h1.csv'])).toMatchObject({ code: 1, stderr: 'cuckoo: h4.csv: --csv: an input ends inside a quoted field\n' });
+    // Without --csv, nothing of the kind: the second header is a line like any other.
+    expect(run(['dedup', 'h1.csv', 'h3.csv']).stdout.toString()).toBe('id,name\n1,a\n2,b\nid,nom\n5,a\n');
+  });
+
+  test('--stats states the expected wrong drops and whether the default met its 0.01', () => {
+    writeFileSync(join(dir, 'few.txt'), 'a\nb\na\n');
+    const result = run(['dedup', '--stats', 'few.txt']);
+    expect(result.stderr).toMatch(/expected unique lines wrongly dropped as false positives: at most \S+ \(the default aims at 0.01 or less: met\)/);
+    const fixed = run(['dedup', '--stats', '--fp-rate', '0.01', 'few.txt']);
+    expect(fixed.stderr).toMatch(/wrongly dropped as false positives: at most \S+\n$/);
   });
 
   test('--seen FILE: two runs over overlapping files print each line once in all; FILE is a filter', () => {

@@ -4,9 +4,9 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CuckooFilter, CuckooFilterError, LineDeduper, MIN_GROWING_FP_RATE, planDedup, ready } from '../../js/src/index';
 import { dedupLines } from '../../js/src/node';
-import { dedupLineStream, LineDeduperOptions, parseFields } from '../../js/src/dedup';
+import { BUDGET_START_LIMIT, DEDUP_LOSS_BUDGET, dedupLineStream, expectedWrongDrops, LineDeduperOptions, parseFields } from '../../js/src/dedup';
 import { requireModule } from '../../js/src/filter';
-import { dedupCases, randomInput, referenceDedup } from './dedup_cases';
+import { dedupCases, parseCsv, randomCsv, randomInput, referenceCsvDedup, referenceDedup } from './dedup_cases';
 import { rng } from './helpers';
 
 beforeAll(() => ready());
@@ -117,6 +117,65 @@ describe('the documented line rules', () => {
     }
   });
 
+  test('property: CSV, whole records and columns by number or name, quotes split across random blocks, against the reference', () => {
+    const selections: [string | undefined, number[] | undefined][] = [
+      [undefined, undefined], ['2', [2]], ['name', [2]], ['city,1', [1, 3]], ['note,name', [2, 4]], ['5', [5]],
+    ];
+    for (let seed = 400; seed < 424; seed++) {
+      const delimiter = seed % 3 === 0 ? ';' : ',';
+      const input = randomCsv(seed, 300, delimiter);
+      const [fields, columns] = selections[seed % selections.length];
+      const { out, d } = runInBlocks(input, seed, { ...EXACT, csv: true, fields, delimiter });
+      const expected = referenceCsvDedup(input, columns, delimiter);
+      expect([fields, out.toString('latin1')]).toEqual([fields, expected.toString('latin1')]);
+      // The header is written and not counted.
+      expect(d.stats.lines).toBe(parseCsv(input.toString('latin1'), delimiter).length - 1);
+      d.dispose();
+    }
+  });
+
+  test('CSV: a header split over many blocks, an unknown column, and checked options', () => {
+    const input = Buffer.from('"id","the ""long"" name",x\n1,a,p\n2,"a",q\n3,b,r\n');
+    for (const size of [1, 2, 5, 1000]) {
+      using d = new LineDeduper({ ...EXACT, csv: true, fields: 'the "long" name' });
+      const out: Uint8Array[] = [];
+      for (let at = 0; at < input.length; at += size) out.push(d.push(input.subarray(at, at + size)));
+      out.push(d.end());
+      expect(Buffer.concat(out).toString()).toBe('"id","the ""long"" name",x\n1,a,p\n3,b,r\n');
+    }
+    using bad = new LineDeduper({ ...EXACT, csv: true, fields: 'id,town' });
+    let error: unknown;
+    try {
+      bad.push(input);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CuckooFilterError);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'no column named "town" in the header (its columns: id, the "long" name, x)' });
+    expect(() => bad.push(Buffer.from('1\n'))).toThrow(/no column named "town"/); // stopped for good
+    expect(() => new LineDeduper({ csv: true, zeroTerminated: true })).toThrow(/csv and zeroTerminated do not go together/);
+    expect(() => new LineDeduper({ csv: true, delimiter: '"' })).toThrow(/not a quote or line end/);
+    expect(() => new LineDeduper({ csv: 'yes' as never })).toThrow('csv must be true or false');
+    // Without csv a name is not a field list.
+    expect(() => new LineDeduper({ fields: 'name' })).toThrow(/fields must be a list like/);
+  });
+
+  test('nextInput(): an unended last line ends with its input; with csv the next header is checked, not written', () => {
+    using d = new LineDeduper(EXACT);
+    expect(Buffer.from(d.nextInput()).toString()).toBe(''); // before any input: nothing to end
+    d.push(Buffer.from('a\nb'));
+    expect(Buffer.from(d.nextInput()).toString()).toBe('b\n');
+    expect(Buffer.from(d.push(Buffer.from('b\nc\n'))).toString()).toBe('c\n');
+    expect(Buffer.from(d.nextInput()).toString()).toBe('');
+    using c = new LineDeduper({ ...EXACT, csv: true, fields: 'k' });
+    const out = [c.push(Buffer.from('k,v\n1,x\n')), c.nextInput(), c.push(Buffer.from('"k",v\n1,y\n2,z')), c.nextInput(), c.push(Buffer.from('k,v\r\n3,')), c.end()];
+    expect(Buffer.concat(out).toString()).toBe('k,v\n1,x\n2,z\n3,\n');
+    expect(c.stats).toMatchObject({ lines: 4, unique: 3 });
+    using bad = new LineDeduper({ ...EXACT, csv: true });
+    bad.push(Buffer.from('k,v\n1,"open'));
+    expect(() => bad.nextInput()).toThrow('an input ends inside a quoted field');
+  });
+
   test('fields and delimiter are checked, and parsed as cut reads them', () => {
     expect(Array.from(parseFields('4,2-3,1'))).toEqual([1, 4]);
     expect(Array.from(parseFields('3-,5'))).toEqual([3, 0]);
@@ -185,6 +244,42 @@ describe('growth and sizing', () => {
     expect(planDedup({ fpRate: 0.001, inputBytes: 1e6 })).toMatchObject({ slotBits: 16, maxDoublings: 7, capacity: 65_536 });
     expect(planDedup({ fpRate: 0.001, inputBytes: 1e9 })).toMatchObject({ slotBits: 16, maxDoublings: 7, capacity: Math.ceil((5e8 + 1) / 128) });
     expect(planDedup({ fpRate: 0.001 })).toMatchObject({ slotBits: 32, maxDoublings: 15 });
+  });
+
+  test('the automatic default: a file starts large enough that even all-unique lines expect at most 0.01 wrong drops', () => {
+    const lines = (n: number) => Buffer.from(Array.from({ length: 2000 }, (_, i) => `line ${String(i).padStart(6, '0')}\n`).join('')).subarray(0, n);
+    const sample = lines(24_000); // 12-byte lines
+    for (const fileLines of [1_000, 500_000, 2_000_000, 4_000_000, 20_000_000]) {
+      const plan = planDedup({ inputBytes: fileLines * 12 }, sample);
+      expect(plan).toMatchObject({ automatic: true, slotBits: 32, maxDoublings: 15 });
+      const estimated = Math.ceil(fileLines * 1.1);
+      if (fileLines <= 5_000_000) {
+        expect([fileLines, expectedWrongDrops(estimated, plan.capacity) <= DEDUP_LOSS_BUDGET]).toEqual([fileLines, true]);
+        // ... and no larger than the lines, nor than needed by much (where the small start would miss it).
+        expect(plan.capacity).toBeLessThanOrEqual(estimated);
+        if (plan.capacity > 65_536) expect(expectedWrongDrops(estimated, plan.capacity / 2)).toBeGreaterThan(DEDUP_LOSS_BUDGET);
+      } else {
+        expect(plan.capacity).toBe(BUDGET_START_LIMIT);
+      }
+    }
+    expect(planDedup({ inputBytes: 1_000 * 12 }, sample).capacity).toBe(1_100); // a small file: no larger than its lines
+    expect(planDedup({ fpRate: 1e-6, inputBytes: 4_000_000 * 12 }, sample)).toMatchObject({ automatic: false, capacity: 65_536 });
+    // From a pipe the expectation grows with the unique lines: 0.01 is passed at about 1.2 million.
+    expect(expectedWrongDrops(1_100_000, 65_536)).toBeLessThan(0.01);
+    expect(expectedWrongDrops(1_300_000, 65_536)).toBeGreaterThan(0.01);
+  });
+
+  test('stats.wrongDropBound sums each block\'s new lines at the rate after it: close to the model, from a pipe', () => {
+    using d = new LineDeduper();
+    const unique = 600_000;
+    for (let at = 0; at < unique; at += 20_000) {
+      d.push(Buffer.from(Array.from({ length: 20_000 }, (_, i) => `k${at + i}\n`).join('')));
+    }
+    d.end();
+    const model = expectedWrongDrops(unique, 65_536);
+    expect(d.stats.doublings).toBe(4);
+    expect(d.stats.wrongDropBound).toBeGreaterThan(model * 0.9);
+    expect(d.stats.wrongDropBound).toBeLessThan(model * 1.2);
   });
 
   test('at the last doubling: CAPACITY_EXCEEDED naming the real cause, and the deduplicator is done', () => {

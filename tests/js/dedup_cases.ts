@@ -93,3 +93,90 @@ export function dedupCases(): DedupCase[] {
     { name: 'random lines up to 1 MiB', input: randomInput(8, 300, 1 << 20) },
   ];
 }
+
+/**
+ * CSV records as Python's csv module reads them (default dialect, strict off), one character at a time,
+ * written here independently of the engine: each record's raw bytes (its end included) and its fields.
+ * A record ends at "\n" outside quotes; a "\r" before it is dropped; an empty record has no fields.
+ */
+export function parseCsv(input: string, delimiter = ','): { raw: string; fields: string[] }[] {
+  const records: { raw: string; fields: string[] }[] = [];
+  let state: 'start' | 'unquoted' | 'quoted' | 'quoteInQuoted' = 'start';
+  let fields: string[] = [];
+  let field = '';
+  let recordStart = 0;
+  const finish = (end: number) => {
+    const raw = input.slice(recordStart, end);
+    const content = raw.replace(/\r?\n$/, '');
+    if (content !== '') fields.push(state === 'quoted' ? field : field.replace(/\r$/, ''));
+    records.push({ raw, fields });
+    fields = [];
+    field = '';
+    state = 'start';
+    recordStart = end;
+  };
+  for (let i = 0; i < input.length; i++) {
+    const c = input[i];
+    if (state === 'quoted') {
+      if (c === '"') state = 'quoteInQuoted';
+      else field += c;
+    } else if (c === '\n') {
+      finish(i + 1);
+    } else if (c === '"' && state === 'start') {
+      state = 'quoted';
+    } else if (c === '"' && state === 'quoteInQuoted') {
+      field += '"';
+      state = 'quoted';
+    } else if (c === delimiter) {
+      fields.push(field);
+      field = '';
+      state = 'start';
+    } else {
+      field += c;
+      state = 'unquoted';
+    }
+  }
+  if (recordStart < input.length) finish(input.length);
+  return records;
+}
+
+/**
+ * The documented CSV rules with an exact set: the header written; each later record whose selected values
+ * (1-based columns, missing ones empty; all its fields without `columns`) were not seen, with "\n" added
+ * to a last record without one.
+ */
+export function referenceCsvDedup(input: Buffer, columns?: number[], delimiter = ','): Buffer {
+  const seen = new Set<string>();
+  let out = '';
+  parseCsv(input.toString('latin1'), delimiter).forEach(({ raw, fields }, i) => {
+    const written = raw.endsWith('\n') ? raw : `${raw}\n`;
+    const key = JSON.stringify(columns ? columns.map((c) => fields[c - 1] ?? '') : fields);
+    if (i === 0) out += written; // the header: written, never a key
+    else if (!seen.has(key)) out += written;
+    if (i > 0) seen.add(key);
+  });
+  return Buffer.from(out, 'latin1');
+}
+
+/**
+ * Random CSV: a header "id,name,city,note", then records of 0 to 5 fields drawn from values with commas,
+ * quotes, newlines and CRLFs inside (quoted as a writer would, and some plain values quoted anyway), LF or
+ * CRLF endings, and a last record with or without one.
+ */
+export function randomCsv(seed: number, records: number, delimiter = ','): Buffer {
+  const random = rng(seed);
+  const values = ['a', 'b', '', 'a,b', 'a;b', 'say "hi"', 'two\nlines', 'crlf\r\nin', '"', ' a', 'ü', 'x'.repeat(300)];
+  let out = ['id', 'name', 'city', 'note'].join(delimiter) + '\n';
+  for (let i = 0; i < records; i++) {
+    const n = Math.floor(random() * 6);
+    const fields: string[] = [];
+    for (let f = 0; f < n; f++) {
+      const v = values[Math.floor(random() * values.length)];
+      const mustQuote = v.includes(delimiter) || /["\r\n]/.test(v) || (v === '' && n === 1);
+      fields.push(mustQuote || random() < 0.2 ? `"${v.replace(/"/g, '""')}"` : v);
+    }
+    out += fields.join(delimiter);
+    if (i + 1 < records || random() < 0.5) out += random() < 0.2 ? '\r\n' : '\n';
+  }
+  return Buffer.from(out, 'utf8');
+}

@@ -16,6 +16,16 @@
 // selected ones in increasing order, each once, joined by the delimiter, a field a record lacks being
 // empty (so `-f 2,4` of "a,b" is "b,", as awk's $2 FS $4). A range open at its end ("3-") covers the
 // fields the record has from there, none when it has fewer. The record is written whole.
+// With LineRules::csv the records are CSV (RFC 4180, read as Python's csv module reads it by default):
+// a field that starts with '"' is quoted, and inside it "" is one '"' and the delimiter and "\n" are data;
+// bytes after its closing quote up to the delimiter belong to the field; in an unquoted field '"' is an
+// ordinary byte. A record ends at a "\n" outside quotes (a "\r" before it is dropped; a lone "\r" is
+// data), an empty record has no fields. The first record, the header, is written and never deduplicated
+// (nor counted); select_fields() may name its columns. A record's key is its selected fields (all of
+// them without a selection), decoded, in the form a CSV writer gives them: joined by the delimiter, a
+// field quoted when it holds the delimiter, '"' or "\n" (a record of one empty field is ""), so two
+// records have one key exactly when their selected values are equal, and a record without quotes is
+// its own key (the same as without csv).
 #pragma once
 
 #include <cstddef>
@@ -24,6 +34,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 #include "cuckoo_filter.hpp"
@@ -76,6 +87,7 @@ class Buffer {
     size_ += n;
   }
   void clear() noexcept { size_ = 0; }
+  void truncate(std::size_t n) noexcept { size_ = n < size_ ? n : size_; }
   void release() noexcept {
     std::free(std::exchange(data_, nullptr));
     size_ = capacity_ = 0;
@@ -106,10 +118,15 @@ class Buffer {
   return n;
 }
 
+// Where a scan of a CSV record stands (line_dedup.hpp's comment on csv).
+enum class CsvState : std::uint8_t { field_start, unquoted, quoted, quote_in_quoted };
+
 }  // namespace detail
 
+using detail::CsvState;
+
 // What a record is and which ones are written (the file's comment). The numbers cross the wasm boundary.
-enum LineRules : unsigned { newline_lines = 0, zero_terminated = 1, duplicates = 2 };
+enum LineRules : unsigned { newline_lines = 0, zero_terminated = 1, duplicates = 2, csv = 4 };
 
 class LineDeduper {
  public:
@@ -117,8 +134,11 @@ class LineDeduper {
   // Give it growth so that no input makes it stop early (only the chain's limit does). `rules`: LineRules.
   explicit LineDeduper(CuckooFilter& filter, unsigned rules = newline_lines) noexcept
       : filter_(filter),
-        end_((rules & zero_terminated) != 0 ? '\0' : '\n'),
-        writes_duplicates_((rules & duplicates) != 0) {}
+        end_((rules & zero_terminated) != 0 && (rules & csv) == 0 ? '\0' : '\n'),
+        writes_duplicates_((rules & duplicates) != 0),
+        csv_((rules & csv) != 0),
+        header_pending_(csv_),
+        delimiter_(csv_ ? ',' : '\t') {}
 
   // Deduplicates the complete lines of data[0, length) (with a line carried over from earlier blocks in
   // front); a last line without "\n" is kept until the next block or finish(). The new lines are in
@@ -129,6 +149,7 @@ class LineDeduper {
   [[nodiscard]] CUCKOO_COLD Status push(const std::uint8_t* data, std::size_t length) {
     output_.clear();
     if (!failed_.ok()) return failed_;
+    if (csv_) return push_csv(data, length);
     std::size_t at = 0;
     if (!carry_.empty()) {
       const auto* newline = static_cast<const std::uint8_t*>(std::memchr(data, end_, length));
@@ -158,12 +179,36 @@ class LineDeduper {
     return {};
   }
 
+  // The input goes on with another one (the next file): a last record without its end byte ends here (is
+  // deduplicated, and written with the end byte added), and with csv the next record is that input's
+  // header, which must have the first header's fields and is not written. An input that ends inside a
+  // quoted field stops the engine with invalid_argument (its record would run into the next input).
+  [[nodiscard]] CUCKOO_COLD Status next_input() {
+    output_.clear();
+    if (!failed_.ok()) return failed_;
+    if (!carry_.empty()) {
+      if (csv_ && carry_state_ == CsvState::quoted) {
+        failed_ = Status::error(ErrorCode::invalid_argument, "an input ends inside a quoted field");
+        return failed_;
+      }
+      if (!dedup_one(carry_.data(), carry_.size(), true)) return failed_;
+      carry_.clear();
+    }
+    if (csv_ && !header_pending_) header_pending_ = repeat_header_ = true;
+    return {};
+  }
+
   // Keys from fields (the file's comment): `ranges` holds `count` pairs [first, last] of 1-based field
-  // numbers, sorted and not overlapping; last 0 means "to the record's end". False when out of memory.
-  [[nodiscard]] CUCKOO_COLD bool select_fields(std::uint8_t delimiter, const std::uint32_t* ranges, std::size_t count) noexcept {
+  // numbers, sorted and not overlapping; last 0 means "to the record's end". With csv, `names` holds
+  // `names_length` bytes of header names, each ended by a NUL byte, whose columns join the selection when
+  // the header arrives (a name the header lacks stops the engine with invalid_argument). False when out of
+  // memory.
+  [[nodiscard]] CUCKOO_COLD bool select_fields(std::uint8_t delimiter, const std::uint32_t* ranges, std::size_t count,
+                                               const std::uint8_t* names = nullptr, std::size_t names_length = 0) noexcept {
     delimiter_ = delimiter;
     fields_.clear();
-    return count > 0 && fields_.append(ranges, 2 * count);
+    names_.clear();
+    return fields_.append(ranges, 2 * count) && names_.append(names, names_length);
   }
 
   [[nodiscard]] const std::uint8_t* output() const noexcept { return output_.data(); }
@@ -241,6 +286,12 @@ class LineDeduper {
   // The bounds of data[0, length)'s key in `base` (the record itself, or keys_ when fields are selected);
   // false when out of memory.
   [[nodiscard]] bool key_range(const std::uint8_t* record, std::uint32_t start, std::uint32_t stop, std::uint32_t range[2]) noexcept {
+    if (csv_) {
+      range[0] = static_cast<std::uint32_t>(keys_.size());
+      if (!append_csv_key(record + start, stop - start)) return false;
+      range[1] = static_cast<std::uint32_t>(keys_.size());
+      return true;
+    }
     if (fields_.empty()) {
       range[0] = start;
       range[1] = stop;
@@ -268,10 +319,18 @@ class LineDeduper {
   // One record (with its end byte, if it has one), on its own.
   CUCKOO_COLD bool dedup_one(const std::uint8_t* line, std::size_t length, bool last) {
     const std::size_t key_end = key_length(line, length);
+    if (header_pending_) {
+      const bool repeated = repeat_header_;
+      if (!take_header(line, key_end)) return false;
+      if (repeated) return true;
+      const bool needs_end = last && (length == 0 || line[length - 1] != end_);
+      if (!output_.append(line, length) || (needs_end && !output_.append(&end_, 1))) return fail_out_of_memory().ok();
+      return true;
+    }
     keys_.clear();
     std::uint32_t key[2];
     if (!key_range(line, 0, static_cast<std::uint32_t>(key_end), key)) return fail_out_of_memory().ok();
-    const std::uint64_t hash = filter_.hash_of((fields_.empty() ? line : keys_.data()) + key[0], key[1] - key[0]);
+    const std::uint64_t hash = filter_.hash_of((fields_.empty() && !csv_ ? line : keys_.data()) + key[0], key[1] - key[0]);
     const bool seen = filter_.contains_hash(hash);
     if (!seen && !filter_.add_hash(hash)) return fail_add();
     ++lines_;
@@ -294,12 +353,19 @@ class LineDeduper {
       if (!ranges_.append(range, 2)) return fail_out_of_memory().ok();
       start = stop + 1;
     }
+    return dedup_ranges(data, length);
+  }
+
+  // The records of ranges_ (pairs [start, key end)), which tile data[0, length) but for their end bytes
+  // (and a header before them, already written).
+  [[gnu::noinline]] bool dedup_ranges(const std::uint8_t* data, std::size_t length) {
     const std::size_t count = ranges_.size() / 2;
+    if (count == 0) return true;
     // Keys from fields: assembled into keys_, and the ranges given to the filter point there; the record
     // ranges are kept in records_ for the output.
     const std::uint8_t* keys = data;
     const std::uint32_t* records = ranges_.data();
-    if (!fields_.empty()) {
+    if (!fields_.empty() || csv_) {
       if (!field_keys(data, length, count)) return fail_out_of_memory().ok();
       keys = keys_.data();
       records = records_.data();
@@ -331,10 +397,242 @@ class LineDeduper {
     return true;
   }
 
+  // --- CSV (the file's comment) ---
+
+  // push() with csv: the carried record's scan goes on where it stopped, and a block is split by a scan
+  // that knows quotes.
+  CUCKOO_COLD Status push_csv(const std::uint8_t* data, std::size_t length) {
+    std::size_t at = 0;
+    if (!carry_.empty()) {
+      const std::size_t stop = csv_scan(data, 0, length, carry_state_);
+      const std::size_t take = stop == length ? length : stop + 1;
+      if (!carry_.append(data, take)) return fail_out_of_memory();
+      if (stop == length) return {};
+      if (!dedup_one(carry_.data(), carry_.size(), false)) return failed_;
+      carry_.clear();
+      at = take;
+    }
+    const std::size_t end = csv_split(data + at, length - at);
+    if (!failed_.ok()) return failed_;
+    if (!dedup_ranges(data + at, end)) return failed_;
+    if (at + end < length && !carry_.append(data + at + end, length - at - end)) return fail_out_of_memory();
+    return {};
+  }
+
+  // The offset of the "\n" that ends the record being scanned from data[i] in `state`, or n (then `state`
+  // is where the scan stands at n). One byte a step: for records with quotes and for carried ones.
+  std::size_t csv_scan(const std::uint8_t* data, std::size_t i, std::size_t n, CsvState& state) const noexcept {
+    while (i < n) {
+      if (state == CsvState::quoted) {
+        const auto found = static_cast<std::size_t>(detail::find_byte(data, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n), '"'));
+        if (found == n) return n;
+        i = found + 1;
+        state = CsvState::quote_in_quoted;
+        continue;
+      }
+      const std::uint8_t c = data[i++];
+      if (c == '"' && state != CsvState::unquoted) {
+        state = CsvState::quoted;  // opens a quoted field, or is the second of "" inside one
+      } else if (c == '\n') {
+        return i - 1;
+      } else if (c == delimiter_) {
+        state = CsvState::field_start;
+      } else {
+        state = CsvState::unquoted;
+      }
+    }
+    return n;
+  }
+
+  // Splits data[0, n) into its complete records (into ranges_, the header written and left out) and
+  // returns where they end; the scan state of the rest is kept for the next block. A record without '"'
+  // before its first "\n" ends there (found eight bytes a step); one with quotes is scanned byte by byte.
+  [[gnu::noinline]] CUCKOO_COLD std::size_t csv_split(const std::uint8_t* data, std::size_t length) {
+    ranges_.clear();
+    const auto n = static_cast<std::uint32_t>(length);
+    std::uint32_t start = 0;
+    while (start < n) {
+      std::uint32_t stop = detail::find_byte(data, start, n, '\n');
+      if (stop == n || detail::find_byte(data, start, stop, '"') != stop) {
+        CsvState state = CsvState::field_start;
+        stop = static_cast<std::uint32_t>(csv_scan(data, start, n, state));
+        if (stop == n) {
+          carry_state_ = state;
+          break;
+        }
+      }
+      const std::uint32_t key_end = stop > start && data[stop - 1] == '\r' ? stop - 1 : stop;
+      if (header_pending_) {
+        const bool repeated = repeat_header_;
+        if (!take_header(data + start, key_end - start)) return 0;
+        if (!repeated && !output_.append(data + start, stop + 1 - start)) return fail_out_of_memory().ok();
+      } else {
+        const std::uint32_t range[2] = {start, key_end};
+        if (!ranges_.append(range, 2)) return fail_out_of_memory().ok();
+      }
+      start = stop + 1;
+    }
+    return start;
+  }
+
+  // Decodes the fields of a record (without its end) into cells_ and cell_bytes_. False when out of memory.
+  CUCKOO_COLD bool decode_csv(const std::uint8_t* record, std::size_t length) {
+    cells_.clear();
+    cell_bytes_.clear();
+    if (length == 0) return true;  // an empty record has no fields
+    std::size_t i = 0;
+    for (;;) {
+      const auto begin = static_cast<std::uint32_t>(cell_bytes_.size());
+      if (i < length && record[i] == '"') {
+        ++i;
+        for (;;) {  // quoted: up to a '"' that is not doubled
+          const auto* quote = static_cast<const std::uint8_t*>(std::memchr(record + i, '"', length - i));
+          const std::size_t stop = quote == nullptr ? length : static_cast<std::size_t>(quote - record);
+          if (!cell_bytes_.append(record + i, stop - i)) return false;
+          i = stop + 1;
+          if (quote == nullptr || i >= length || record[i] != '"') break;
+          if (!cell_bytes_.append(record + i, 1)) return false;
+          ++i;
+        }
+        if (i > length) i = length;
+      }
+      // Unquoted bytes (after a closing quote too) up to the delimiter.
+      const auto* next = static_cast<const std::uint8_t*>(std::memchr(record + i, delimiter_, length - i));
+      const std::size_t stop = next == nullptr ? length : static_cast<std::size_t>(next - record);
+      if (!cell_bytes_.append(record + i, stop - i)) return false;
+      const std::uint32_t cell[2] = {begin, static_cast<std::uint32_t>(cell_bytes_.size())};
+      if (!cells_.append(cell, 2)) return false;
+      if (next == nullptr) return true;
+      i = stop + 1;
+    }
+  }
+
+  // Appends one decoded field to keys_ in its written form (the file's comment).
+  bool append_cell(std::size_t cell, bool alone) {
+    const std::uint8_t* value = cell_bytes_.data() + cells_.data()[2 * cell];
+    const std::size_t length = cells_.data()[2 * cell + 1] - cells_.data()[2 * cell];
+    bool quote = alone && length == 0;
+    for (std::size_t i = 0; i < length && !quote; ++i)
+      quote = value[i] == delimiter_ || value[i] == '"' || value[i] == '\n';
+    if (!quote) return keys_.append(value, length);
+    static constexpr std::uint8_t kQuote = '"';
+    if (!keys_.append(&kQuote, 1)) return false;
+    for (std::size_t i = 0; i < length; ++i)
+      if (!keys_.append(value + i, 1) || (value[i] == '"' && !keys_.append(&kQuote, 1))) return false;
+    return keys_.append(&kQuote, 1);
+  }
+
+  // Appends the key of a CSV record (without its end) to keys_. False when out of memory.
+  [[gnu::noinline]] CUCKOO_COLD bool append_csv_key(const std::uint8_t* record, std::size_t length) {
+    if (std::memchr(record, '"', length) == nullptr) {
+      return fields_.empty() ? keys_.append(record, length) && keys_.size() < UINT32_MAX : append_field_key(record, length);
+    }
+    if (!decode_csv(record, length)) return false;
+    const std::size_t cell_count = cells_.size() / 2;
+    if (fields_.empty()) {
+      for (std::size_t c = 0; c < cell_count; ++c)
+        if ((c > 0 && !keys_.append(&delimiter_, 1)) || !append_cell(c, cell_count == 1)) return false;
+      return keys_.size() < UINT32_MAX;
+    }
+    // The selection as append_field_key() makes it: missing fields empty, an open range ending with the record.
+    const std::uint32_t* ranges = fields_.data();
+    bool first = true;
+    for (std::size_t r = 0; r < fields_.size() / 2; ++r) {
+      const std::uint32_t to = ranges[2 * r + 1];
+      for (std::uint32_t want = ranges[2 * r]; to == 0 || want <= to; ++want) {
+        const bool present = want <= cell_count;
+        if (to == 0 && !present && !first) break;
+        if (!first && !keys_.append(&delimiter_, 1)) return false;
+        first = false;
+        if (present && !append_cell(want - 1, false)) return false;
+        if (to == 0 && !present) break;
+      }
+    }
+    return keys_.size() < UINT32_MAX;
+  }
+
+  // The header (without its end): its names become field numbers. False when one is missing (the engine
+  // then stops with invalid_argument) or out of memory.
+  CUCKOO_COLD bool take_header(const std::uint8_t* record, std::size_t length) {
+    header_pending_ = false;
+    // Its fields in the form of a whole-record key, to hold later inputs' headers against.
+    keys_.clear();
+    if (!decode_csv(record, length)) return fail_out_of_memory().ok();
+    for (std::size_t c = 0; c < cells_.size() / 2; ++c)
+      if ((c > 0 && !keys_.append(&delimiter_, 1)) || !append_cell(c, cells_.size() == 2)) return fail_out_of_memory().ok();
+    if (repeat_header_) {
+      repeat_header_ = false;
+      if (keys_.size() == header_.size() && std::memcmp(keys_.data(), header_.data(), keys_.size()) == 0) return true;
+      failed_ = Status::error(ErrorCode::invalid_argument, "an input's header differs from the first input's: \"" +
+                                                               std::string(reinterpret_cast<const char*>(keys_.data()), keys_.size()) + "\", not \"" +
+                                                               std::string(reinterpret_cast<const char*>(header_.data()), header_.size()) + "\"");
+      return false;
+    }
+    if (!header_.append(keys_.data(), keys_.size())) return fail_out_of_memory().ok();
+    if (names_.empty()) return true;
+    const std::size_t cell_count = cells_.size() / 2;
+    for (std::size_t at = 0; at < names_.size();) {
+      const std::uint8_t* name = names_.data() + at;
+      const std::size_t name_length = std::strlen(reinterpret_cast<const char*>(name));
+      std::uint32_t column = 0;
+      for (std::size_t c = 0; c < cell_count && column == 0; ++c) {
+        const std::size_t length_c = cells_.data()[2 * c + 1] - cells_.data()[2 * c];
+        if (length_c == name_length && std::memcmp(cell_bytes_.data() + cells_.data()[2 * c], name, name_length) == 0)
+          column = static_cast<std::uint32_t>(c + 1);
+      }
+      if (column == 0) {
+        std::string columns;
+        for (std::size_t c = 0; c < cell_count && c < 20; ++c) {
+          if (c > 0) columns += ", ";
+          columns.append(reinterpret_cast<const char*>(cell_bytes_.data() + cells_.data()[2 * c]), cells_.data()[2 * c + 1] - cells_.data()[2 * c]);
+        }
+        if (cell_count > 20) columns += ", ...";
+        failed_ = Status::error(ErrorCode::invalid_argument, "no column named \"" + std::string(reinterpret_cast<const char*>(name), name_length) +
+                                                                "\" in the header (its columns: " + columns + ")");
+        return false;
+      }
+      const std::uint32_t range[2] = {column, column};
+      if (!fields_.append(range, 2)) return fail_out_of_memory().ok();
+      at += name_length + 1;
+    }
+    merge_fields();
+    return true;
+  }
+
+  // Sorts fields_ and merges overlapping or adjacent ranges (the order append_field_key() needs).
+  void merge_fields() noexcept {
+    auto* r = fields_.data();
+    const std::size_t count = fields_.size() / 2;
+    for (std::size_t i = 1; i < count; ++i)  // insertion sort by first field: a handful of ranges
+      for (std::size_t j = i; j > 0 && r[2 * j] < r[2 * (j - 1)]; --j) {
+        std::swap(r[2 * j], r[2 * (j - 1)]);
+        std::swap(r[2 * j + 1], r[2 * (j - 1) + 1]);
+      }
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (out > 0 && (r[2 * out - 1] == 0 || r[2 * i] <= r[2 * out - 1] + 1)) {
+        if (r[2 * out - 1] != 0 && (r[2 * i + 1] == 0 || r[2 * i + 1] > r[2 * out - 1])) r[2 * out - 1] = r[2 * i + 1];
+        continue;
+      }
+      r[2 * out] = r[2 * i];
+      r[2 * out + 1] = r[2 * i + 1];
+      ++out;
+    }
+    fields_.truncate(2 * out);
+  }
+
   CuckooFilter& filter_;
   std::uint8_t end_;               // the byte that ends a record
   bool writes_duplicates_ = false;  // the output is the records seen before, not the new ones
+  bool csv_ = false;               // records are CSV
+  bool header_pending_ = false;    // csv: the header has not arrived yet
+  bool repeat_header_ = false;     // csv: the pending header is a later input's (checked, not written)
+  CsvState carry_state_ = CsvState::field_start;  // csv: where the carried record's scan stopped
   std::uint8_t delimiter_ = '\t';  // between fields, when keys are fields
+  detail::Buffer<std::uint8_t> names_;        // csv: header names to select, each ended by NUL
+  detail::Buffer<std::uint8_t> header_;       // csv: the first header's fields, as a whole-record key
+  detail::Buffer<std::uint32_t> cells_;       // csv: a record's decoded fields, pairs [start, end) in cell_bytes_
+  detail::Buffer<std::uint8_t> cell_bytes_;
   detail::Buffer<std::uint32_t> fields_;   // the selected field ranges, pairs [first, last]; empty: whole records
   detail::Buffer<std::uint8_t> keys_;      // a block's keys made of fields
   detail::Buffer<std::uint32_t> records_;  // a block's record ranges, while ranges_ holds its keys'

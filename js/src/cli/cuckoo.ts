@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, ParseArgsConfig } from 'node:util';
-import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_FP_RATE, MIN_GROWING_FP_RATE } from '../node.js';
+import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_LOSS_BUDGET, MIN_GROWING_FP_RATE } from '../node.js';
 import { parseFields } from '../dedup.js';
 import { abortPending, BrokenPipe, checkInputs, heapBuffers, InputError, openOutput, readBlocks, readFilterFile, UsageError } from './io.js';
 import { requireModule } from '../filter.js';
@@ -35,14 +35,17 @@ FILE '-' (or no FILE) is standard input. Exit status: 0 done, 1 error, 2 usage e
 Writes each line of the files (or standard input) the first time it is seen, in input order. A line's
 key is its bytes without "\\n" or "\\r\\n" (a CRLF line equals its LF twin); each line keeps its own
 ending, and a last line without one gets "\\n". A cuckoo filter remembers the lines seen, in 4.2 to
-8.4 bytes per unique line at the default rate; a line never seen before is dropped only by a false
-positive, at most about one unique line in a million at the default rate.
+8.4 bytes per unique line (a file of over a million lines: at least 4.4 per line it has, up to 34 MB).
+A line never seen before is dropped only by a false positive: by default the expected number of such
+lines in a run is at most 0.01 for files of up to 5 million lines and pipes of up to 1 million unique
+lines; past that it grows with the unique lines (10 million: 0.022 from a file, 0.14 from a pipe;
+100 million: 0.74 and 2), and --stats says what it was.
 
 Options:
   -o, --output FILE  write to FILE, replaced only when complete (it may be one of the inputs)
-  --fp-rate R        false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1 (default ${DEDUP_FP_RATE})
-  --capacity N       unique lines to start with room for (default: 65,536, fewer for small files);
-                     the filter doubles past it
+  --fp-rate R        false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1, instead of the default above
+  --capacity N       unique lines to start with room for (default: 65,536, fewer for small files,
+                     more for files of over a million lines); the filter doubles past it
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
@@ -50,7 +53,10 @@ Options:
   -D, --duplicates   write the lines dropped as seen before instead of the new ones (awk 'seen[$0]++')
   -f, --fields LIST  the key is these fields of the line (cut's syntax: 2, 2,4, 2-3, 3-), joined by
                      the delimiter; the line is written whole
-  -t, --delimiter C  the character between fields (default: a tab)
+  -t, --delimiter C  the character between fields (default: a tab; with --csv, a comma)
+  --csv              records are CSV (RFC 4180: quoted fields may hold commas, "" and newlines); the
+                     header is written and never deduplicated; -f takes column names too (-f email);
+                     a key is the fields' values, so "a" equals a
   --seen FILE        remember lines across runs: lines in FILE's filter count as seen, and FILE is
                      rewritten with this run's lines added once the run completes (created if absent,
                      or empty, with --fp-rate and --capacity; an existing FILE keeps its own)
@@ -148,12 +154,12 @@ function help(command: keyof typeof HELP): number {
 
 // dedup and build: the engine over the inputs. `keep` receives the new lines (dedup writes them; build
 // has no use for them); returns the deduplicator, ended.
-async function runEngine(values: Values, files: string[], inputBytes: number | undefined, fpRate: number, what: string,
+async function runEngine(values: Values, files: string[], inputBytes: number | undefined, fpRate: number | undefined, what: string,
   keep: ((bytes: Uint8Array) => Promise<void>) | undefined, seen?: CuckooFilter): Promise<LineDeduper> {
   await ready();
   const rules = {
     zeroTerminated: values['zero-terminated'] === true, duplicates: values.duplicates === true,
-    fields: values.fields as string | undefined, delimiter: values.delimiter as string | undefined,
+    fields: values.fields as string | undefined, delimiter: values.delimiter as string | undefined, csv: values.csv === true,
   };
   // A --seen state made now is for every run to come, not for this input: it starts as for a pipe.
   const planned = values.seen === undefined ? inputBytes : undefined;
@@ -161,15 +167,36 @@ async function runEngine(values: Values, files: string[], inputBytes: number | u
   const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
   // Read into the heap, where the engine reads the blocks in place (copying them there was 40 ms of 0.8 s).
   const heap = heapBuffers(requireModule());
-  for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true)) {
+  // The engine's INVALID_ARGUMENT is about the input against the arguments: a column name the CSV header
+  // lacks (a usage error), or CSV files whose headers differ or that end inside quotes.
+  const usage = <T>(call: () => T): T => {
+    try {
+      return call();
+    } catch (error) {
+      if (error instanceof CuckooFilterError && error.code === 'INVALID_ARGUMENT') {
+        if (error.message.startsWith('no column named')) throw new UsageError(`dedup: -f, --fields "${values.fields}": ${error.message}`);
+        throw new InputError(`${file === '-' ? 'standard input' : file}: --csv: ${error.message}`);
+      }
+      throw error;
+    }
+  };
+  // The new lines are written before the next call, so a view of the heap will do.
+  const push = (block: Uint8Array) => usage(() => (heap.holds(block) ? deduper.pushInHeap(block) : deduper.pushView(block)));
+  // With --csv each file has its header (the first's written, the others' checked against it).
+  let file = files[0];
+  const nextFile = async (next: string) => {
+    const out = usage(() => deduper.nextInput());
+    file = next;
+    if (keep && out.length > 0) await keep(out);
+  };
+  for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile)) {
     // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
     const length = block.length;
-    // The new lines are written before the next call, so a view of the heap will do.
-    const out = heap.holds(block) ? deduper.pushInHeap(block) : deduper.pushView(block);
+    const out = push(block);
     progress?.update(length, deduper.stats.lines);
     if (keep && out.length > 0) await keep(out);
   }
-  const last = deduper.end();
+  const last = usage(() => deduper.end());
   if (keep && last.length > 0) await keep(last);
   progress?.done(deduper.stats.lines);
   return deduper;
@@ -179,21 +206,26 @@ async function dedup(args: string[]): Promise<number> {
   const { values, files } = parse('dedup', args, {
     output: { type: 'string', short: 'o' }, capacity: { type: 'string' }, 'fp-rate': { type: 'string' },
     stats: { type: 'boolean' }, 'zero-terminated': { type: 'boolean', short: 'z' }, duplicates: { type: 'boolean', short: 'D' },
-    seen: { type: 'string' }, delimiter: { type: 'string', short: 't' }, fields: { type: 'string', short: 'f' }, ...PROGRESS_OPTIONS,
+    seen: { type: 'string' }, delimiter: { type: 'string', short: 't' }, fields: { type: 'string', short: 'f' },
+    csv: { type: 'boolean' }, ...PROGRESS_OPTIONS,
   });
   if (values.help) return help('dedup');
+  const csv = values.csv === true;
+  if (csv && values['zero-terminated'] === true) throw new UsageError('dedup: --csv and -z, --zero-terminated do not go together (CSV records end with a newline)');
   if (values.fields !== undefined) {
     try {
-      parseFields(values.fields as string);
+      parseFields(values.fields as string, csv ? [] : undefined);
     } catch {
-      throw new UsageError(`dedup: -f, --fields must be a list like 2, 2,4, 2-3 or 3- (field numbers from 1 to 10000), got "${values.fields}"`);
+      throw new UsageError(`dedup: -f, --fields must be a list like 2, 2,4, 2-3 or 3- (field numbers from 1 to 10000` +
+        `${csv ? ') or of column names' : ')'}, got "${values.fields}"`);
     }
   }
-  if (values.delimiter !== undefined && (values.fields === undefined || !/^[\0-\x7f]$/.test(values.delimiter as string))) {
-    throw new UsageError(`dedup: -t, --delimiter takes one ASCII character and goes with -f, got "${values.delimiter}"`);
+  if (values.delimiter !== undefined && ((values.fields === undefined && !csv) || !/^[\0-\x7f]$/.test(values.delimiter as string) ||
+      (csv && /^["\r\n]$/.test(values.delimiter as string)))) {
+    throw new UsageError(`dedup: -t, --delimiter takes one ASCII character (with --csv, not a quote or line end) and goes with -f or --csv, got "${values.delimiter}"`);
   }
   const inputs = files.length > 0 ? files : ['-'];
-  const fpRate = rate('--fp-rate', values['fp-rate'], DEDUP_FP_RATE);
+  const fpRate = values['fp-rate'] === undefined ? undefined : rate('--fp-rate', values['fp-rate'], 0);
   const inputBytes = checkInputs(inputs); // before the output is created
   // The lines of earlier runs, when FILE exists and is not empty (read and checked before anything is
   // written: a file that is not a filter is an error, and nothing is written).
@@ -235,7 +267,9 @@ async function dedup(args: string[]): Promise<number> {
         : `${NAME} dedup: the filter of ${seenPath}: ` + (seen?.growsInPlace
           ? `doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
           : `${s.subFilters} sub-filter(s), ${s.fingerprintBits}-bit fingerprints at first, ${s.filterBytes} bytes\n`)) +
-      `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${s.wrongDropBound.toPrecision(3)}\n`,
+      `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${s.wrongDropBound.toPrecision(3)}` +
+      (plan?.automatic ? ` (the default aims at ${DEDUP_LOSS_BUDGET} or less: ${s.wrongDropBound <= DEDUP_LOSS_BUDGET ? 'met' : 'not met at this many unique lines; --capacity near their number lowers it'})` : '') + '\n' +
+      (csv ? `${NAME} dedup: the CSV header was written and is not counted above\n` : ''),
     );
   }
   deduper.dispose();

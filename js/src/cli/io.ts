@@ -147,15 +147,16 @@ function ownBuffers(): BlockBuffers {
  * here, and does not move it.)
  */
 export async function* readBlocks(files: readonly string[], heap?: BlockBuffers, recordEnd?: number,
-  readAheadPipes = false): AsyncGenerator<Uint8Array> {
+  readAheadPipes = false, nextFile?: (file: string) => Promise<void>): AsyncGenerator<Uint8Array> {
   let own: BlockBuffers | undefined;
   let turn = 0;
   let unended = false; // the last file's last byte was not recordEnd
-  for (const file of files) {
+  for (const [index, file] of files.entries()) {
     // Each file's last line ends with it (as awk reads several files): one without its end byte gets it
-    // here, before the next file's first line.
+    // here, before the next file's first line; then `nextFile` is told.
     if (unended && recordEnd !== undefined) yield Uint8Array.of(recordEnd);
     unended = false;
+    if (index > 0) await nextFile?.(file);
     let handle: FileHandle | undefined;
     let pending: Promise<number> | undefined;
     try {
