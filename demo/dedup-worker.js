@@ -1,8 +1,10 @@
-// Deduplicates a file's lines with the package's LineDeduper (the engine the `cuckoo` command runs), block
-// by block: memory holds the filter, one block of input and one of output at a time (output blocks become
-// Blobs, which the browser may keep out of the tab's heap). The filter grows, and with the file's size
-// known it can always hold every line: a valid file is never refused.
-import { ready, LineDeduper } from './dist/esm/index.js';
+// Deduplicates files' lines with the package's LineDeduper (the engine the `cuckoo` command runs), block
+// by block: memory holds the filter, one block of input and one of output at a time. Output blocks go to
+// the file the page chose (a FileSystemWritableFileStream, written as they come) or become Blobs, which
+// the browser may keep out of the tab's heap. Several files are one input, read in order, each file's
+// last line ending with its file. The filter grows, and with the input's size known it can always hold
+// every line: a valid file is never refused.
+import { ready, CuckooFilter, LineDeduper } from './dist/esm/index.js';
 
 const OUTPUT_PART = 1 << 20;
 
@@ -12,32 +14,42 @@ const OUTPUT_PART = 1 << 20;
 const FIRST_BLOCK = 64 << 10;
 const BLOCK = 1 << 20;
 
-self.onmessage = async ({ data: { file, fpRate } }) => {
+/** Cancel was asked: the run stops at its next block. */
+let cancelled = false;
+class Cancelled extends Error {}
+const checkCancelled = () => {
+  if (cancelled) throw new Cancelled('cancelled');
+};
+
+self.onmessage = ({ data }) => {
+  if (data.type === 'cancel') cancelled = true;
+  else if (data.type === 'run') run(data);
+};
+
+async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes, output }) {
   const started = performance.now();
+  const total = files.reduce((sum, f) => sum + f.size, 0);
   let deduper;
+  let seen;
+  let writable;
   try {
-    // No lines, nothing to remember: without a size to go by, the engine would make its 2-million-line
-    // filter for an unknown input.
-    if (file.size === 0) {
-      self.postMessage({ type: 'done', done: 0, total: 0, lines: 0, unique: 0, seconds: (performance.now() - started) / 1000, binary: false,
-        output: new Blob([], { type: 'text/plain' }), wrongDropBound: 0, fingerprintBits: 0, subFilters: 0, filterBytes: 0, capacity: 0 });
-      return;
-    }
-    await ready();
-    deduper = new LineDeduper({ fpRate, inputBytes: file.size });
+    if (output) writable = await output.createWritable();
+    checkCancelled();
     const parts = [];
     let pending = [];
     let pendingBytes = 0;
+    let written = 0;
     let done = 0;
+    let fileIndex = 0;
     let binary = false;
     let lastReport = 0;
-    const report = (type, extra = {}) => {
-      const seconds = (performance.now() - started) / 1000;
-      const { lines, unique } = deduper.stats;
-      self.postMessage({ type, done, total: file.size, lines, unique, seconds, binary, ...extra });
-    };
-    const keep = (bytes) => {
+    const keep = async (bytes) => {
       if (bytes.length === 0) return;
+      written += bytes.length;
+      if (writable) {
+        await writable.write(bytes);
+        return;
+      }
       pending.push(bytes);
       pendingBytes += bytes.length;
       if (pendingBytes >= OUTPUT_PART) {
@@ -46,32 +58,117 @@ self.onmessage = async ({ data: { file, fpRate } }) => {
         pendingBytes = 0;
       }
     };
-    for (let at = 0; at < file.size; at += at === 0 ? FIRST_BLOCK : BLOCK) {
-      const value = new Uint8Array(await file.slice(at, at + (at === 0 ? FIRST_BLOCK : BLOCK)).arrayBuffer());
-      done += value.length;
-      // A NUL byte: text files have none, so this is probably not text (it is deduplicated all the same).
-      if (!binary && value.indexOf(0) !== -1) binary = true;
-      keep(deduper.push(value));
-      if (performance.now() - lastReport > 100) {
-        lastReport = performance.now();
-        report('progress');
+    const finish = async (extra) => {
+      if (pending.length > 0) parts.push(new Blob(pending));
+      if (writable) {
+        await writable.close();
+        writable = undefined;
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const message = {
+        type: 'done', done, total, seconds, binary, written,
+        output: output ? undefined : new Blob(parts, { type: csv ? 'text/csv' : 'text/plain' }), ...extra,
+      };
+      self.postMessage(message, { transfer: extra.remember ? [extra.remember.buffer] : [] });
+    };
+    // No lines, nothing to remember: no filter is made (and a remembered one stays as it was).
+    if (total === 0) {
+      await finish({ lines: 0, unique: 0, wrongDropBound: 0, fingerprintBits: 0, subFilters: 0, filterBytes: 0, capacity: 0, doublings: 0 });
+      return;
+    }
+    await ready();
+    checkCancelled();
+    /** @type {import('./dist/esm/index.js').LineDeduperOptions} */
+    const options = {};
+    let rememberedBefore;
+    if (seenBytes) {
+      try {
+        seen = CuckooFilter.import(seenBytes);
+      } catch (error) {
+        throw new Error(`the remembered lines could not be read (${error.message}): Forget them to start again`);
+      }
+      rememberedBefore = seen.size;
+      // The remembered filter sets the rate and grows as it needs: no rate or size goes with it.
+      options.seen = seen;
+    } else {
+      if (fpRate !== undefined) options.fpRate = fpRate;
+      // A filter kept for later runs starts as for an input of unknown size (as `cuckoo dedup --seen`
+      // makes it), so that it can grow for the runs to come, not only for this input.
+      if (!remember) options.inputBytes = total;
+    }
+    if (csv) options.csv = true;
+    if (fields !== undefined) options.fields = fields;
+    if (delimiter !== undefined) options.delimiter = delimiter;
+    deduper = new LineDeduper(options);
+    const report = (type, extra = {}) => {
+      const seconds = (performance.now() - started) / 1000;
+      const { lines, unique } = deduper.stats;
+      self.postMessage({ type, done, total, lines, unique, seconds, binary, fileIndex, ...extra });
+    };
+    // Each file is an input of its own (deduper.nextInput()): its last line ends with it, as the `cuckoo
+    // dedup` command and awk read several files, and with CSV its header is held against the first file's
+    // and not written again.
+    for (; fileIndex < files.length; fileIndex++) {
+      const file = files[fileIndex];
+      const named = (error) => (error instanceof Cancelled ? error : new Error(`${file.name}: ${error.message}`));
+      if (fileIndex > 0) {
+        try {
+          await keep(deduper.nextInput());
+        } catch (error) {
+          throw new Error(`${files[fileIndex - 1].name}: ${error.message}`);
+        }
+      }
+      for (let at = 0; at < file.size;) {
+        const size = done === 0 ? FIRST_BLOCK : BLOCK;
+        const value = new Uint8Array(await file.slice(at, at + size).arrayBuffer());
+        checkCancelled();
+        at += value.length;
+        done += value.length;
+        // A NUL byte: text files have none, so this is probably not text (it is deduplicated all the same).
+        if (!binary && value.indexOf(0) !== -1) binary = true;
+        try {
+          await keep(deduper.push(value));
+        } catch (error) {
+          throw named(error);
+        }
+        checkCancelled();
+        if (performance.now() - lastReport > 100) {
+          lastReport = performance.now();
+          report('progress');
+        }
       }
     }
-    keep(deduper.end());
-    if (pending.length > 0) parts.push(new Blob(pending));
+    fileIndex = files.length - 1;
+    await keep(deduper.end());
+    checkCancelled();
     const stats = deduper.stats;
-    report('done', {
-      output: new Blob(parts, { type: 'text/plain' }),
+    let rememberedAfter;
+    let bytes;
+    if (remember) {
+      // The deduplicator added this run's new lines to the remembered filter, or made the first one.
+      bytes = seen ? seen.export() : deduper.exportFilter();
+      rememberedAfter = seen ? seen.size : stats.unique;
+    }
+    await finish({
+      lines: stats.lines,
+      unique: stats.unique,
       wrongDropBound: stats.wrongDropBound,
       fingerprintBits: stats.fingerprintBits,
       subFilters: stats.subFilters,
       doublings: stats.doublings,
       filterBytes: stats.filterBytes,
       capacity: stats.plan?.capacity ?? 0,
+      remember: bytes,
+      rememberedBefore,
+      rememberedAfter,
     });
   } catch (error) {
-    self.postMessage({ type: 'error', message: error.message });
+    // The output file is left as it was: the browser discards what this run wrote.
+    await writable?.abort().catch(() => {});
+    if (error instanceof Cancelled) self.postMessage({ type: 'cancelled' });
+    else self.postMessage({ type: 'error', message: error.message });
   } finally {
     deduper?.dispose();
+    seen?.dispose();
   }
-};
+}

@@ -1,6 +1,6 @@
 // The dedup page in a real Chromium: a generated file with known duplicates gives the exact unique count
 // and the exact unique lines, in order.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPage, screenshot, Session, startSession, stopSession } from './browser';
@@ -127,24 +127,32 @@ test('a binary file gets a warning; counters reset between runs; cancel stops a 
   await page.close();
 });
 
-/** The engine's own stats for `text`, fed as the page's worker feeds it (64 KiB, then 1 MiB slices), the file's size known. */
-function engineStats(page: import('playwright-core').Page, text: string, fpRate: number) {
+/**
+ * The engine's own stats for `text`, fed as the page's worker feeds it (64 KiB, then 1 MiB slices), the file's
+ * size known; no fpRate is the page's Automatic.
+ */
+function engineStats(page: import('playwright-core').Page, text: string, fpRate: number | undefined) {
   return page.evaluate(async ([t, rate]) => {
     // The package as the page loads it (an import written here would be compiled for Node).
     const load = new Function('url', 'return import(url)') as (url: string) => Promise<any>;
     const { ready, LineDeduper } = await load(new URL('dist/esm/index.js', location.href).href);
     await ready();
     const bytes = new TextEncoder().encode(t);
-    const d = new LineDeduper({ fpRate: rate, inputBytes: bytes.length });
+    const d = new LineDeduper(rate === undefined ? { inputBytes: bytes.length } : { fpRate: rate, inputBytes: bytes.length });
     for (let at = 0; at < bytes.length; at += at === 0 ? 64 << 10 : 1 << 20) d.push(bytes.subarray(at, at + (at === 0 ? 64 << 10 : 1 << 20)));
     d.end();
     const s = d.stats;
     d.dispose();
     return { lines: s.lines, unique: s.unique, filterBytes: s.filterBytes, wrongDropBound: s.wrongDropBound, capacity: s.plan.capacity, fingerprintBits: s.fingerprintBits };
-  }, [text, fpRate] as const);
+  }, [text, fpRate] as [string, number | undefined]);
 }
 
-const about = (x: number) => (x >= 1e6 ? `${Number((x / 1e6).toPrecision(2)).toLocaleString('en')} million` : Number(x.toPrecision(2)).toLocaleString('en'));
+function about(x: number): string {
+  for (const [size, word] of [[1e12, 'trillion'], [1e9, 'billion'], [1e6, 'million']] as const) {
+    if (x >= size) return `${Number((x / size).toPrecision(2)).toLocaleString('en')} ${word}`;
+  }
+  return Number(x.toPrecision(2)).toLocaleString('en');
+}
 
 test('every number after a run is the engine\'s, per line read and per unique line, and the loss budget is said as a chance', async () => {
   const { page, errors } = await openPage(session, 'dedup.html');
@@ -169,7 +177,8 @@ test('every number after a run is the engine\'s, per line read and per unique li
   expect(status).toContain('Done: 5,000 unique lines of 20,000');
   expect(status).toContain(`The filter took ${s.filterBytes.toLocaleString('en')} bytes (${s.fingerprintBits}-bit slots)`);
   expect(status).toContain(`with room for ${s.capacity.toLocaleString('en')} lines`);
-  expect(status).toContain(`${(s.filterBytes / 20_000).toFixed(2)} bytes per line read and ${(s.filterBytes / 5000).toFixed(2)} bytes per unique line`);
+  const two = (x: number) => x.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  expect(status).toContain(`${two(s.filterBytes / 20_000)} bytes per line read and ${two(s.filterBytes / 5000)} bytes per unique line`);
   expect(status).toContain(`At most about a 1 in ${about(1 / s.wrongDropBound)} chance that any of the 5,000 unique lines was wrongly dropped.`);
   expect(await page.textContent('#false-drops')).toBe(`at most 1 in ${about(1 / s.wrongDropBound)}`);
   await screenshot(page, 'dedup-budget', true);
@@ -212,8 +221,507 @@ test('the same file gives the same filter on every run', async () => {
     await page.evaluate(() => { document.body.dataset.state = ''; });
   }
   expect(new Set(sizes).size).toBe(1);
-  const s = await engineStats(page, text, 1e-6);
+  expect(await page.inputValue('#fp-rate')).toBe(''); // Automatic
+  const s = await engineStats(page, text, undefined);
   expect(sizes[0]).toContain(`The filter took ${s.filterBytes.toLocaleString('en')} bytes`);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+// --- several files, keys from fields and CSV columns, remembering across visits, saving to a file ---
+
+/** A page with `init` run before its own scripts (a stub of a browser API); any script error fails the test. */
+async function openWith(init: () => void, viewport = { width: 1440, height: 900 }) {
+  const page = await session.browser.newPage({ viewport, acceptDownloads: true });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()}`));
+  await page.addInitScript(init);
+  await page.goto(session.baseUrl + 'dedup.html');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  return { page, errors };
+}
+
+type Page = import('playwright-core').Page;
+let written = 0;
+/** Writes `content` to a new file of the test's folder named `name` (in a folder of its own) and returns its path. */
+function write(name: string, content: string | Buffer): string {
+  const folder = join(dir, `f${written++}`);
+  mkdirSync(folder);
+  const path = join(folder, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+/** Runs the page on `paths`, in this order, and waits for it to end; returns the state it ends in. */
+async function runFiles(page: Page, paths: string[], timeout = 60000): Promise<string | null> {
+  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.setInputFiles('[data-testid=dedup-file]', paths);
+  await page.waitForSelector('body[data-state="done"], body[data-state="error"]', { timeout });
+  return page.getAttribute('body', 'data-state');
+}
+
+async function downloaded(page: Page): Promise<{ bytes: Buffer; name: string }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=dedup-download]')]);
+  const out = join(dir, `download-${written++}`);
+  await download.saveAs(out);
+  return { bytes: readFileSync(out), name: download.suggestedFilename() };
+}
+
+/** The files as the page reads them together: each file's last line ends with its file. */
+const together = (...contents: string[]) =>
+  Buffer.from(contents.map((c) => (c === '' || c.endsWith('\n') ? c : `${c}\n`)).join(''));
+
+const fileNames = (page: Page) => page.$$eval('#file-list .file-name', (items) => items.map((i) => i.textContent));
+
+/** Whether every visible button, input, select and link of the page is at least 44 px tall (and wide, but text fields). */
+function smallTargets(page: Page) {
+  return page.evaluate(() => [...document.querySelectorAll('button, input, select, a, label.check')]
+    .filter((e) => (e as HTMLElement).offsetParent !== null && !e.closest('nav') && !(e.tagName === 'INPUT' && (e as HTMLInputElement).type === 'checkbox'))
+    .map((e) => ({ e, r: e.getBoundingClientRect() }))
+    .filter(({ e, r }) => r.height < 44 || (e.tagName === 'BUTTON' && r.width < 44))
+    .map(({ e, r }) => `${e.tagName}#${e.id} "${(e.textContent ?? '').trim().slice(0, 30)}" ${Math.round(r.width)}x${Math.round(r.height)}`));
+}
+
+/** Whether any element of the page sticks out to the right of the window (cramped layout). */
+const overflowing = (page: Page) => page.evaluate(() => [...document.querySelectorAll('main *')]
+  .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+  .map((e) => `${e.tagName}#${e.id}.${e.className}`));
+
+test('several files are deduplicated together, in the order listed; each file\'s last line ends with it', async () => {
+  const { page, errors } = await openPage(session, 'dedup.html', { width: 1440, height: 900 });
+  expect(await page.isVisible('#files')).toBe(false);
+  const one = 'apple\nbanana\ntail'; // no newline at its end: "tail" must not be joined to "end"
+  const two = 'end\napple\ncherry\r\nbanana\n';
+  const three = 'cherry\ndate';
+  const paths = [write('one.txt', one), write('two.txt', two), write('three.txt', three)];
+  expect(await runFiles(page, paths)).toBe('done');
+  expect(await fileNames(page)).toEqual(['one.txt', 'two.txt', 'three.txt']);
+  expect(await page.textContent('#file-list')).toContain('17 bytes');
+  let out = await downloaded(page);
+  expect(out.bytes.toString()).toBe('apple\nbanana\ntail\nend\ncherry\r\ndate\n');
+  expect(out.bytes.equals(referenceDedup(together(one, two, three)))).toBe(true);
+  expect(out.name).toBe('unique.txt');
+  expect(await page.textContent('#lines')).toBe('9');
+  expect(await page.textContent('#percent')).toBe('100.0%');
+  expect(await page.textContent('#status')).toMatch(/^Done: 6 unique lines of 9, /);
+
+  // Reordered in the list (three.txt up twice), then run again in that order.
+  await page.click('button[aria-label="Move three.txt up"]');
+  await page.click('button[aria-label="Move three.txt up"]');
+  expect(await fileNames(page)).toEqual(['three.txt', 'one.txt', 'two.txt']);
+  await page.evaluate(() => { document.body.dataset.state = ''; });
+  expect(await page.textContent('[data-testid=dedup-run-files]')).toBe('Deduplicate these files in this order');
+  await page.click('[data-testid=dedup-run-files]');
+  await page.waitForSelector('body[data-state="done"]');
+  out = await downloaded(page);
+  expect(out.bytes.toString()).toBe('cherry\ndate\napple\nbanana\ntail\nend\n');
+  expect(out.bytes.equals(referenceDedup(together(three, one, two)))).toBe(true);
+  await screenshot(page, 'dedup-files-desktop', true);
+
+  // Dropped together: read in the order they come.
+  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.evaluate(() => {
+    const files = new DataTransfer();
+    files.items.add(new File(['b\nshared'], 'first.txt'));
+    files.items.add(new File(['shared\na\nb\n'], 'second.txt'));
+    document.getElementById('drop')!.dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
+  });
+  await page.waitForSelector('body[data-state="done"]');
+  expect(await fileNames(page)).toEqual(['first.txt', 'second.txt']);
+  expect((await downloaded(page)).bytes.toString()).toBe('b\nshared\na\n');
+
+  // Two larger files that overlap, the first without a final newline, over block boundaries: exact.
+  await page.selectOption('#fp-rate', '1e-8');
+  const a = Array.from({ length: 150_000 }, (_, i) => `row ${(i * 7) % 100_000}`).join('\n');
+  const b = Array.from({ length: 150_000 }, (_, i) => `row ${50_000 + ((i * 11) % 100_000)}`).join('\n') + '\n';
+  expect(await runFiles(page, [write('a.txt', a), write('b.txt', b)])).toBe('done');
+  out = await downloaded(page);
+  const expected = referenceDedup(together(a, b));
+  expect(out.bytes.equals(expected)).toBe(true);
+  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe((150_000).toLocaleString('en'));
+  expect(await page.evaluate(() => (document.querySelector('[data-testid=dedup-progress]') as HTMLProgressElement).value)).toBe(1);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('keys from fields: a delimiter and field numbers, as cut', async () => {
+  const { page, errors } = await openPage(session, 'dedup.html');
+  await page.fill('[data-testid=dedup-fields]', '2');
+  await page.fill('#delimiter', ',');
+  const text = 'a,1,x\nb,1,y\nc,2\nd,,\ne\n';
+  expect(await runFiles(page, [write('fields.txt', text)])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe('a,1,x\nc,2\nd,,\n');
+  expect((await downloaded(page)).bytes.equals(referenceDedup(Buffer.from(text), { fields: [[2, 2]], delimiter: ',' }))).toBe(true);
+  // Not a field list: the engine's message, plainly.
+  await page.fill('[data-testid=dedup-fields]', 'email');
+  expect(await runFiles(page, [write('fields.txt', text)])).toBe('error');
+  expect(await page.textContent('#status')).toMatch(/^Stopped: fields must be a list like 2, 2,4, 2-3 or 3- .*got 'email'/);
+  expect(await page.isVisible('[data-testid=dedup-download]')).toBe(false);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+/** RFC 4180 records of `text` (delimiter ","): each record's text with its line end, and its fields decoded. */
+function csvRecords(text: string, delimiter = ','): { raw: string; fields: string[] }[] {
+  const records: { raw: string; fields: string[] }[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const start = i;
+    const fields: string[] = [];
+    let field = '';
+    let quoted = false;
+    let fieldStart = true;
+    for (; i < text.length; i++) {
+      const c = text[i];
+      if (quoted) {
+        if (c !== '"') field += c;
+        else if (text[i + 1] === '"') field += text[i++];
+        else quoted = false;
+      } else if (c === '"' && fieldStart) {
+        quoted = true;
+        fieldStart = false;
+      } else if (c === delimiter) {
+        fields.push(field);
+        field = '';
+        fieldStart = true;
+      } else if (c === '\n') {
+        i++;
+        break;
+      } else {
+        field += c;
+        fieldStart = false;
+      }
+    }
+    fields.push(field);
+    records.push({ raw: text.slice(start, i), fields });
+  }
+  return records;
+}
+
+/**
+ * The CSV dedup the page promises: the header first, then each record whose key columns (header names or
+ * 1-based numbers; all of them when none) hold values not seen before, whole; a last record without "\n"
+ * gets one.
+ */
+function referenceCsvDedup(text: string, columns: string[], delimiter = ','): string {
+  const [header, ...records] = csvRecords(text, delimiter);
+  const at = columns.length === 0 ? header.fields.map((_, i) => i)
+    : columns.map((c) => (/^\d+$/.test(c) ? Number(c) - 1 : header.fields.indexOf(c)));
+  const withEnd = (raw: string) => (raw.endsWith('\n') ? raw : `${raw}\n`);
+  const seen = new Set<string>();
+  let out = withEnd(header.raw);
+  for (const r of records) {
+    const key = JSON.stringify(at.map((i) => r.fields[i] ?? ''));
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out += withEnd(r.raw);
+  }
+  return out;
+}
+
+test('a CSV column is the key: by name, quoted fields, a newline inside quotes; an unknown column is said', async () => {
+  const { page, errors } = await openPage(session, 'dedup.html', { width: 1440, height: 900 });
+  await page.selectOption('#fp-rate', '1e-8');
+  await page.check('[data-testid=dedup-csv]');
+  expect(await page.getAttribute('#delimiter', 'placeholder')).toBe(',');
+  expect(await page.textContent('#lines-label')).toBe('Records read');
+  await page.fill('[data-testid=dedup-fields]', 'email');
+  const text = [
+    'name,email,city',
+    '"Smith, Ann",ann@example.com,"Oslo"',
+    'Bob,bob@example.com,Bergen',
+    '"Ann ""the first"" Smith","ann@example.com",Oslo', // the same email, quoted: a duplicate
+    'Carl,"carl@example.com","Line one\nline two"',
+    'Dora,"dora@example.com",Trondheim',
+    '"Bob again",bob@example.com,"multi\nline"',
+    'Eve,"eve,with comma@example.com",X',
+    'Eve2,"eve,with comma@example.com",Y',
+    'Eve3,"eve",with comma@example.com', // not the same: its email is "eve"
+    'last,carl@example.com,no newline at its end',
+  ].join('\n');
+  const expected = referenceCsvDedup(text, ['email']);
+  expect(expected).toBe('name,email,city\n"Smith, Ann",ann@example.com,"Oslo"\nBob,bob@example.com,Bergen\n' +
+    'Carl,"carl@example.com","Line one\nline two"\nDora,"dora@example.com",Trondheim\nEve,"eve,with comma@example.com",X\n' +
+    'Eve3,"eve",with comma@example.com\n');
+  expect(await runFiles(page, [write('people.csv', text)])).toBe('done');
+  let out = await downloaded(page);
+  expect(out.bytes.toString()).toBe(expected);
+  expect(out.name).toBe('people.unique.csv');
+  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe('6');
+  expect(await page.textContent('#lines')).toBe('10');
+  expect(await page.textContent('#status')).toMatch(/^Done: 6 unique records of 10 \(the header not counted\), /);
+  await screenshot(page, 'dedup-csv-desktop', true);
+
+  // A larger file, by column number: records cross the blocks the worker reads.
+  let seed = 11;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const rows = ['id,email,note'];
+  for (let i = 0; i < 6000; i++) {
+    const email = `user${Math.floor(random() * 900)}@example.com`;
+    const r = random();
+    const note = r < 0.2 ? `"a ""quoted"" note,\nover two lines ${i}"` : r < 0.4 ? `"with, comma ${i}"` : `plain ${i}`;
+    rows.push(`${i},${random() < 0.5 ? `"${email}"` : email},${note}`);
+  }
+  const big = rows.join('\n') + '\n';
+  await page.fill('[data-testid=dedup-fields]', '2');
+  expect(await runFiles(page, [write('big.csv', big)])).toBe('done');
+  out = await downloaded(page);
+  expect(out.bytes.toString() === referenceCsvDedup(big, ['2'])).toBe(true);
+  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe(String(csvRecords(referenceCsvDedup(big, ['2'])).length - 1));
+
+  // Two columns by name.
+  await page.fill('[data-testid=dedup-fields]', 'name, city');
+  const pairs = 'name,email,city\nAnn,a@x,Oslo\nAnn,b@x,Bergen\nAnn,c@x,Oslo\n"Bob",d@x,"Oslo"\nBob,e@x,Oslo\n';
+  expect(await runFiles(page, [write('pairs.csv', pairs)])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe(referenceCsvDedup(pairs, ['name', 'city']));
+  expect(referenceCsvDedup(pairs, ['name', 'city'])).toBe('name,email,city\nAnn,a@x,Oslo\nAnn,b@x,Bergen\n"Bob",d@x,"Oslo"\n');
+
+  // Several CSV files with the same header: it is written once.
+  await page.fill('[data-testid=dedup-fields]', 'email');
+  const second = 'name,email,city\nFrank,frank@example.com,Molde\nBob,bob@example.com,Bergen';
+  expect(await runFiles(page, [write('people.csv', text), write('more.csv', second)])).toBe('done');
+  out = await downloaded(page);
+  expect(out.bytes.toString()).toBe(`${expected}Frank,frank@example.com,Molde\n`);
+
+  // Another header: the run stops and says which file.
+  expect(await runFiles(page, [write('people.csv', text), write('other.csv', 'mail,name\nx@y,z\n')])).toBe('error');
+  expect(await page.textContent('#status')).toBe('Stopped: other.csv: an input\'s header differs from the first input\'s: "mail,name", not "name,email,city"');
+
+  // An unknown column: the engine's message, which names it.
+  await page.fill('[data-testid=dedup-fields]', 'mail');
+  expect(await runFiles(page, [write('people.csv', text)])).toBe('error');
+  const status = (await page.textContent('#status')) ?? '';
+  expect(status).toMatch(/^Stopped: /);
+  expect(status).toContain('mail');
+  expect(await page.isVisible('[data-testid=dedup-download]')).toBe(false);
+  // No column named: all of them are the key, decoded ("Bob" and Bob are the same value).
+  await page.fill('[data-testid=dedup-fields]', ' ');
+  const whole = 'a,b\n"Bob",x\nBob,x\nBob,"x"\n"Bob,x"\nBob,y\n"Bob,x"\n';
+  expect(await runFiles(page, [write('whole.csv', whole)])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe(referenceCsvDedup(whole, []));
+  expect(referenceCsvDedup(whole, [])).toBe('a,b\n"Bob",x\n"Bob,x"\nBob,y\n');
+  // Another delimiter: semicolons, commas inside fields as data.
+  await page.fill('[data-testid=dedup-fields]', 'email');
+  await page.fill('#delimiter', ';');
+  const semi = 'name;email\n"Lie, Ann";ann@x\nAnn;"ann@x"\n"Bo; B";bo@x\n';
+  expect(await runFiles(page, [write('semi.csv', semi)])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe(referenceCsvDedup(semi, ['email'], ';'));
+  expect(referenceCsvDedup(semi, ['email'], ';')).toBe('name;email\n"Lie, Ann";ann@x\n"Bo; B";bo@x\n');
+  await page.fill('#delimiter', '');
+  expect(errors).toEqual([]);
+  await page.close();
+
+  // The phone: the settings stack, nothing sticks out, and every control is a 44 px target.
+  const phone = await openPage(session, 'dedup.html', { width: 390, height: 844 });
+  await phone.page.check('[data-testid=dedup-csv]');
+  await phone.page.fill('[data-testid=dedup-fields]', 'email');
+  expect(await runFiles(phone.page, [write('people.csv', text), write('more.csv', second)])).toBe('done');
+  expect(await overflowing(phone.page)).toEqual([]);
+  expect(await smallTargets(phone.page)).toEqual([]);
+  await screenshot(phone.page, 'dedup-csv-phone', true);
+  expect(phone.errors).toEqual([]);
+  await phone.page.close();
+});
+
+/** The remembered filter's bytes, as the page keeps them in IndexedDB (a fingerprint of them: length and a sum). */
+function storedFilter(page: Page) {
+  return page.evaluate(() => new Promise<string>((resolve, reject) => {
+    const open = indexedDB.open('cuckoo-wasm-dedup', 1);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('remembered')) return resolve('none');
+      const get = db.transaction('remembered').objectStore('remembered').get('filter');
+      get.onsuccess = () => {
+        const bytes = get.result as Uint8Array | undefined;
+        db.close();
+        resolve(bytes ? `${bytes.length}:${bytes.reduce((h, b) => (h * 31 + b) >>> 0, 7)}` : 'none');
+      };
+    };
+  }));
+}
+
+test('lines are remembered across visits, a cancelled run leaves them as they were, and Forget forgets them', async () => {
+  const { page, errors } = await openPage(session, 'dedup.html', { width: 390, height: 844 });
+  expect(await page.isChecked('[data-testid=dedup-remember]')).toBe(false); // off by default
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toBe('Nothing is remembered in this browser.');
+  expect(await page.isDisabled('[data-testid=dedup-forget]')).toBe(true);
+  const a = Array.from({ length: 80 }, (_, i) => `item ${i % 50}`).join('\n') + '\n'; // 50 unique
+  const b = Array.from({ length: 60 }, (_, i) => `item ${25 + (i % 50)}`).join('\n') + '\n'; // 25..74: 25 new
+  const bPath = write('b.txt', b);
+
+  // Off: nothing is kept.
+  expect(await runFiles(page, [write('a.txt', a)])).toBe('done');
+  expect(await storedFilter(page)).toBe('none');
+  expect(await page.textContent('#status')).not.toContain('kept in this browser');
+
+  await page.check('[data-testid=dedup-remember]');
+  expect(await runFiles(page, [write('a.txt', a)])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe(referenceDedup(Buffer.from(a)).toString());
+  expect(await page.textContent('#status')).toMatch(/It is kept in this browser \([\d,]+ bytes\) for the next run\./);
+  const afterA = await storedFilter(page);
+  expect(afterA).not.toBe('none');
+  const bytesA = Number(afterA.split(':')[0]);
+  expect(await page.textContent('[data-testid=dedup-remembered]'))
+    .toBe(`Remembered in this browser: 50 lines (keyed by whole lines), in a filter of ${bytesA.toLocaleString('en')} bytes.`);
+
+  // The next visit: the page remembers, and B writes only its lines that A did not have.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  expect(await page.isChecked('[data-testid=dedup-remember]')).toBe(true);
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toContain('50 lines');
+  expect(await runFiles(page, [bPath])).toBe('done');
+  const onlyNew = Array.from({ length: 25 }, (_, i) => `item ${50 + i}\n`).join('');
+  expect((await downloaded(page)).bytes.toString()).toBe(onlyNew);
+  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe('25');
+  expect(await page.textContent('#status')).toMatch(/The remembered filter \(\d+-bit slots\), which held 50 lines from earlier runs, now holds 75 lines\./);
+  const afterB = await storedFilter(page);
+  expect(afterB).not.toBe(afterA);
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toContain('75 lines');
+  // Again: B has nothing new now.
+  expect(await runFiles(page, [bPath])).toBe('done');
+  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe('0');
+  const remembered = await page.textContent('[data-testid=dedup-remembered]');
+  const stored = await storedFilter(page);
+
+  // A cancelled run, and a failed one, leave the remembered lines as they were.
+  const big = write('big.txt', Array.from({ length: 3_000_000 }, (_, i) => `row ${i}`).join('\n'));
+  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.setInputFiles('[data-testid=dedup-file]', big);
+  await page.click('#cancel');
+  await page.waitForSelector('body[data-state="cancelled"]');
+  expect(await page.textContent('#status')).toBe('Cancelled: nothing was written.');
+  expect(await storedFilter(page)).toBe(stored);
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toBe(remembered);
+  // Keys made another way do not fit the remembered filter: the page says so and keeps it.
+  await page.fill('[data-testid=dedup-fields]', '1');
+  expect(await runFiles(page, [bPath])).toBe('error');
+  expect(await page.textContent('#status')).toMatch(/^Stopped: the remembered lines were keyed by whole lines, and this run by field 1 split at tab: /);
+  expect(await storedFilter(page)).toBe(stored);
+  await page.fill('[data-testid=dedup-fields]', '');
+  await screenshot(page, 'dedup-remember-phone', true);
+  expect(await smallTargets(page)).toEqual([]);
+  expect(await overflowing(page)).toEqual([]);
+
+  // Off: the remembered lines are left aside, and stay.
+  await page.uncheck('[data-testid=dedup-remember]');
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toContain('Runs leave it aside while remembering is off.');
+  expect(await runFiles(page, [bPath])).toBe('done');
+  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe('50');
+  expect(await storedFilter(page)).toBe(stored);
+  await page.check('[data-testid=dedup-remember]');
+
+  // Forget: B gives all its unique lines again.
+  await page.click('[data-testid=dedup-forget]');
+  await page.waitForSelector('[data-testid=dedup-remembered]:has-text("Nothing is remembered")');
+  expect(await storedFilter(page)).toBe('none');
+  expect(await page.isDisabled('[data-testid=dedup-forget]')).toBe(true);
+  expect(await runFiles(page, [bPath])).toBe('done');
+  expect((await downloaded(page)).bytes.equals(referenceDedup(Buffer.from(b)))).toBe(true);
+  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe('50');
+  // Still on: this run is remembered afresh.
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toContain('50 lines');
+
+  // CSV records remembered by a column: the header is written on every run, and never remembered.
+  await page.click('[data-testid=dedup-forget]');
+  await page.waitForSelector('[data-testid=dedup-remembered]:has-text("Nothing is remembered")');
+  await page.check('[data-testid=dedup-csv]');
+  await page.fill('[data-testid=dedup-fields]', 'email');
+  const csv = 'name,email\n"Ann",a@x\nBob,b@x\n';
+  expect(await runFiles(page, [write('p.csv', csv)])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe(csv);
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toMatch(/^Remembered in this browser: 2 records \(keyed by CSV column email\), /);
+  expect(await runFiles(page, [write('q.csv', 'name,email\nAnn again,a@x\nCid,c@x\n')])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe('name,email\nCid,c@x\n');
+  expect(await page.textContent('#status')).toMatch(/^Done: 1 unique record of 2 \(the header not counted\), .* which held 2 records from earlier runs, now holds 3 records\./);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('the output is written to a file as the run goes, where the browser allows it; a cancelled run leaves the file as it was', async () => {
+  // The picker, stubbed: a file of the Origin Private File System.
+  const { page, errors } = await openWith(() => {
+    (window as any).showSaveFilePicker = async () => (await navigator.storage.getDirectory()).getFileHandle('out.txt', { create: true });
+  });
+  const readOut = () => page.evaluate(async () => {
+    const handle = await (await navigator.storage.getDirectory()).getFileHandle('out.txt');
+    return (await handle.getFile()).text();
+  });
+  expect(await page.textContent('[data-testid=dedup-save]')).toBe('Save to a file as it runs…');
+  await page.click('[data-testid=dedup-save]');
+  await page.waitForSelector('#output-hint:has-text("The next run writes its output to out.txt as it goes")');
+  await page.selectOption('#fp-rate', '1e-8');
+  // Over 2 MB of output: several blocks are written.
+  const text = Array.from({ length: 400_000 }, (_, i) => `line ${i % 250_000}`).join('\n') + '\n';
+  expect(await runFiles(page, [write('in.txt', text)])).toBe('done');
+  const expected = referenceDedup(Buffer.from(text)).toString();
+  expect(expected.length).toBeGreaterThan(2 << 20);
+  expect((await readOut()) === expected).toBe(true);
+  expect(await page.textContent('#status')).toContain(`Written to out.txt (${expected.length.toLocaleString('en')} bytes).`);
+  expect(await page.isVisible('[data-testid=dedup-download]')).toBe(false);
+  // The handle is used once: the next run is a download again unless a file is chosen.
+  expect(await page.textContent('[data-testid=dedup-save]')).toBe('Save to a file as it runs…');
+  await screenshot(page, 'dedup-save-desktop', true);
+
+  // Cancelled: the browser discards what the run wrote; out.txt keeps the last complete output.
+  await page.click('[data-testid=dedup-save]');
+  await page.waitForSelector('#save-clear:visible');
+  const big = write('big.txt', Array.from({ length: 3_000_000 }, (_, i) => `row ${i}`).join('\n'));
+  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.setInputFiles('[data-testid=dedup-file]', big);
+  await page.waitForFunction(() => Number(document.getElementById('lines')!.textContent!.replace(/,/g, '')) > 0, undefined, { timeout: 60000 });
+  await page.click('#cancel');
+  await page.waitForSelector('body[data-state="cancelled"]');
+  expect(await page.textContent('#status')).toBe('Cancelled: the browser discarded what was written, and out.txt is as it was before the run.');
+  expect((await readOut()) === expected).toBe(true);
+  // A failed run too (not a field list).
+  await page.fill('[data-testid=dedup-fields]', 'x');
+  expect(await runFiles(page, [write('in.txt', text)])).toBe('error');
+  expect((await readOut()) === expected).toBe(true);
+  await page.fill('[data-testid=dedup-fields]', '');
+  // The file is still chosen after a run that did not complete; "Download instead" drops it.
+  expect(await page.isVisible('#save-clear')).toBe(true);
+  await page.click('#save-clear');
+  expect(await runFiles(page, [write('small.txt', 'x\nx\ny')])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe('x\ny\n');
+  expect((await readOut()) === expected).toBe(true);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('without the file system API the page offers the download only', async () => {
+  const { page, errors } = await openWith(() => {
+    delete (Window.prototype as any).showSaveFilePicker;
+    delete (window as any).showSaveFilePicker;
+  });
+  expect(await page.isVisible('[data-testid=dedup-save]')).toBe(false);
+  expect(await page.textContent('#output-hint')).toContain('this browser cannot write a file as the run goes');
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('the rate is Automatic by default, and the page says what that means', async () => {
+  const { page, errors } = await openPage(session, 'dedup.html');
+  expect(await page.inputValue('#fp-rate')).toBe('');
+  expect(await page.$$eval('#fp-rate option', (o) => o.map((x) => [(x as HTMLOptionElement).value, x.textContent])))
+    .toEqual([['', 'Automatic'], ['1e-4', '1 in 10,000'], ['1e-6', '1 in a million'], ['1e-8', '1 in 100 million']]);
+  const intro = (await page.textContent('section[aria-labelledby="how-title"]'))!.replace(/\s+/g, ' ');
+  expect(intro).toContain('On Automatic (the default) the filter is made so that the expected number of unique lines ' +
+    'wrongly dropped stays at most about 0.01, a 1 in 100 chance that any is, for inputs of up to a few million unique lines');
+  expect(intro).toContain('past that it cannot, and the result says how many to expect.');
+  // A small input on Automatic: the result says the engine's own bound, whatever it is.
+  await page.fill('#paste', 'x\n');
+  await page.click('#run-paste');
+  await page.waitForSelector('body[data-state="done"]');
+  expect(await page.textContent('#file-list')).toContain('pasted text 2 bytes');
+  const s = await engineStats(page, 'x\n', undefined);
+  expect(await page.textContent('#status')).toContain(s.wrongDropBound >= 1 ? `Up to about ${about(s.wrongDropBound)} of the 1 unique line`
+    : `At most about a 1 in ${about(1 / s.wrongDropBound)} chance that the one unique line was wrongly dropped.`);
+  expect(await page.textContent('#status')).not.toMatch(/\b1 (unique )?lines\b|\b1 bytes\b/);
   expect(errors).toEqual([]);
   await page.close();
 });
