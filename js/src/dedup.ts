@@ -10,12 +10,12 @@
 // - each new line is written with its own ending; the last piece, when new, gets "\n" (as awk does);
 // - lines are bytes: nothing is decoded or re-encoded.
 // With csv the records are CSV instead (line_dedup.hpp says how they are read and keyed).
-import { CuckooFilterError } from './errors.js';
-import { CuckooFilter, disposeSymbol, errorFromModule, liveHandle, requireModule } from './filter.js';
+import { CuckooFilterError, invalid } from './errors.js';
+import { CuckooFilter, disposeSymbol, liveHandle } from './filter.js';
 import { describe, ownUint8View, typedLength } from './key_codec.js';
 import { copyToScratch, readDedupReport } from './heap.js';
 import { ErrorCode, LineRules } from './abi.js';
-import { CuckooModule, ready } from './wasm_module.js';
+import { CuckooModule, errorFromModule, ready, requireModule } from './wasm_module.js';
 
 /**
  * Without an fpRate, the deduplicator aims to drop at most this many unique lines wrongly, expected, in a
@@ -194,10 +194,6 @@ export interface LineDedupStats {
   fingerprintBits: number;
   /** The plan the filter was made with (undefined until the first block arrives). */
   plan?: DedupPlan;
-}
-
-function invalid(message: string): CuckooFilterError {
-  return new CuckooFilterError('INVALID_ARGUMENT', message);
 }
 
 const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates', 'seen', 'fields', 'delimiter', 'csv'];

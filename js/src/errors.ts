@@ -17,3 +17,8 @@ export class CuckooFilterError extends Error {
     this.code = code;
   }
 }
+
+/** INVALID_ARGUMENT: a bad option or argument, the message naming it. */
+export function invalid(message: string): CuckooFilterError {
+  return new CuckooFilterError('INVALID_ARGUMENT', message);
+}

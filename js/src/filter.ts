@@ -1,12 +1,12 @@
-import { CuckooFilterError } from './errors.js';
+import { CuckooFilterError, invalid } from './errors.js';
 import { base64Decode, base64Encode } from './base64.js';
 import { AddResult, BatchOp, Defaults, ErrorCode, InsertOutcome, KeyResult, Limits, TraceStepKind } from './abi.js';
 import {
-  batchResults, copyToScratch, CreateArguments, keyLength, lastErrorMessage, packChunk, packIntegers, packRanges,
+  batchResults, copyToScratch, CreateArguments, keyLength, packChunk, packIntegers, packRanges,
   readLocateRecord, readPiece, readTraceRecords, reserveBatchScratch, writeCreateOptions, writeKey,
 } from './heap.js';
 import { copyKeys, describe, integerArrayBytes, IntegerArray, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
-import { CuckooModule, loadedModule, ready } from './wasm_module.js';
+import { CuckooModule, errorFromModule, loadedModule, ready, requireModule } from './wasm_module.js';
 import { disposeSymbol } from './dispose.js';
 
 export { disposeSymbol } from './dispose.js';
@@ -112,10 +112,6 @@ const OUTCOMES: Record<number, InsertTrace['outcome']> = {
   [InsertOutcome.placed]: 'placed', [InsertOutcome.tableFull]: 'table_full', [InsertOutcome.duplicateLimit]: 'duplicate_limit',
 };
 
-function invalid(message: string): CuckooFilterError {
-  return new CuckooFilterError('INVALID_ARGUMENT', message);
-}
-
 function isInteger(value: unknown, min: number, max: number): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
@@ -193,27 +189,6 @@ function validateOptions(options: unknown): CreateArguments {
     maxSubFilters: o.maxSubFilters as number | undefined,
     semiSorted: o.semiSorted as boolean | undefined,
   };
-}
-
-/** The error of the module's last failed call (its ErrorCode and message). */
-export function errorFromModule(m: CuckooModule): CuckooFilterError {
-  const code = m.lastErrorCode();
-  const message = lastErrorMessage(m);
-  if (code === ErrorCode.badFormat) return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
-  if (code === ErrorCode.outOfMemory) return new CuckooFilterError('OUT_OF_MEMORY', message);
-  if (code === ErrorCode.capacityExceeded) return new CuckooFilterError('CAPACITY_EXCEEDED', message);
-  return new CuckooFilterError('INVALID_ARGUMENT', message);
-}
-
-export function requireModule(): CuckooModule {
-  const m = loadedModule();
-  if (!m) {
-    throw new CuckooFilterError(
-      'NOT_READY',
-      'the WebAssembly module is not loaded yet: `await ready()` (or use `await CuckooFilter.create(options)`)',
-    );
-  }
-  return m;
 }
 
 // Frees the wasm memory of filters that were garbage-collected without dispose(). Collection comes late

@@ -2,11 +2,11 @@
 // (cpp/include/cuckoo/redis_filter.hpp), so that a filter can move between this package and a Redis
 // server with CF.SCANDUMP / CF.LOADCHUNK and give the same answer for every item on both sides.
 import { ErrorCode, RedisAddResult, RedisInfoRecord, RedisLimits } from './abi.js';
-import { CuckooFilterError } from './errors.js';
+import { CuckooFilterError, invalid } from './errors.js';
 import { disposeSymbol } from './dispose.js';
 import { copyToScratch, keyLength, lastErrorMessage, readBytes, readRedisChunk, readRedisInfo, writeKey } from './heap.js';
 import { copyKeys, describe, integerKeyHalves, Key, ownUint8View, typedLength } from './key_codec.js';
-import { loadedModule, ready, RedisModule } from './redis_module.js';
+import { ready, RedisModule, requireModule } from './redis_module.js';
 
 /** CF.RESERVE's arguments. */
 export interface RedisCuckooFilterOptions {
@@ -39,18 +39,6 @@ export interface RedisDumpChunk {
   chunk: Uint8Array;
 }
 
-function requireModule(): RedisModule {
-  const m = loadedModule();
-  if (!m) {
-    throw new CuckooFilterError('NOT_READY', "RedisCuckooFilter's WebAssembly module is not loaded yet: `await ready()` " +
-      "from 'cuckoo-wasm/redis' first (or use `await RedisCuckooFilter.create(options)`)");
-  }
-  return m;
-}
-
-function invalid(message: string): CuckooFilterError {
-  return new CuckooFilterError('INVALID_ARGUMENT', message);
-}
 
 function integerOption(o: Record<string, unknown>, name: string, fallback: number): number {
   const value = o[name] ?? fallback;
@@ -86,7 +74,7 @@ function moduleError(m: RedisModule, otherwise: (message: string) => CuckooFilte
 }
 
 const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry<number>((handle) => loadedModule()!.redisDestroy(handle))
+  ? new FinalizationRegistry<number>((handle) => requireModule().redisDestroy(handle))
   : undefined;
 
 /**

@@ -25,10 +25,14 @@ export interface RedisModule extends HeapModule {
   redisLoaderEnd(loader: number): void;
 }
 
-const loader = moduleLoader(createRedisModule, deflatedWasm);
+const loader = moduleLoader(createRedisModule, deflatedWasm, "RedisCuckooFilter's WebAssembly module is not loaded yet: " +
+  "`await ready()` from 'cuckoo-wasm/redis' first (or use `await RedisCuckooFilter.create(options)`)");
 
 /** Loads RedisCuckooFilter's WebAssembly module. Idempotent: every call returns the same promise. */
 export const ready = (): Promise<void> => loader.ready();
 
 /** The loaded module, or undefined before ready() has resolved. */
 export const loadedModule = (): RedisModule | undefined => loader.loaded();
+
+/** The loaded module; NOT_READY before ready() has resolved. */
+export const requireModule = (): RedisModule => loader.require();

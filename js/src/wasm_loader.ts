@@ -7,6 +7,7 @@
 // modules in the ES module build, CommonJS in the CommonJS build), loaded by static imports; inflating
 // (DecompressionStream) and compiling the wasm are asynchronous, hence ready().
 import { base64Decode } from './base64.js';
+import { CuckooFilterError } from './errors.js';
 
 /** What every module of the package has: its heap, malloc/free, and the error of its last failed call. */
 export interface HeapModule {
@@ -24,10 +25,13 @@ export interface ModuleLoader<M> {
   ready(): Promise<void>;
   /** The loaded module, or undefined before ready() has resolved. */
   loaded(): M | undefined;
+  /** The loaded module; before ready() has resolved, CuckooFilterError('NOT_READY') saying what to await. */
+  require(): M;
 }
 
-export function moduleLoader<M>(create: (options: { wasmBinary: Uint8Array }) => Promise<M>, deflatedWasm: string):
-  ModuleLoader<M> {
+/** `notReady`: the message of NOT_READY, which names the ready() to await. */
+export function moduleLoader<M>(create: (options: { wasmBinary: Uint8Array }) => Promise<M>, deflatedWasm: string,
+  notReady: string): ModuleLoader<M> {
   let instance: M | undefined;
   let loading: Promise<M> | undefined;
   return {
@@ -46,6 +50,10 @@ export function moduleLoader<M>(create: (options: { wasmBinary: Uint8Array }) =>
       return loading.then(() => undefined);
     },
     loaded: () => instance,
+    require() {
+      if (!instance) throw new CuckooFilterError('NOT_READY', notReady);
+      return instance;
+    },
   };
 }
 

@@ -1,6 +1,9 @@
 // The package's main WebAssembly module (cpp/wasm/bindings.cpp): loaded once, shared by every filter.
 import createCuckooModule from './generated/cuckoo_wasm.js';
 import deflatedWasm from './generated/cuckoo_wasm_binary.js';
+import { ErrorCode } from './abi.js';
+import { CuckooFilterError } from './errors.js';
+import { lastErrorMessage } from './heap.js';
 import { HeapModule, moduleLoader } from './wasm_loader.js';
 
 /**
@@ -78,10 +81,24 @@ export interface CuckooModule extends HeapModule {
   declaredLength(address: number, length: number): number;
 }
 
-const loader = moduleLoader(createCuckooModule, deflatedWasm);
+const loader = moduleLoader(createCuckooModule, deflatedWasm,
+  'the WebAssembly module is not loaded yet: `await ready()` (or use `await CuckooFilter.create(options)`)');
 
 /** Loads and instantiates the WebAssembly module. Idempotent: every call returns the same promise. */
 export const ready = (): Promise<void> => loader.ready();
 
 /** The loaded module, or undefined before ready() has resolved. */
 export const loadedModule = (): CuckooModule | undefined => loader.loaded();
+
+/** The loaded module; NOT_READY before ready() has resolved. */
+export const requireModule = (): CuckooModule => loader.require();
+
+/** The error of the module's last failed call (its ErrorCode and message). */
+export function errorFromModule(m: CuckooModule): CuckooFilterError {
+  const code = m.lastErrorCode();
+  const message = lastErrorMessage(m);
+  if (code === ErrorCode.badFormat) return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
+  if (code === ErrorCode.outOfMemory) return new CuckooFilterError('OUT_OF_MEMORY', message);
+  if (code === ErrorCode.capacityExceeded) return new CuckooFilterError('CAPACITY_EXCEEDED', message);
+  return new CuckooFilterError('INVALID_ARGUMENT', message);
+}

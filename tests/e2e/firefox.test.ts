@@ -102,7 +102,7 @@ test('the dedup page: pasted text, and a CSV file keyed by a column, as the refe
   });
   await page.select('#fp-rate', '1e-8');
   await page.evaluate(() => { document.body.dataset.state = ''; });
-  const chooser = (await page.$('[data-testid=dedup-file]'))!;
+  const chooser = (await page.$('input[data-testid=dedup-file]'))!;
   await chooser.uploadFile(path);
   await page.waitForSelector('body[data-state="done"]', { timeout: 60000 });
   const out = await page.evaluate(async () => {

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { CuckooFilter, CuckooFilterError, LineDeduper, MIN_GROWING_FP_RATE, planDedup, ready } from '../../js/src/index';
 import { dedupLines } from '../../js/src/node';
 import { BUDGET_START_LIMIT, DEDUP_LOSS_BUDGET, dedupLineStream, expectedWrongDrops, LineDeduperOptions, parseFields } from '../../js/src/dedup';
-import { requireModule } from '../../js/src/filter';
+import { requireModule } from '../../js/src/wasm_module';
 import { dedupCases, parseCsv, randomCsv, randomInput, referenceCsvDedup, referenceDedup } from './dedup_cases';
 import { rng } from './helpers';
 

@@ -8,7 +8,7 @@ import { parseArgs, ParseArgsConfig } from 'node:util';
 import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_LOSS_BUDGET, MIN_GROWING_FP_RATE } from '../node.js';
 import { parseFields } from '../dedup.js';
 import { abortPending, BrokenPipe, checkInputs, heapBuffers, InputError, openOutput, readBlocks, readFilterFile, UsageError } from './io.js';
-import { requireModule } from '../filter.js';
+import { requireModule } from '../wasm_module.js';
 import { makeProgress } from './progress.js';
 
 const NAME = 'cuckoo';
