@@ -303,6 +303,14 @@ int dedup_finish(Handle h) {
 // The length an export declares from its first `length` bytes (cuckoo::format::declared_length): the total
 // when these bytes tell it, else minus the length to read before asking again, or 0 for bytes that are
 // not an export.
+// The table a filter that doubles in place gets at this rate (cuckoo::in_place_shape): its slot width times
+// 256 plus its most doublings, or 0 for a rate too small to double at all.
+CUCKOO_COLD unsigned in_place_shape(double rate) {
+  unsigned slot_bits = 0;
+  unsigned max_doublings = 0;
+  return cuckoo::in_place_shape(rate, slot_bits, max_doublings) ? slot_bits * 256 + max_doublings : 0;
+}
+
 CUCKOO_COLD double declared_length(std::uint32_t address, std::uint32_t length) {
   std::uint64_t need = 0;
   const std::uint64_t total = cuckoo::format::declared_length(ptr(address), length, need);
@@ -372,5 +380,6 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("dedupPush", &dedup_push);
   function("dedupFinish", &dedup_finish);
   function("dedupNextInput", &dedup_next_input);
+  function("inPlaceShape", &in_place_shape);
   function("declaredLength", &declared_length);
 }

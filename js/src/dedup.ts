@@ -241,16 +241,9 @@ function doublingLimit(fpRate: number): number {
 }
 
 function shapeAt(fpRate: number): { maxDoublings: number; slotBits: number } {
-  let limit = 0;
-  let slotBits = 0;
-  try {
-    const probe = new CuckooFilter({ capacity: 1, fpRate, growth: 2 });
-    limit = probe.maxDoublings;
-    slotBits = probe.fingerprintBits;
-    probe.dispose();
-  } catch (error) {
-    if (!(error instanceof CuckooFilterError && error.code === 'INVALID_ARGUMENT')) throw error;
-  }
+  const shape = requireModule().inPlaceShape(fpRate);
+  const limit = shape % 256;
+  const slotBits = shape >> 8;
   if (limit < 1) {
     throw invalid(`fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
       `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 32-bit slots leave no bit to give`);

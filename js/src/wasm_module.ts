@@ -74,6 +74,8 @@ export interface CuckooModule extends HeapModule {
   /** Keys from fields: `count` pairs of u32 field numbers [first, last] at `ranges` (last 0: to the end). An ErrorCode. */
   dedupSelect(handle: number, delimiter: number, ranges: number, count: number, names: number, namesLength: number): number;
   dedupNextInput(handle: number): number;
+  /** The slot width x 256 + the most doublings of a table that doubles in place at this rate; 0: too small a rate. */
+  inPlaceShape(fpRate: number): number;
   /** The address of a DedupReport record (abi.ts). */
   dedupReport(handle: number): number;
   dedupPush(handle: number, address: number, length: number): number;
