@@ -399,7 +399,7 @@ export class LineDeduper {
   /**
    * pushView() for a block that is already in the WebAssembly heap, in memory the caller allocated there
    * (never a view the package returned): the core reads it in place, without the copy (for the `cuckoo`
-   * command, which reads its input into the heap: 10M lines, 40 ms of its 0.8 s were that copy).
+   * command, which reads its input into the heap).
    * @internal
    */
   pushInHeap(block: Uint8Array): Uint8Array {

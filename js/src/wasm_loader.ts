@@ -64,9 +64,9 @@ let unpacker: Unpacker = (text) => inflateWithStreams(base64Decode(text)!);
 
 /**
  * Replaces the unpacker for the loads that follow. The Node entry passes Buffer's base64 decoder and
- * node:zlib's inflater: the web streams' DecompressionStream works there too, but its first use costs Node
- * 25 ms (zlib: under 1 ms), which was most of what ready() took, and a quarter of `cuckoo`'s run time on
- * a small input; Buffer decodes the base64 in 0.1 ms instead of 2.5.
+ * node:zlib's inflater: the web streams' DecompressionStream works there too, but its first use in Node costs
+ * far more than zlib, most of what ready() took and much of `cuckoo`'s run time on a small input, and
+ * Buffer decodes base64 faster (docs/PERFORMANCE.md, "Measured reasons in the code").
  */
 export function useUnpacker(unpack: Unpacker): void {
   unpacker = unpack;

@@ -222,8 +222,7 @@ class CuckooFilter {
     if (layout_.in_place) return add_in_place(PackedOrWideKeys{hasher_, bytes, ranges, 2}, count, results, true);
     std::size_t added = 0;
     // In such a filter most keys are decided on their first bucket: one bucket loaded instead of two, and
-    // read once for both the lookup and the store. The dedup engine in wasm on 10M lines (5M new, a 33 MB table):
-    // 0.77-0.84 -> 0.67-0.70 s.
+    // read once for both the lookup and the store (docs/PERFORMANCE.md, "Measured reasons in the code").
     const bool first_bucket = first_bucket_decides_ && tail_.empty() && trace_ == nullptr;
     for_each_located(
         count, [&](std::size_t i) { return hash_of(bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]); },
@@ -538,10 +537,9 @@ class CuckooFilter {
 
   // With one sub-filter the answer is the head's, with no branch on it: a branch on whether the key was
   // found mispredicts half the time on a stream of present and absent keys, and each mispredict also
-  // discards the lookups the CPU had started after it. Natively, on keys half present in random order,
-  // it made single lookups half as fast as on all-present or all-absent keys (1M keys, 12-bit
-  // fingerprints: 71-74 M/s, now 147-160, as fast as the others; bench/native_bench.cpp's
-  // lookup_mixed_mops 66-67 -> 108-113). From JavaScript the call costs far more than the mispredict.
+  // discards the lookups the CPU had started after it: natively, on keys half present in random order, it
+  // made single lookups half as fast as on all-present or all-absent keys (docs/PERFORMANCE.md, "Measured
+  // reasons in the code"). From JavaScript the call costs far more than the mispredict.
   [[nodiscard]] bool contains_located(const Location& at) const noexcept {
     const bool in_head = head_.contains(at);
     if (tail_.empty()) return in_head;

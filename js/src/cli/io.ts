@@ -14,9 +14,8 @@ export class InputError extends Error {}
 export class UsageError extends Error {}
 
 const STDIN = '-';
-// The most a read asks for. 4 MiB: a 10M-line dedup took 1.07-1.13 s with it, 1.10-1.13 s with 2 MiB, 1.15-1.23 s
-// with 1 MiB (more turns of the event loop and of the read-ahead) and 1.14-1.16 s with 8 MiB, alternating
-// runs; peak memory 96, 100, 108 and 126 MB.
+// The most a read asks for: 4 MiB was the fastest of 1 to 8 MiB (smaller blocks take more turns of the event
+// loop and of the read-ahead; larger ones more memory: docs/PERFORMANCE.md, "Measured reasons in the code").
 const BLOCK = 4 << 20;
 
 function describeError(error: NodeJS.ErrnoException): string {
@@ -129,8 +128,8 @@ function ownBuffers(): BlockBuffers {
 /**
  * The blocks of the inputs in order, each file opened when its turn comes (as cat does), read without
  * positions (so pipes, FIFOs and devices work). A block is valid until the next one is asked for. From a
- * regular file, two buffers take turns: the next block is read while the caller works on this one (a
- * dedup of 10M lines otherwise waited 185 ms of 1.6 s on reads). Not from a FIFO or device, nor from a
+ * regular file, two buffers take turns: the next block is read while the caller works on this one (else a
+ * dedup waits on each read). Not from a FIFO or device, nor from a
  * pipe unless `readAheadPipes` (a read there can wait for input indefinitely, and a caller that stops
  * early would then wait for it too). With it, standard input that is a pipe is read ahead as well: a
  * dedup of 20M lines (1 GB) through `cat |` took 1.78 times the file's time, reading 64 KiB at a time
@@ -224,8 +223,8 @@ export function abortPending(): void {
 export class BrokenPipe extends Error {}
 
 // Each output has one write in flight at a time, made by Node's thread pool while the command works on
-// the next block (the copy into the kernel runs on the other core: a 10M-line dedup spent 0.12-0.19 s of
-// 1.1 s in blocking writes to a file). The bytes are copied first: what a command writes can be a view of
+// the next block (the copy into the kernel runs on the other core, where a blocking write would stall the
+// engine). The bytes are copied first: what a command writes can be a view of
 // the wasm heap, gone at its next call (and through process.stdout each write would be kept until it
 // drains). A write's error surfaces at the next write or at flush(). Every caller awaits each write before
 // the next (the buffer below is reused once the previous write is done). A reader that went away (EPIPE:
