@@ -4,7 +4,9 @@
 # with a Set. One JSON line per tool: seconds, lines/s, peak resident memory (GNU time), output lines;
 # then a line of ratios (cuckoo over each), and bench/dedup_bench.mjs on the same file (the engine
 # against the wasm core's addMany on the same keys, and a 64 MiB against a 256 MiB line), and two dedup
-# features over plain dedup (keys from a field, a second --seen run). The two fast
+# features over plain dedup (keys from a field, a second --seen run), and the CSV cases (the same lines as
+# CSV: plain dedup of that file, -t, -f 2 and --csv -f user, as ratios over the plain run; every fourth
+# record has a quoted field with a comma in it). HUNIQ=path/to/huniq adds huniq (stdin to stdout). The two fast
 # tools, cuckoo and sort -u, run FAST_RUNS times each (default 3) and keep their fastest run: a single
 # run of either varied by 10% on the 2-core machine; awk and the Set script run once (20 s each).
 set -euo pipefail
@@ -63,6 +65,7 @@ measure "cuckoo dedup" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup "$input
 measure "awk '!seen[\$0]++'" 1 awk '!seen[$0]++' "$input"
 measure "sort -u" "$fast_runs" sort -u "$input"
 measure "node Set script" 1 node "$work/set.js" "$input"
+if [ -n "${HUNIQ:-}" ]; then measure "huniq" "$fast_runs" "$HUNIQ"; fi
 node -e 'const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
   const [cuckoo, ...others] = rows;
   const ratios = Object.fromEntries(others.map((r) => [r.case, { speed: +(cuckoo.lines_per_s / r.lines_per_s).toFixed(2),
@@ -84,3 +87,15 @@ node -e 'const fs = require("fs");
   console.log(JSON.stringify({ bench: "cli", case: "ratios: each feature over plain cuckoo dedup (speed)",
     ...Object.fromEntries(rows.map((r) => [r.case, +(r.lines_per_s / plain.lines_per_s).toFixed(2)])) }));' "$work/all" "$work/features"
 node bench/dedup_bench.mjs "$input"
+# CSV: the same lines as fields, a header, and every fourth record with a quoted field holding a comma.
+awk -v OFS=, 'BEGIN { print "time,user,method,path" } { print $1, $2, $3, (NR % 4 == 0 ? "\"" $4 ", v2\"" : $4) }' "$input" > "$work/input.csv"
+mv "$work/input.csv" "$input"
+measure "csv: cuckoo dedup (plain, the baseline of the csv ratios)" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup "$input" | tee -a "$work/csv" >/dev/null
+measure "csv: cuckoo dedup -t, -f 2" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup -t, -f 2 "$input" | tee -a "$work/csv" >/dev/null
+measure "csv: cuckoo dedup --csv -f user" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup --csv -f user "$input" | tee -a "$work/csv" >/dev/null
+measure "csv: cuckoo dedup --csv (whole records)" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup --csv "$input" | tee -a "$work/csv" >/dev/null
+cat "$work/csv"
+node -e 'const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
+  const [plain, ...others] = rows;
+  console.log(JSON.stringify({ bench: "cli", case: "ratios: each csv case over plain cuckoo dedup of the csv file (speed)",
+    ...Object.fromEntries(others.map((r) => [r.case, +(r.lines_per_s / plain.lines_per_s).toFixed(2)])) }));' "$work/csv"
