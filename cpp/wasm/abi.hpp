@@ -59,6 +59,7 @@ struct DedupReport {
   double output_length;
   double lines;
   double unique;
+  double wrong_drops;  // LineDeduper::expected_wrong_drops()
 };
 
 // What redis_chunk_at() writes: the next iterator (0 at the end) and where the chunk's bytes are.

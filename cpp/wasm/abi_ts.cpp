@@ -24,7 +24,7 @@ using namespace cuckoo_wasm;
 
 // The records hold only 4- and 8-byte fields in an order without padding: the same layout on every target.
 static_assert(sizeof(CreateOptions) == 56 && offsetof(CreateOptions, given) == 48);
-static_assert(sizeof(LocateRecord) == 24 && sizeof(TraceRecord) == 20 && sizeof(DedupReport) == 32 &&
+static_assert(sizeof(LocateRecord) == 24 && sizeof(TraceRecord) == 20 && sizeof(DedupReport) == 40 &&
               sizeof(RedisChunkRecord) == 24 && sizeof(RedisInfoRecord) == 64);
 
 using Fields = std::vector<std::pair<const char*, std::string>>;
@@ -106,7 +106,8 @@ std::string render() {
           {"fingerprintOut", offsetof(TraceRecord, fingerprint_out)}});
   record("DedupReport: what dedupReport() points at, as f64 indices.", "DedupReport", "doubles", sizeof(DedupReport), 8,
          {{"outputAddress", offsetof(DedupReport, output_address)}, {"outputLength", offsetof(DedupReport, output_length)},
-          {"lines", offsetof(DedupReport, lines)}, {"unique", offsetof(DedupReport, unique)}});
+          {"lines", offsetof(DedupReport, lines)}, {"unique", offsetof(DedupReport, unique)},
+          {"wrongDrops", offsetof(DedupReport, wrong_drops)}});
   record("RedisChunkRecord: what redisChunkAt() writes, as f64 indices.", "RedisChunkRecord", "doubles",
          sizeof(RedisChunkRecord), 8,
          {{"next", offsetof(RedisChunkRecord, next)}, {"address", offsetof(RedisChunkRecord, address)},

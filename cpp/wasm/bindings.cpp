@@ -279,7 +279,7 @@ std::uint32_t dedup_report(Handle h) { return static_cast<std::uint32_t>(reinter
 int dedup_reported(Dedup& d, const cuckoo::Status& s) {
   d.report = {static_cast<double>(reinterpret_cast<std::uintptr_t>(d.engine.output())),
               static_cast<double>(d.engine.output_size()), static_cast<double>(d.engine.lines()),
-              static_cast<double>(d.engine.unique())};
+              static_cast<double>(d.engine.unique()), d.engine.expected_wrong_drops()};
   record(s);
   return static_cast<int>(s.code);
 }

@@ -102,11 +102,12 @@ export const TraceRecord = {
 
 /** DedupReport: what dedupReport() points at, as f64 indices. */
 export const DedupReport = {
-  doubles: 4,
+  doubles: 5,
   outputAddress: 0,
   outputLength: 1,
   lines: 2,
   unique: 3,
+  wrongDrops: 4,
 } as const;
 
 /** RedisChunkRecord: what redisChunkAt() writes, as f64 indices. */

@@ -16,6 +16,7 @@ import { describe, ownUint8View, typedLength } from './key_codec.js';
 import { copyToScratch, readDedupReport } from './heap.js';
 import { ErrorCode, LineRules } from './abi.js';
 import { CuckooModule, errorFromModule, ready, requireModule } from './wasm_module.js';
+import { checkRate } from './options.js';
 
 /**
  * Without an fpRate, the deduplicator aims to drop at most this many unique lines wrongly, expected, in a
@@ -72,7 +73,7 @@ export interface LineDeduperOptions {
   capacity?: number;
   /**
    * The input's size in bytes, when it is known (a regular file, a File). The start is then estimated from
-   * it and the first block's mean line length, and the filter can always grow to hold every line of an
+   * it and the first block's median line length, and the filter can always grow to hold every line of an
    * input that size: a wrong estimate costs memory, never a refusal.
    */
   inputBytes?: number;
@@ -177,8 +178,8 @@ export interface LineDedupStats {
   duplicates: number;
   /**
    * The expected number of new lines wrongly dropped as false positives, at most: each new line is a false
-   * positive with the filter's rate at that moment, which only grows as lines are added, so the sum over
-   * each block of its new lines times the rate after it bounds it.
+   * positive with the filter's rate at that moment, which only grows as lines are added, so the core sums
+   * each piece of 4,096 new lines at the rate after it (within 2% of the sum line by line).
    */
   wrongDropBound: number;
   /** Bytes of the filter's tables. */
@@ -220,9 +221,7 @@ export function checkOptions(options: unknown): LineDeduperOptions {
       (o.csv === true && /^["\r\n]$/.test(o.delimiter)))) {
     throw invalid(`delimiter must be one ASCII character (not a quote or line end with csv), with fields or csv, got ${describe(o.delimiter)}`);
   }
-  if (o.fpRate !== undefined && !(typeof o.fpRate === 'number' && o.fpRate > 0 && o.fpRate < 1)) {
-    throw invalid(`fpRate must be a number greater than 0 and less than 1, got ${String(o.fpRate)}`);
-  }
+  checkRate(o.fpRate);
   for (const name of ['capacity', 'inputBytes'] as const) {
     const v = o[name];
     if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= (name === 'capacity' ? 1 : 0))) {
@@ -234,11 +233,6 @@ export function checkOptions(options: unknown): LineDeduperOptions {
 
 /** A rate that gets 32-bit slots (below the 9.95e-4 that 16-bit ones keep through their 7 doublings). */
 const WIDE_SLOTS_RATE = 9e-4;
-
-/** How often a filter that doubles in place may double at this rate, as the core sizes it. */
-function doublingLimit(fpRate: number): number {
-  return shapeAt(fpRate).maxDoublings;
-}
 
 function shapeAt(fpRate: number): { maxDoublings: number; slotBits: number } {
   const shape = requireModule().inPlaceShape(fpRate);
@@ -269,19 +263,27 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
   const known = o.inputBytes !== undefined && o.inputBytes > 0;
   let capacity = o.capacity ?? DEDUP_START;
   if (o.capacity === undefined && known) {
-    let lines = 0;
     const sample = firstBlock ?? new Uint8Array(0);
     const end = o.zeroTerminated ? 0 : 10;
-    for (let at = sample.indexOf(end); at !== -1; at = sample.indexOf(end, at + 1)) lines++;
-    // No line end in the sample: its lines are at least as long as the sample.
-    const meanLine = lines > 0 ? sample.length / lines : Math.max(sample.length, 1);
-    const estimated = Math.max(1, Math.ceil((o.inputBytes! / meanLine) * 1.1));
+    const lengths: number[] = [];
+    for (let from = 0, at = sample.indexOf(end); at !== -1 && lengths.length < 8192; from = at + 1, at = sample.indexOf(end, from)) {
+      lengths.push(at + 1 - from);
+    }
+    // The median of its first lines, not the mean: one long line (a header, a blob) must not make a large
+    // file look like a few lines. No line end in the sample: its lines are at least as long as the sample.
+    lengths.sort((a, b) => a - b);
+    const typicalLine = lengths.length > 0 ? lengths[lengths.length >> 1] : Math.max(sample.length, 1);
+    const estimated = Math.max(1, Math.ceil((o.inputBytes! / typicalLine) * 1.1));
     capacity = Math.min(capacity, estimated);
     // The loss budget, if every line were unique: a larger start doubles fewer times (up to a start of
-    // BUDGET_START_LIMIT: past 5.6 million lines the budget cannot be met at any start).
+    // BUDGET_START_LIMIT: past 5.6 million lines the budget cannot be met at any start). A sample of a few
+    // lines that is not the whole input (a first file of long lines, then short ones) tells too little:
+    // the budget then plans for as many lines as the size can hold.
     if (automatic) {
-      const limit = Math.min(estimated, BUDGET_START_LIMIT);
-      while (capacity < limit && expectedWrongDrops(estimated, capacity) > DEDUP_LOSS_BUDGET) {
+      const reliable = lengths.length >= 64 || sample.length >= o.inputBytes!;
+      const lines = reliable ? estimated : Math.ceil(o.inputBytes! / 2);
+      const limit = Math.min(lines, BUDGET_START_LIMIT);
+      while (capacity < limit && expectedWrongDrops(lines, capacity) > DEDUP_LOSS_BUDGET) {
         capacity = Math.min(limit, Math.ceil(capacity * 1.25));
       }
     }
@@ -335,7 +337,8 @@ const orphans =
 /**
  * Deduplicates lines over a stream of byte blocks: push(block) returns the block's lines that were not
  * seen before (a line cut by the block's end is completed by the next block), end() returns the last
- * one. Memory: the filter (about 3 bytes per unique line at the default rate) and one block.
+ * one. Memory: the filter (4.2 to 8.4 bytes per unique line at the default rate, more for a file whose
+ * start the loss budget raised: docs/DEDUP.md) and one block.
  *
  *   await ready();
  *   const d = new LineDeduper({ fpRate: 1e-6 });
@@ -352,16 +355,13 @@ export class LineDeduper {
   private state: 'open' | 'ended' | 'failed' | 'disposed' = 'open';
   private final: LineDedupStats | undefined;
   private failure: CuckooFilterError | undefined;
-  // stats.wrongDropBound: the new lines of each call times the filter's rate after it, summed.
-  private wrongDrops = 0;
-  private counted = 0;
 
   /** Needs the module loaded: `await ready()` first, or use `await LineDeduper.create(options)`. */
   constructor(options: LineDeduperOptions = {}) {
     this.m = requireModule();
     this.options = checkOptions(options);
     // Fail now, not at the first block, for a rate that cannot grow.
-    if (this.options.fpRate !== undefined) doublingLimit(this.options.fpRate);
+    if (this.options.fpRate !== undefined) shapeAt(this.options.fpRate);
   }
 
   /** ready() and new LineDeduper(options) in one call. */
@@ -436,7 +436,7 @@ export class LineDeduper {
     this.checkOpen('nextInput');
     if (this.engine === 0) return new Uint8Array(0); // nothing read yet: the next input is the first
     if (this.m.dedupNextInput(this.engine) !== ErrorCode.ok) this.fail();
-    return this.countedOutput().slice();
+    return this.report().output.slice();
   }
 
   /** The filter of the lines seen so far, in the export format (CuckooFilter.import reads it). */
@@ -458,7 +458,7 @@ export class LineDeduper {
       lines,
       unique,
       duplicates: lines - unique,
-      wrongDropBound: this.wrongDrops,
+      wrongDropBound: report ? report.wrongDrops : 0,
       filterBytes: f ? f.byteLength : 0,
       subFilters: f ? f.subFilterCount : 0,
       doublings: f ? f.doublings : 0,
@@ -486,7 +486,7 @@ export class LineDeduper {
     throw invalid(`${what}() after end(): a LineDeduper deduplicates one input`);
   }
 
-  // The filter is made at the first block, whose lines tell the mean line length.
+  // The filter is made at the first block, whose lines tell the typical line length.
   private start(firstBlock: Uint8Array): void {
     if (this.engine !== 0) return;
     const { seen } = this.options;
@@ -540,18 +540,7 @@ export class LineDeduper {
       code = this.m.dedupFinish(this.engine);
     }
     if (code !== ErrorCode.ok) this.fail();
-    return this.countedOutput();
-  }
-
-  // After a call that succeeded: adds its new lines to stats.wrongDropBound, and returns its output (read
-  // after the call: it may have grown the heap).
-  private countedOutput(): Uint8Array {
-    const { unique } = this.report();
-    if (unique > this.counted) {
-      this.wrongDrops += (unique - this.counted) * this.filter!.expectedFpRate;
-      this.counted = unique;
-    }
-    return this.report().output;
+    return this.report().output; // after the call: it may have grown the heap
   }
 
   private fail(): never {

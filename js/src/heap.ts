@@ -403,13 +403,14 @@ export function readTraceRecords(m: HeapModule, count: number, write: (out: numb
 }
 
 /** A line deduplicator's DedupReport at `address`: its new lines (a view, valid until the next call) and counters. */
-export function readDedupReport(m: HeapModule, address: number): { output: Uint8Array; lines: number; unique: number } {
+export function readDedupReport(m: HeapModule, address: number): { output: Uint8Array; lines: number; unique: number; wrongDrops: number } {
   const v = new Float64Array(m.HEAPU8.buffer, address, DedupReport.doubles);
   const output = v[DedupReport.outputAddress];
   return {
     output: m.HEAPU8.subarray(output, output + v[DedupReport.outputLength]),
     lines: v[DedupReport.lines],
     unique: v[DedupReport.unique],
+    wrongDrops: v[DedupReport.wrongDrops],
   };
 }
 

@@ -252,7 +252,7 @@ TEST_CASE("csv: columns by header name, and a name the header lacks stops the en
     REQUIRE(d.select_fields(',', nullptr, 0, reinterpret_cast<const std::uint8_t*>(missing.data()), missing.size()));
     const auto status = d.push(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
     CHECK(status.code == cuckoo::ErrorCode::invalid_argument);
-    CHECK(status.message == "no column named \"town\" in the header (its columns: id, the, city, name)");
+    CHECK(status.message == "no column named \"town\" in the header (its columns: \"id\", \"the, city\", \"name\")");
     CHECK(d.output_size() == 0);
     CHECK(d.push(reinterpret_cast<const std::uint8_t*>("x\n"), 2).code == cuckoo::ErrorCode::invalid_argument);
   }
@@ -333,4 +333,49 @@ TEST_CASE("next_input: an unended last line ends with its input; csv headers aft
     CHECK(push(d, "k\n\"open\n") == "k\n");
     CHECK(d.next_input().code == cuckoo::ErrorCode::invalid_argument);
   }
+}
+
+TEST_CASE("csv: one empty value differs from none (an open range), and an input may not end inside quotes", "[dedup][csv]") {
+  std::mt19937 rng(9);
+  const std::vector<std::uint32_t> open_range = {2, 0};
+  for (const auto& [in, out] : std::vector<std::pair<std::string, std::string>>{
+           {"h\na,\nb\nc,\n\"d\",\"\"\n", "h\na,\nb\n"},  // [""], [], [""], [""]
+           {"h\na,x\nb\n\"c\",x\n", "h\na,x\nb\n"}}) {
+    cuckoo::CuckooFilter f(growing(1e-8, 100));
+    cuckoo::LineDeduper d(f, cuckoo::csv);
+    REQUIRE(d.select_fields(',', open_range.data(), 1));
+    CHECK(run_in_blocks(d, in, rng) == out);
+  }
+  cuckoo::CuckooFilter f(growing(1e-8, 100));
+  cuckoo::LineDeduper d(f, cuckoo::csv);
+  const std::string in = "h\nab\n\"ab\n";
+  REQUIRE(d.push(reinterpret_cast<const std::uint8_t*>(in.data()), in.size()).ok());
+  const auto status = d.finish();
+  CHECK(status.code == cuckoo::ErrorCode::invalid_argument);
+  CHECK(status.message == "an input ends inside a quoted field");
+}
+
+TEST_CASE("expected_wrong_drops sums each piece of new records at the rate after it, close to the exact sum", "[dedup]") {
+  cuckoo::Options o;
+  o.capacity = 65536;
+  o.fp_rate = 3.01e-8;
+  o.growth = 2;
+  cuckoo::CuckooFilter f(o);
+  cuckoo::LineDeduper d(f);
+  // The exact sum, one key at a time, on a twin filter.
+  cuckoo::CuckooFilter twin(o);
+  double exact = 0;
+  std::string block;
+  for (int i = 0; i < 300000; ++i) {
+    const std::string key = cuckoo_test::key("w", static_cast<std::uint64_t>(i));
+    block += key + "\n";
+    if (!twin.contains(key)) {
+      REQUIRE(twin.add(key));
+      exact += twin.expected_fp_rate();
+    }
+  }
+  REQUIRE(d.push(reinterpret_cast<const std::uint8_t*>(block.data()), block.size()).ok());
+  CHECK(d.unique() == twin.size());
+  CHECK(d.expected_wrong_drops() >= exact * 0.999);
+  CHECK(d.expected_wrong_drops() <= exact * 1.02);
 }

@@ -253,7 +253,7 @@ print('same' if got == expected else 'different: %d rows, expected %d' % (len(go
     writeFileSync(join(dir, 'cols.out'), 'old');
     const result = run(['dedup', '--csv', '-f', 'email', '-o', 'cols.out', 'cols.csv']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('cuckoo: dedup: -f, --fields "email": no column named "email" in the header (its columns: id, e-mail)\n');
+    expect(result.stderr).toBe('cuckoo: dedup: -f, --fields "email": no column named "email" in the header (its columns: "id", "e-mail")\n');
     expect(readFileSync(join(dir, 'cols.out'), 'utf8')).toBe('old');
     expect(run(['dedup', '--csv', '-z', 'cols.csv'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--csv and -z, --zero-terminated do not go together/) });
     expect(run(['dedup', '--csv', '-t', '"', 'cols.csv'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/not a quote or line end/) });
@@ -279,6 +279,36 @@ print('same' if got == expected else 'different: %d rows, expected %d' % (len(go
     expect(run(['dedup', '--csv', 'h4.csv', 'h1.csv'])).toMatchObject({ code: 1, stderr: 'cuckoo: h4.csv: --csv: an input ends inside a quoted field\n' });
     // Without --csv, nothing of the kind: the second header is a line like any other.
     expect(run(['dedup', 'h1.csv', 'h3.csv']).stdout.toString()).toBe('id,name\n1,a\n2,b\nid,nom\n5,a\n');
+  });
+
+  test('--csv: an input that ends inside a quoted field is an error, the last one too (it would lose a record)', () => {
+    const result = run(['dedup', '--csv'], 'h\nab\n"ab\n');
+    expect(result).toMatchObject({ code: 1, stderr: 'cuckoo: standard input: --csv: an input ends inside a quoted field\n' });
+    writeFileSync(join(dir, 'open.out'), 'old');
+    expect(run(['dedup', '--csv', '-o', 'open.out'], 'h\n"x').code).toBe(1);
+    expect(readFileSync(join(dir, 'open.out'), 'utf8')).toBe('old');
+  });
+
+  test('flags are checked before the inputs, a --seen that cannot be written stops the run before -o is touched', () => {
+    writeFileSync(join(dir, 'keep.out'), 'KEEP');
+    writeFileSync(join(dir, 'some.txt'), 'a\nb\n');
+    expect(run(['dedup', '--seen', 'no-such-folder/s.cuckoo', '-o', 'keep.out', 'some.txt'])).toMatchObject({ code: 1,
+      stderr: 'cuckoo: no-such-folder/s.cuckoo: cannot create: the folder no-such-folder does not exist\n' });
+    expect(readFileSync(join(dir, 'keep.out'), 'utf8')).toBe('KEEP');
+    expect(run(['dedup', '-o', '', 'some.txt'])).toMatchObject({ code: 2, stderr: 'cuckoo: dedup: -o, --output needs a file name (or - for standard output), got ""\n' });
+    expect(run(['dedup', '--seen', '', 'some.txt']).code).toBe(2);
+    expect(run(['dedup', '--seen', 'some.txt/x', 'some.txt'])).toMatchObject({ code: 1, stderr: 'cuckoo: --seen some.txt/x: a part of the path is not a folder\n' });
+    expect(run(['dedup', '--capacity', 'abc', 'missing.txt'])).toMatchObject({ code: 2, stderr: 'cuckoo: --capacity must be a whole number >= 1, got "abc"\n' });
+    expect(run(['dedup', '--seen', '-', 'missing.txt']).code).toBe(2);
+  });
+
+  test('the default meets its budget where the help says: 1.05 million unique lines in a file, and a first file of one long line', () => {
+    writeFileSync(join(dir, 'million.txt'), Array.from({ length: 1_050_000 }, (_, i) => `${1_000_000 + i}`).join('\n') + '\n');
+    expect(run(['dedup', '--stats', '-o', '/dev/null', 'million.txt']).stderr).toMatch(/at most 0\.00\d+ \(the default aims at 0.01 or less: met\)/);
+    writeFileSync(join(dir, 'long.txt'), `${'x'.repeat(3 << 20)}\n`);
+    const both = run(['dedup', '--stats', '-o', '/dev/null', 'long.txt', 'million.txt']).stderr;
+    expect(both).toMatch(/met\)/);
+    expect(both).not.toMatch(/not met/);
   });
 
   test('--stats states the expected wrong drops and whether the default met its 0.01', () => {
@@ -501,7 +531,8 @@ describe('outputs are replaced only when complete', () => {
     writeFileSync(file, 'x\ny\nx\nz\n');
     expect(run(['dedup', '-o', file, file])).toMatchObject({ code: 0, stderr: '' });
     expect(readFileSync(file, 'utf8')).toBe('x\ny\nz\n');
-    expect(readdirSync(dir).filter((n) => n.includes('cuckoo-tmp'))).toEqual([]);
+    // (Only its own: a run killed by SIGKILL elsewhere in this folder leaves its temporary file, as sort -o's.)
+    expect(readdirSync(dir).filter((n) => n.includes('self.txt') && n.includes('cuckoo-tmp'))).toEqual([]);
   });
 
   test.each([['SIGTERM', 143], ['SIGKILL', null]] as const)('a build stopped by %s leaves the old filter untouched', (signal, status) => {

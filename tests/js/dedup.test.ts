@@ -151,7 +151,7 @@ describe('the documented line rules', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(CuckooFilterError);
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'no column named "town" in the header (its columns: id, the "long" name, x)' });
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'no column named "town" in the header (its columns: "id", "the "long" name", "x")' });
     expect(() => bad.push(Buffer.from('1\n'))).toThrow(/no column named "town"/); // stopped for good
     expect(() => new LineDeduper({ csv: true, zeroTerminated: true })).toThrow(/csv and zeroTerminated do not go together/);
     expect(() => new LineDeduper({ csv: true, delimiter: '"' })).toThrow(/not a quote or line end/);
@@ -263,6 +263,11 @@ describe('growth and sizing', () => {
       }
     }
     expect(planDedup({ inputBytes: 1_000 * 12 }, sample).capacity).toBe(1_100); // a small file: no larger than its lines
+    // A first block of one long line tells little about a large input: the budget plans for all it can hold.
+    expect(planDedup({ inputBytes: 40_000_000 }, Buffer.from(`${'x'.repeat(3_000_000)}\n`)).capacity).toBe(BUDGET_START_LIMIT);
+    // One long line among short ones: the median, not the mean.
+    const mixed = Buffer.concat([Buffer.from(`${'x'.repeat(3_000_000)}\n`), sample]);
+    expect(planDedup({ inputBytes: 4_000_000 * 12 }, mixed).capacity).toBeGreaterThan(1_000_000);
     expect(planDedup({ fpRate: 1e-6, inputBytes: 4_000_000 * 12 }, sample)).toMatchObject({ automatic: false, capacity: 65_536 });
     // From a pipe the expectation grows with the unique lines: 0.01 is passed at about 1.2 million.
     expect(expectedWrongDrops(1_100_000, 65_536)).toBeLessThan(0.01);

@@ -60,14 +60,15 @@ test('the tarball holds the built package and nothing else of the repo', () => {
   expect(listing).toEqual(expect.arrayContaining(linked));
 });
 
-// The budget is 74 KB: 60 KB until 2026-11-25, when the edge fixes and the dedup engine's NUL records,
+// The budget is 75 KB: 60 KB until 2026-11-25, when the edge fixes and the dedup engine's NUL records,
 // written duplicates, --seen and keys from fields took cjs/node to 61.2 KB (62 KB), and then growth in
 // place to 70.4 KB: a table that doubles in two slot widths (16- and 32-bit), behind every operation
 // (batches, merge, union, format version 5), 11 KB of wasm code before gzip (72 KB); then on 2026-11-26
 // CSV records (a scan that knows quotes, keys from decoded fields, columns by header name) and the
-// automatic default rate, to 72.8 KB (74 KB). The wasm binary ships deflated and in base64 (scripts/inline-wasm.mjs): as
+// automatic default rate, then several inputs with their headers and the core's sum of wrong drops, to
+// 74.0 KB (75 KB). The wasm binary ships deflated and in base64 (scripts/inline-wasm.mjs): as
 // Emscripten's SINGLE_FILE base64 of the raw binary it took 69-72 KB, because gzip cannot see through base64.
-test('stays within its size budget: what one environment loads, wasm included, at most 74 KB gzipped', () => {
+test('stays within its size budget: what one environment loads, wasm included, at most 75 KB gzipped', () => {
   const read = (p: string) => execFileSync('tar', ['-xzOf', tarball, `package/${p}`]);
   // An entry and every module it imports (relative imports and requires), with the one wasm glue module.
   const closure = (entry: string): Buffer[] => {
@@ -89,7 +90,7 @@ test('stays within its size budget: what one environment loads, wasm included, a
     'js/dist/esm/redis.js', 'js/dist/cjs/redis.js']) {
     const files = closure(entry);
     expect(files.length).toBeGreaterThanOrEqual(5);
-    expect([entry, gzipSync(Buffer.concat(files), { level: 9 }).length <= 74_000]).toEqual([entry, true]);
+    expect([entry, gzipSync(Buffer.concat(files), { level: 9 }).length <= 75_000]).toEqual([entry, true]);
   }
 });
 

@@ -23,7 +23,7 @@
 // data), an empty record has no fields. The first record, the header, is written and never deduplicated
 // (nor counted); select_fields() may name its columns. A record's key is its selected fields (all of
 // them without a selection), decoded, in the form a CSV writer gives them: joined by the delimiter, a
-// field quoted when it holds the delimiter, '"' or "\n" (a record of one empty field is ""), so two
+// field quoted when it holds the delimiter, '"' or "\n" (one empty value alone is ""), so two
 // records have one key exactly when their selected values are equal, and a record without quotes is
 // its own key (the same as without csv).
 #pragma once
@@ -130,6 +130,10 @@ enum LineRules : unsigned { newline_lines = 0, zero_terminated = 1, duplicates =
 
 class LineDeduper {
  public:
+  // New records counted at one rate in expected_wrong_drops(): few enough that the rate barely moves
+  // within a piece, many enough that the filter's batch path keeps its pace.
+  static constexpr std::size_t kRatePiece = 4096;
+
   // The filter must outlive the deduper; it may already hold keys (lines seen before count as seen).
   // Give it growth so that no input makes it stop early (only the chain's limit does). `rules`: LineRules.
   explicit LineDeduper(CuckooFilter& filter, unsigned rules = newline_lines) noexcept
@@ -172,6 +176,7 @@ class LineDeduper {
   [[nodiscard]] CUCKOO_COLD Status finish() {
     output_.clear();
     if (!failed_.ok()) return failed_;
+    if (csv_ && !carry_.empty() && carry_state_ == CsvState::quoted) return fail_open_quote();
     if (!carry_.empty()) {
       if (!dedup_one(carry_.data(), carry_.size(), true)) return failed_;
       carry_.release();
@@ -187,10 +192,7 @@ class LineDeduper {
     output_.clear();
     if (!failed_.ok()) return failed_;
     if (!carry_.empty()) {
-      if (csv_ && carry_state_ == CsvState::quoted) {
-        failed_ = Status::error(ErrorCode::invalid_argument, "an input ends inside a quoted field");
-        return failed_;
-      }
+      if (csv_ && carry_state_ == CsvState::quoted) return fail_open_quote();
       if (!dedup_one(carry_.data(), carry_.size(), true)) return failed_;
       carry_.clear();
     }
@@ -215,6 +217,9 @@ class LineDeduper {
   [[nodiscard]] std::size_t output_size() const noexcept { return output_.size(); }
   [[nodiscard]] std::uint64_t lines() const noexcept { return lines_; }
   [[nodiscard]] std::uint64_t unique() const noexcept { return unique_; }
+  // The expected number of new records wrongly dropped as false positives so far, at most: each piece of
+  // at most kRatePiece new records counted at the filter's rate after it (the rate only grows with adds).
+  [[nodiscard]] double expected_wrong_drops() const noexcept { return wrong_drops_; }
   [[nodiscard]] const CuckooFilter& filter() const noexcept { return filter_; }
   // Why the engine stopped (ok while it has not): capacity_exceeded at the chain's limit, out_of_memory.
   [[nodiscard]] const Status& failure() const noexcept { return failed_; }
@@ -232,6 +237,12 @@ class LineDeduper {
     std::size_t stop = length > 0 && record[length - 1] == end_ ? length - 1 : length;
     if (end_ == '\n' && stop > 0 && record[stop - 1] == '\r') --stop;
     return stop;
+  }
+
+  // An input ends inside a quoted field: its last record has no end, and would run into what follows.
+  CUCKOO_COLD Status fail_open_quote() {
+    failed_ = Status::error(ErrorCode::invalid_argument, "an input ends inside a quoted field");
+    return failed_;
   }
 
   // Returns the failure (whose ok() is false, for `return fail_out_of_memory().ok();`).
@@ -335,6 +346,7 @@ class LineDeduper {
     if (!seen && !filter_.add_hash(hash)) return fail_add();
     ++lines_;
     unique_ += !seen;
+    if (!seen) wrong_drops_ += filter_.expected_fp_rate();
     if (seen != writes_duplicates_) return true;
     const bool needs_end = last && (length == 0 || line[length - 1] != end_);
     if (!output_.append(line, length) || (needs_end && !output_.append(&end_, 1))) return fail_out_of_memory().ok();
@@ -374,7 +386,23 @@ class LineDeduper {
     if (!results_.reserve(count) || !output_.reserve(output_.size() + length)) return fail_out_of_memory().ok();
     const std::uint32_t* ranges = records;
     std::uint8_t* results = results_.data();
-    (void)filter_.add_if_absent_ranges(keys, ranges_.data(), count, results);
+    // In pieces, each counted at the rate after it (stats' wrong drops); a piece that stops at a key with
+    // no room leaves the rest not tried, as one call would.
+    for (std::size_t at = 0; at < count; at += kRatePiece) {
+      const std::size_t n = std::min(kRatePiece, count - at);
+      (void)filter_.add_if_absent_ranges(keys, ranges_.data() + 2 * at, n, results + at);
+      std::size_t added = 0;
+      bool stopped = false;
+      for (std::size_t i = at; i < at + n; ++i) {
+        added += results[i] == static_cast<std::uint8_t>(KeyResult::yes);
+        stopped = stopped || (results[i] != static_cast<std::uint8_t>(KeyResult::yes) && results[i] != static_cast<std::uint8_t>(KeyResult::no));
+      }
+      wrong_drops_ += static_cast<double>(added) * filter_.expected_fp_rate();
+      if (stopped) {
+        std::memset(results + at + n, static_cast<int>(KeyResult::not_tried), count - at - n);
+        break;
+      }
+    }
     // Where the current run of written records starts: new ones, or with writes_duplicates_ seen ones.
     std::size_t run = SIZE_MAX;
     const KeyResult written = writes_duplicates_ ? KeyResult::no : KeyResult::yes;
@@ -421,7 +449,7 @@ class LineDeduper {
 
   // The offset of the "\n" that ends the record being scanned from data[i] in `state`, or n (then `state`
   // is where the scan stands at n). One byte a step: for records with quotes and for carried ones.
-  std::size_t csv_scan(const std::uint8_t* data, std::size_t i, std::size_t n, CsvState& state) const noexcept {
+  CUCKOO_COLD std::size_t csv_scan(const std::uint8_t* data, std::size_t i, std::size_t n, CsvState& state) const noexcept {
     while (i < n) {
       if (state == CsvState::quoted) {
         const auto found = static_cast<std::size_t>(detail::find_byte(data, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n), '"'));
@@ -508,7 +536,7 @@ class LineDeduper {
   }
 
   // Appends one decoded field to keys_ in its written form (the file's comment).
-  bool append_cell(std::size_t cell, bool alone) {
+  CUCKOO_COLD bool append_cell(std::size_t cell, bool alone) {
     const std::uint8_t* value = cell_bytes_.data() + cells_.data()[2 * cell];
     const std::size_t length = cells_.data()[2 * cell + 1] - cells_.data()[2 * cell];
     bool quote = alone && length == 0;
@@ -522,8 +550,35 @@ class LineDeduper {
     return keys_.append(&kQuote, 1);
   }
 
-  // Appends the key of a CSV record (without its end) to keys_. False when out of memory.
+  // How many values a selection takes from a record of `fields` fields: a closed range all it names (the
+  // missing ones empty), an open one those the record has.
+  [[nodiscard]] CUCKOO_COLD std::size_t selected_values(std::size_t fields) const noexcept {
+    std::size_t n = 0;
+    for (std::size_t r = 0; r < fields_.size() / 2; ++r) {
+      const std::uint32_t from = fields_.data()[2 * r];
+      const std::uint32_t to = fields_.data()[2 * r + 1];
+      n += to != 0 ? to - from + 1 : (fields >= from ? fields - from + 1 : 0);
+    }
+    return n;
+  }
+
+  // Appends the key of a CSV record (without its end) to keys_. False when out of memory. A selection of
+  // one empty value is written "" (as a record of one empty field), so that it differs from none.
   [[gnu::noinline]] CUCKOO_COLD bool append_csv_key(const std::uint8_t* record, std::size_t length) {
+    const std::size_t start = keys_.size();
+    if (!append_csv_key_of(record, length)) return false;
+    if (fields_.empty() || keys_.size() != start) return true;
+    std::size_t fields = 0;
+    if (std::memchr(record, '"', length) != nullptr) {
+      fields = cells_.size() / 2;  // decoded by append_csv_key_of
+    } else if (length > 0) {
+      fields = 1 + static_cast<std::size_t>(std::count(record, record + length, delimiter_));
+    }
+    static constexpr std::uint8_t kEmpty[2] = {'"', '"'};
+    return selected_values(fields) != 1 || keys_.append(kEmpty, 2);
+  }
+
+  CUCKOO_COLD bool append_csv_key_of(const std::uint8_t* record, std::size_t length) {
     if (std::memchr(record, '"', length) == nullptr) {
       return fields_.empty() ? keys_.append(record, length) && keys_.size() < UINT32_MAX : append_field_key(record, length);
     }
@@ -584,7 +639,9 @@ class LineDeduper {
         std::string columns;
         for (std::size_t c = 0; c < cell_count && c < 20; ++c) {
           if (c > 0) columns += ", ";
+          columns += '"';
           columns.append(reinterpret_cast<const char*>(cell_bytes_.data() + cells_.data()[2 * c]), cells_.data()[2 * c + 1] - cells_.data()[2 * c]);
+          columns += '"';
         }
         if (cell_count > 20) columns += ", ...";
         failed_ = Status::error(ErrorCode::invalid_argument, "no column named \"" + std::string(reinterpret_cast<const char*>(name), name_length) +
@@ -600,7 +657,7 @@ class LineDeduper {
   }
 
   // Sorts fields_ and merges overlapping or adjacent ranges (the order append_field_key() needs).
-  void merge_fields() noexcept {
+  CUCKOO_COLD void merge_fields() noexcept {
     auto* r = fields_.data();
     const std::size_t count = fields_.size() / 2;
     for (std::size_t i = 1; i < count; ++i)  // insertion sort by first field: a handful of ranges
@@ -642,6 +699,7 @@ class LineDeduper {
   detail::Buffer<std::uint8_t> results_;
   std::uint64_t lines_ = 0;
   std::uint64_t unique_ = 0;
+  double wrong_drops_ = 0;
   Status failed_;
 };
 

@@ -35,11 +35,11 @@ FILE '-' (or no FILE) is standard input. Exit status: 0 done, 1 error, 2 usage e
 Writes each line of the files (or standard input) the first time it is seen, in input order. A line's
 key is its bytes without "\\n" or "\\r\\n" (a CRLF line equals its LF twin); each line keeps its own
 ending, and a last line without one gets "\\n". A cuckoo filter remembers the lines seen, in 4.2 to
-8.4 bytes per unique line (a file of over a million lines: at least 4.4 per line it has, up to 34 MB).
-A line never seen before is dropped only by a false positive: by default the expected number of such
-lines in a run is at most 0.01 for files of up to 5 million lines and pipes of up to 1 million unique
-lines; past that it grows with the unique lines (10 million: 0.022 from a file, 0.14 from a pipe;
-100 million: 0.74 and 2), and --stats says what it was.
+8.4 bytes per unique line; a file of over a million lines starts larger (up to 34 MB), so that the
+budget below holds even if every line is unique. A line never seen before is dropped only by a false
+positive: by default the expected number of such lines in a run is at most 0.01 for files of up to 5
+million lines and pipes of up to 1 million unique lines; past that it grows with the unique lines (10
+million: 0.022 from a file, 0.14 from a pipe; 100 million: 0.74 and 2), and --stats says what it was.
 
 Options:
   -o, --output FILE  write to FILE, replaced only when complete (it may be one of the inputs)
@@ -226,15 +226,22 @@ async function dedup(args: string[]): Promise<number> {
   }
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = values['fp-rate'] === undefined ? undefined : rate('--fp-rate', values['fp-rate'], 0);
+  // Every flag is checked before the inputs are (a usage error is one whatever the files).
+  const seenPath = values.seen as string | undefined;
+  wholeNumber('--capacity', values.capacity); // checked whether or not an existing FILE makes it unused
+  if (values.output === '') throw new UsageError('dedup: -o, --output needs a file name (or - for standard output), got ""');
+  if (seenPath === '' || seenPath === STDIN || (seenPath !== undefined && values.output !== undefined && sameFile(seenPath, values.output as string))) {
+    throw new UsageError(`dedup: --seen FILE must be a file of its own, not standard input or the output, got "${seenPath}"`);
+  }
   const inputBytes = checkInputs(inputs); // before the output is created
   // The lines of earlier runs, when FILE exists and is not empty (read and checked before anything is
   // written: a file that is not a filter is an error, and nothing is written).
-  const seenPath = values.seen as string | undefined;
-  wholeNumber('--capacity', values.capacity); // checked whether or not an existing FILE makes it unused
-  if (seenPath === STDIN || (seenPath !== undefined && values.output !== undefined && sameFile(seenPath, values.output as string))) {
-    throw new UsageError(`dedup: --seen FILE must be a file of its own, not standard input or the output, got "${seenPath}"`);
+  let seenStat: ReturnType<typeof statSync>;
+  try {
+    seenStat = seenPath === undefined ? undefined : statSync(seenPath, { throwIfNoEntry: false });
+  } catch (error) {
+    throw new InputError(`--seen ${seenPath}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a part of the path is not a folder' : (error as Error).message}`);
   }
-  const seenStat = seenPath === undefined ? undefined : statSync(seenPath, { throwIfNoEntry: false });
   let seen: CuckooFilter | undefined;
   if (seenStat && !(seenStat.isFile() && seenStat.size === 0)) {
     await ready();
@@ -244,13 +251,15 @@ async function dedup(args: string[]): Promise<number> {
       throw error instanceof CuckooFilterError ? new InputError(`${seenPath}: ${error.message}`) : error;
     }
   }
+  // The state's temporary file is made before the output's, so that a state that cannot be written (its
+  // folder missing) stops the run before the output is touched.
+  const state = seenPath === undefined ? undefined : await openOutput(seenPath);
   const out = await openOutput(values.output as string | undefined);
   const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes), seen);
   await out.commit();
   // The state after the output: a run stopped in between prints its new lines again next time, never
   // loses one. Written to a temporary file and renamed, so a failed or killed run leaves it as it was.
-  if (seenPath !== undefined) {
-    const state = await openOutput(seenPath);
+  if (state) {
     await state.write(seen ? seen.export() : deduper.exportFilter());
     await state.commit();
   }
@@ -268,7 +277,7 @@ async function dedup(args: string[]): Promise<number> {
           ? `doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
           : `${s.subFilters} sub-filter(s), ${s.fingerprintBits}-bit fingerprints at first, ${s.filterBytes} bytes\n`)) +
       `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${s.wrongDropBound.toPrecision(3)}` +
-      (plan?.automatic ? ` (the default aims at ${DEDUP_LOSS_BUDGET} or less: ${s.wrongDropBound <= DEDUP_LOSS_BUDGET ? 'met' : 'not met at this many unique lines; --capacity near their number lowers it'})` : '') + '\n' +
+      (plan?.automatic ? ` (the default aims at ${DEDUP_LOSS_BUDGET} or less: ${s.wrongDropBound <= DEDUP_LOSS_BUDGET ? 'met' : `not met at this many unique lines; ${plan.capacity < s.unique ? '--capacity near their number lowers it' : 'no start does better'}`})` : '') + '\n' +
       (csv ? `${NAME} dedup: the CSV header was written and is not counted above\n` : ''),
     );
   }
