@@ -13,7 +13,7 @@
 import { CuckooFilterError, invalid } from './errors.js';
 import { CuckooFilter, disposeSymbol, liveHandle } from './filter.js';
 import { describe, ownUint8View, typedLength } from './key_codec.js';
-import { copyToScratch, readDedupReport } from './heap.js';
+import { copyToScratch, isHeapView, readDedupReport } from './heap.js';
 import { ErrorCode, LineRules } from './abi.js';
 import { CuckooModule, errorFromModule, ready, requireModule } from './wasm_module.js';
 import { checkRate } from './options.js';
@@ -404,7 +404,7 @@ export class LineDeduper {
    */
   pushInHeap(block: Uint8Array): Uint8Array {
     this.checkOpen('push');
-    if (block.buffer !== this.m.HEAPU8.buffer) throw invalid('pushInHeap() takes a view of the module\'s heap');
+    if (!isHeapView(this.m, block)) throw invalid('pushInHeap() takes a view of the module\'s heap');
     const { byteOffset: address, length } = block;
     if (length === 0) return new Uint8Array(0);
     // The plan reads the first block after making a probe filter, which may grow the heap and detach the

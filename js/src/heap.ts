@@ -470,3 +470,19 @@ export function packIntegers(m: HeapModule, view: Uint8Array, width: number, sta
   m.HEAPU8.set(view.subarray(start * width, (start + count) * width), keys);
   return { keys, results: keys + count * 8, count };
 }
+
+/** Whether `view` is a view of the module's heap (of its memory now: growing it detaches older views). */
+export function isHeapView(m: HeapModule, view: Uint8Array): boolean {
+  return view.buffer === m.HEAPU8.buffer;
+}
+
+/**
+ * `count` blocks of `size` bytes in the module's heap, allocated for as long as the process runs (the
+ * `cuckoo` command reads its input there, where the core reads it in place), or undefined when the heap
+ * cannot hold them. view(i) is taken anew at every use: a call that grows the heap detaches older views.
+ */
+export function heapBlocks(m: HeapModule, size: number, count: number): { view(i: number): Uint8Array; memory(): ArrayBufferLike } | undefined {
+  const address = m._malloc(size * count) >>> 0;
+  if (address === 0) return undefined;
+  return { view: (i) => m.HEAPU8.subarray(address + i * size, address + (i + 1) * size), memory: () => m.HEAPU8.buffer };
+}

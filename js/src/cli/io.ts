@@ -7,6 +7,8 @@ import { FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { declaredExportLength } from '../filter.js';
+import { heapBlocks, isHeapView } from '../heap.js';
+import type { HeapModule } from '../wasm_loader.js';
 
 /** An error the command reports as one line (exit 1), without a stack trace. */
 export class InputError extends Error {}
@@ -110,14 +112,10 @@ export interface BlockBuffers {
 }
 
 /** Two blocks in the wasm heap (allocated there, for as long as the process runs). */
-export function heapBuffers(m: { HEAPU8: Uint8Array; _malloc(size: number): number }): BlockBuffers & { holds(block: Uint8Array): boolean } {
-  const address = m._malloc(2 * BLOCK) >>> 0;
-  if (address === 0) throw new InputError('out of memory for the input buffers');
-  return {
-    view: (turn) => m.HEAPU8.subarray(address + turn * BLOCK, address + (turn + 1) * BLOCK),
-    memory: () => m.HEAPU8.buffer,
-    holds: (block) => block.buffer === m.HEAPU8.buffer,
-  };
+export function heapBuffers(m: HeapModule): BlockBuffers & { holds(block: Uint8Array): boolean } {
+  const blocks = heapBlocks(m, BLOCK, 2);
+  if (!blocks) throw new InputError('out of memory for the input buffers');
+  return { ...blocks, holds: (block) => isHeapView(m, block) };
 }
 
 function ownBuffers(): BlockBuffers {
