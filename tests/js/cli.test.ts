@@ -319,6 +319,19 @@ print('same' if got == expected else 'different: %d rows, expected %d' % (len(go
     expect(fixed.stderr).toMatch(/wrongly dropped as false positives: at most \S+\n$/);
   });
 
+  test('--seen FILE: a run that meets no new line leaves FILE as it was (not rewritten), and leaves no temporary file', () => {
+    const state = join(dir, 'unchanged.cuckoo');
+    writeFileSync(join(dir, 'unchanged.txt'), 'a\nb\na\n');
+    expect(run(['dedup', '--seen', state, 'unchanged.txt']).stdout.toString()).toBe('a\nb\n');
+    const before = statSync(state);
+    expect(run(['dedup', '--seen', state, 'unchanged.txt'])).toMatchObject({ code: 0, stdout: Buffer.alloc(0) });
+    const after = statSync(state);
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    expect(readdirSync(dir).filter((n) => n.includes('unchanged.cuckoo') && n.includes('cuckoo-tmp'))).toEqual([]);
+    expect(run(['dedup', '--seen', state], 'c\n').stdout.toString()).toBe('c\n');
+    expect(statSync(state).ino).not.toBe(before.ino); // a new line: rewritten (renamed into place)
+  });
+
   test('--seen FILE: two runs over overlapping files print each line once in all; FILE is a filter', () => {
     const state = join(dir, 'state.cuckoo');
     const one = join(dir, 'run1.txt');

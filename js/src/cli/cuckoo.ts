@@ -259,7 +259,10 @@ async function dedup(args: string[]): Promise<number> {
   await out.commit();
   // The state after the output: a run stopped in between prints its new lines again next time, never
   // loses one. Written to a temporary file and renamed, so a failed or killed run leaves it as it was.
-  if (state) {
+  // A run that met no new line left the filter as FILE holds it: FILE stays, byte for byte.
+  if (state && seen && deduper.stats.unique === 0) {
+    state.abort();
+  } else if (state) {
     await state.write(seen ? seen.export() : deduper.exportFilter());
     await state.commit();
   }
