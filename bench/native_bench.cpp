@@ -36,7 +36,8 @@ std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed) {
 }
 
 // Key i of `present` or of `absent`, each with probability 1/2.
-std::vector<std::uint64_t> half_present(const std::vector<std::uint64_t>& present, const std::vector<std::uint64_t>& absent) {
+std::vector<std::uint64_t> half_present(const std::vector<std::uint64_t>& present,
+                                        const std::vector<std::uint64_t>& absent) {
   cuckoo::SplitMix64 coin{4};
   std::vector<std::uint64_t> mixed(present.size());
   for (std::size_t i = 0; i < mixed.size(); ++i) mixed[i] = (coin.next() & 1) != 0 ? present[i] : absent[i];
@@ -47,9 +48,7 @@ std::span<const std::uint8_t> bytes(const std::uint64_t& k) {
   return {reinterpret_cast<const std::uint8_t*>(&k), sizeof k};
 }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Seconds taken by call(first, count) over items [0, items) in batches of kBatch keys (what the wasm
 // batches pass).
@@ -124,8 +123,8 @@ struct Rates {
   }
 };
 
-void throughput_case(const char* name, std::uint64_t capacity, std::size_t items, unsigned bits,
-                     unsigned bucket_size, bool semi_sorted = false) {
+void throughput_case(const char* name, std::uint64_t capacity, std::size_t items, unsigned bits, unsigned bucket_size,
+                     bool semi_sorted = false) {
   const auto keys = random_keys(items, 1);
   const auto absent = random_keys(items, 2);
   const auto mixed = half_present(keys, absent);
@@ -182,9 +181,9 @@ void throughput_case(const char* name, std::uint64_t capacity, std::size_t items
       "\"batch_insert_mops\":%.2f,\"batch_lookup_positive_mops\":%.2f,\"batch_lookup_negative_mops\":%.2f,"
       "\"batch_delete_mops\":%.2f,\"bits_per_item\":%.3f,\"fpr\":%.6f,\"repeats\":%d}\n",
       name, static_cast<unsigned long long>(capacity), items, added, found, load, bucket_size, bits,
-      semi_sorted ? "true" : "false", best.insert,
-      best.positive, best.negative, best.mixed, best.remove, best.batch_insert, best.batch_positive, best.batch_negative,
-      best.batch_remove, bits_per_item, static_cast<double>(false_positives) / static_cast<double>(items), g_repeats);
+      semi_sorted ? "true" : "false", best.insert, best.positive, best.negative, best.mixed, best.remove,
+      best.batch_insert, best.batch_positive, best.batch_negative, best.batch_remove, bits_per_item,
+      static_cast<double>(false_positives) / static_cast<double>(items), g_repeats);
   std::fflush(stdout);
 }
 
@@ -219,7 +218,8 @@ void fill_case(std::uint64_t capacity, unsigned bits, unsigned bucket_size) {
     auto batched = make(capacity, bits, bucket_size);
     batch_added = 0;
     const double batch_s = time_in_batches(keys.size(), [&](std::size_t i, std::size_t n) {
-      batch_added += batched.add_many(reinterpret_cast<const std::uint8_t*>(keys.data() + i), offsets.data(), n, results.data());
+      batch_added +=
+          batched.add_many(reinterpret_cast<const std::uint8_t*>(keys.data() + i), offsets.data(), n, results.data());
     });
     batch_fill_mops = std::max(batch_fill_mops, mops(keys.size(), batch_s));
   }
@@ -255,7 +255,8 @@ void growth_case(std::uint64_t initial, std::size_t items) {
         "\"lookup_mixed_mops\":%.2f,\"bits_per_item\":%.3f,\"fpr\":%.6f,\"expected_fpr\":%.6f}\n",
         grows ? "growth_x2_from_initial" : "sized_right_from_the_start", static_cast<unsigned long long>(o.capacity),
         items, r.added, filter.sub_filter_count(), mops(items, r.insert_s), mops(items, r.positive_s),
-        mops(items, r.negative_s), mops(items, r.mixed_s), static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(items),
+        mops(items, r.negative_s), mops(items, r.mixed_s),
+        static_cast<double>(filter.byte_size()) * 8 / static_cast<double>(items),
         static_cast<double>(r.false_positives) / static_cast<double>(items), filter.expected_fp_rate());
     std::fflush(stdout);
   }
@@ -266,8 +267,8 @@ void growth_case(std::uint64_t initial, std::size_t items) {
 // call at a time: lookups, the whole growth's adds against the sized filter's, memory, false positives;
 // then half of the keys deleted from each growing filter, and how many of the other half went missing.
 template <class Filter>
-SingleCalls time_integer_calls(Filter& filter, const std::vector<std::uint64_t>& keys, const std::vector<std::uint64_t>& absent,
-                               const std::vector<std::uint64_t>& mixed) {
+SingleCalls time_integer_calls(Filter& filter, const std::vector<std::uint64_t>& keys,
+                               const std::vector<std::uint64_t>& absent, const std::vector<std::uint64_t>& mixed) {
   SingleCalls r;
   auto start = Clock::now();
   for (const auto k : keys) r.added += filter.add(k);
@@ -302,12 +303,13 @@ void in_place_case(std::uint64_t initial, std::size_t items) {
     std::printf(
         "{\"bench\":\"native\",\"case\":\"growth_in_place\",\"kind\":\"%s\",\"initial_capacity\":%llu,\"items\":%zu,"
         "\"added\":%zu,\"tables_or_doublings\":%u,\"insert_mops\":%.2f,\"lookup_positive_mops\":%.2f,"
-        "\"lookup_negative_mops\":%.2f,\"lookup_mixed_mops\":%.2f,\"bits_per_item\":%.3f,\"fpr\":%.6f,\"expected_fpr\":%.6f,"
+        "\"lookup_negative_mops\":%.2f,\"lookup_mixed_mops\":%.2f,\"bits_per_item\":%.3f,\"fpr\":%.6f,\"expected_fpr\":"
+        "%.6f,"
         "\"lost_after_deleting_half\":%lld}\n",
         kind, static_cast<unsigned long long>(initial), items, r.added, tables, mops(items, r.insert_s),
         mops(items, r.positive_s), mops(items, r.negative_s), mops(items, r.mixed_s),
-        static_cast<double>(bytes) * 8 / static_cast<double>(items), static_cast<double>(r.false_positives) / static_cast<double>(items),
-        expected, lost);
+        static_cast<double>(bytes) * 8 / static_cast<double>(items),
+        static_cast<double>(r.false_positives) / static_cast<double>(items), expected, lost);
     std::fflush(stdout);
   };
   {
@@ -367,8 +369,8 @@ void doubling_pause_case(std::uint64_t initial, std::size_t items) {
   std::printf(
       "{\"bench\":\"native\",\"case\":\"doubling_pause\",\"initial_capacity\":%llu,\"items\":%zu,\"doublings\":%u,"
       "\"bytes\":%llu,\"slowest_add_s\":%.4f,\"slowest_from_bytes\":%llu,\"all_adds_s\":%.3f}\n",
-      static_cast<unsigned long long>(initial), items, f.doublings(), static_cast<unsigned long long>(f.byte_size()), slowest,
-      static_cast<unsigned long long>(slowest_from_bytes), total);
+      static_cast<unsigned long long>(initial), items, f.doublings(), static_cast<unsigned long long>(f.byte_size()),
+      slowest, static_cast<unsigned long long>(slowest_from_bytes), total);
   std::fflush(stdout);
 }
 
@@ -399,11 +401,17 @@ void packed_strings_case(std::size_t items) {
     cuckoo::CuckooFilter filter(o);
     fingerprint_bits = filter.fingerprint_bits();
     // Offsets are absolute here; the core takes them relative to the bytes pointer it is given.
-    add_mops = std::max(add_mops, run([&](std::size_t i, std::size_t n) { filter.add_many(data, offsets.data() + i, n, results.data() + i); }));
-    has_mops = std::max(has_mops, run([&](std::size_t i, std::size_t n) { filter.contains_many(data, offsets.data() + i, n, results.data() + i); }));
+    add_mops = std::max(add_mops, run([&](std::size_t i, std::size_t n) {
+                          filter.add_many(data, offsets.data() + i, n, results.data() + i);
+                        }));
+    has_mops = std::max(has_mops, run([&](std::size_t i, std::size_t n) {
+                          filter.contains_many(data, offsets.data() + i, n, results.data() + i);
+                        }));
     found = 0;
     for (std::size_t i = 0; i < items; ++i) found += results[i];
-    miss_mops = std::max(miss_mops, run([&](std::size_t i, std::size_t n) { filter.contains_many(absent, absent_offsets.data() + i, n, results.data() + i); }));
+    miss_mops = std::max(miss_mops, run([&](std::size_t i, std::size_t n) {
+                           filter.contains_many(absent, absent_offsets.data() + i, n, results.data() + i);
+                         }));
   }
   std::printf(
       "{\"bench\":\"native\",\"case\":\"packed_string_keys_batch\",\"items\":%zu,\"found\":%zu,"

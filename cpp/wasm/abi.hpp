@@ -12,9 +12,9 @@ namespace cuckoo_wasm {
 // What create() reads: the options of a new filter. A field marked optional is read only when its bit is
 // set in `given`; the others always are.
 struct CreateOptions {
-  double capacity;                // exact below 2^53
-  double fp_rate;                 // optional
-  std::uint32_t seed_low;         // the seed's two halves: JavaScript writes them without BigInt
+  double capacity;         // exact below 2^53
+  double fp_rate;          // optional
+  std::uint32_t seed_low;  // the seed's two halves: JavaScript writes them without BigInt
   std::uint32_t seed_high;
   std::uint32_t fingerprint_bits;  // optional
   std::uint32_t bucket_size;       // optional

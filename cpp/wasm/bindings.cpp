@@ -99,7 +99,6 @@ void import_end(Handle i) { delete &object_at<Importer>(i); }
 
 void destroy(Handle h) { delete &at(h); }
 
-
 // A cuckoo::AddFailure: none when the key was added, else why not, in the same call.
 unsigned add(Handle h, std::uint32_t address, std::uint32_t length) {
   auto& f = filter(h);
@@ -123,7 +122,8 @@ unsigned add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
   auto& f = filter(h);
   const auto hash = f.hash_of(ptr(address), length);
   if (f.contains_hash(hash)) return kAlreadyPresent;
-  return f.add_hash(hash) ? static_cast<unsigned>(cuckoo::AddFailure::none) : static_cast<unsigned>(f.last_add_failure());
+  return f.add_hash(hash) ? static_cast<unsigned>(cuckoo::AddFailure::none)
+                          : static_cast<unsigned>(f.last_add_failure());
 }
 
 // Adds other's fingerprints; returns a cuckoo::ErrorCode (message: lastErrorText).
@@ -147,16 +147,16 @@ unsigned max_doublings(Handle h) { return filter(h).max_doublings(); }
 
 // Batches: keys are bytes[offsets[i], offsets[i+1]) relative to `bytes`; results get one byte per key.
 double add_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
-  return static_cast<double>(filter(h).add_many(ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)),
-                                                count, mutable_ptr(results)));
+  return static_cast<double>(filter(h).add_many(ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)), count,
+                                                mutable_ptr(results)));
 }
 void contains_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
   filter(h).contains_many(ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)), count,
                           mutable_ptr(results));
 }
 double remove_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
-  return static_cast<double>(filter(h).remove_many(
-      ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)), count, mutable_ptr(results)));
+  return static_cast<double>(filter(h).remove_many(ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)),
+                                                   count, mutable_ptr(results)));
 }
 
 // Batches of integer keys as a typed array holds them: `count` keys of `width` bytes (4: u32; 8: u64, or
@@ -203,7 +203,6 @@ unsigned max_kicks(Handle h) { return filter(h).max_kicks(); }
 std::uint32_t seed_low(Handle h) { return static_cast<std::uint32_t>(filter(h).seed()); }
 std::uint32_t seed_high(Handle h) { return static_cast<std::uint32_t>(filter(h).seed() >> 32); }
 
-
 // Read-only view of the table and the key arithmetic, for the demo and the golden-vector tests.
 std::uint32_t slot(Handle h, double bucket, unsigned slot_index) {
   return filter(h).slot(static_cast<std::uint64_t>(bucket), slot_index);
@@ -213,9 +212,12 @@ std::uint32_t bucket_code(Handle h, double bucket) { return filter(h).bucket_cod
 void locate(Handle h, std::uint32_t address, std::uint32_t length, std::uint32_t out) {
   const auto& f = filter(h);
   const auto where = f.locate(key(address, length));
-  *reinterpret_cast<LocateRecord*>(mutable_ptr(out)) = {
-      where.index, where.alternate_index, where.fingerprint, static_cast<std::uint32_t>(where.hash),
-      static_cast<std::uint32_t>(where.hash >> 32), cuckoo::alternate_offset(where.fingerprint, f.num_buckets())};
+  *reinterpret_cast<LocateRecord*>(mutable_ptr(out)) = {where.index,
+                                                        where.alternate_index,
+                                                        where.fingerprint,
+                                                        static_cast<std::uint32_t>(where.hash),
+                                                        static_cast<std::uint32_t>(where.hash >> 32),
+                                                        cuckoo::alternate_offset(where.fingerprint, f.num_buckets())};
 }
 
 // The other bucket of a fingerprint that sits in `bucket` of the first sub-filter, and its odd offset r:
@@ -232,8 +234,9 @@ std::uint32_t alternate_offset_of(Handle h, std::uint32_t fingerprint) {
 // undo per kick, and the place before it), so that recording never allocates.
 int set_tracing(Handle h, bool on) {
   Instance& i = at(h);
-  if (on && (!memory_for_call() || (!cuckoo::detail::reserve_nothrow(i.trace.steps, 2 * std::size_t{i.filter.max_kicks()} + 1) &&
-                                     !heap_is_full())))
+  if (on &&
+      (!memory_for_call() ||
+       (!cuckoo::detail::reserve_nothrow(i.trace.steps, 2 * std::size_t{i.filter.max_kicks()} + 1) && !heap_is_full())))
     return last_error_code();
   i.filter.set_trace(on ? &i.trace : nullptr);
   return 0;
@@ -266,15 +269,18 @@ Handle dedup_create(Handle filter_handle, unsigned rules) {
 void dedup_destroy(Handle h) { delete &dedup_at(h); }
 // Keys from fields: `count` pairs of u32 field numbers at `ranges`, and with csv `names_length` bytes of
 // NUL-ended header names at `names` (LineDeduper::select_fields). An ErrorCode.
-CUCKOO_COLD int dedup_select(Handle h, unsigned delimiter, std::uint32_t ranges, std::uint32_t count, std::uint32_t names,
-                             std::uint32_t names_length) {
-  if (dedup_at(h).engine.select_fields(static_cast<std::uint8_t>(delimiter), reinterpret_cast<const std::uint32_t*>(ptr(ranges)), count,
-                                       ptr(names), names_length))
+CUCKOO_COLD int dedup_select(Handle h, unsigned delimiter, std::uint32_t ranges, std::uint32_t count,
+                             std::uint32_t names, std::uint32_t names_length) {
+  if (dedup_at(h).engine.select_fields(static_cast<std::uint8_t>(delimiter),
+                                       reinterpret_cast<const std::uint32_t*>(ptr(ranges)), count, ptr(names),
+                                       names_length))
     return 0;
   heap_is_full();
   return last_error_code();
 }
-std::uint32_t dedup_report(Handle h) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(&dedup_at(h).report)); }
+std::uint32_t dedup_report(Handle h) {
+  return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(&dedup_at(h).report));
+}
 
 int dedup_reported(Dedup& d, const cuckoo::Status& s) {
   d.report = {static_cast<double>(reinterpret_cast<std::uintptr_t>(d.engine.output())),

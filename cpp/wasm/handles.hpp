@@ -27,7 +27,8 @@ inline LastError g_last_error;
 
 // Records `message` under `code` (nothing for ok); returns code == ok. Out of line: every call that can
 // fail records.
-[[gnu::noinline]] CUCKOO_COLD inline bool record(cuckoo::ErrorCode code, const char* message, std::size_t length) noexcept {
+[[gnu::noinline]] CUCKOO_COLD inline bool record(cuckoo::ErrorCode code, const char* message,
+                                                 std::size_t length) noexcept {
   g_last_error.code = code;
   if (code == cuckoo::ErrorCode::ok) return true;
   const std::size_t n = length < sizeof g_last_error.text - 1 ? length : sizeof g_last_error.text - 1;

@@ -24,7 +24,8 @@ Handle adopt_redis(std::optional<RedisCuckooFilter>& made) {
 Handle redis_create(double capacity, unsigned bucket_size, unsigned max_iterations, unsigned expansion) {
   if (!memory_for_call()) return 0;
   std::optional<RedisCuckooFilter> made;
-  return record(RedisCuckooFilter::make({static_cast<std::uint64_t>(capacity), bucket_size, max_iterations, expansion}, made))
+  return record(RedisCuckooFilter::make({static_cast<std::uint64_t>(capacity), bucket_size, max_iterations, expansion},
+                                        made))
              ? adopt_redis(made)
              : 0;
 }
@@ -44,16 +45,18 @@ double redis_lookup(Handle h, std::uint32_t address, std::uint32_t length, bool 
   const auto& f = redis_at(h);
   return count ? static_cast<double>(f.count(key(address, length))) : f.contains(key(address, length));
 }
-bool redis_remove(Handle h, std::uint32_t address, std::uint32_t length) { return redis_at(h).remove(key(address, length)); }
+bool redis_remove(Handle h, std::uint32_t address, std::uint32_t length) {
+  return redis_at(h).remove(key(address, length));
+}
 void redis_compact(Handle h) { redis_at(h).compact(true); }
 // CF.INFO's numbers, as a RedisInfoRecord at `out`.
 void redis_info(Handle h, std::uint32_t out) {
   const auto& f = redis_at(h);
   *reinterpret_cast<RedisInfoRecord*>(mutable_ptr(out)) = {
-      static_cast<double>(f.info_size()),   static_cast<double>(f.num_buckets()),
+      static_cast<double>(f.info_size()),        static_cast<double>(f.num_buckets()),
       static_cast<double>(f.sub_filter_count()), static_cast<double>(f.num_items()),
-      static_cast<double>(f.num_deletes()), static_cast<double>(f.bucket_size()),
-      static_cast<double>(f.expansion()),   static_cast<double>(f.max_iterations())};
+      static_cast<double>(f.num_deletes()),      static_cast<double>(f.bucket_size()),
+      static_cast<double>(f.expansion()),        static_cast<double>(f.max_iterations())};
 }
 // The 38-byte dump header, written to `out`.
 void redis_header(Handle h, std::uint32_t out) { redis_at(h).write_header(mutable_ptr(out)); }

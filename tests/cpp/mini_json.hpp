@@ -1,5 +1,5 @@
-// A small JSON reader for the test vectors (golden.json, redisbloom.json; tests only). Numbers keep their source text so that
-// 64-bit integers are not rounded through a double.
+// A small JSON reader for the test vectors (golden.json, redisbloom.json; tests only). Numbers keep their source text
+// so that 64-bit integers are not rounded through a double.
 #pragma once
 
 #include <cstdint>
@@ -108,24 +108,37 @@ class Parser {
       if (pos_ >= s_.size()) fail("bad escape");
       c = s_[pos_++];
       switch (c) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
         case 'u': {
           unsigned code = hex4();
           // A surrogate pair is one code point; a lone surrogate is written as it stands (as WTF-8).
           if (code >= 0xD800 && code < 0xDC00 && s_.compare(pos_, 2, "\\u") == 0) {
             pos_ += 2;
             const unsigned low = hex4();
-            if (low >= 0xDC00 && low < 0xE000) code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-            else pos_ -= 6;
+            if (low >= 0xDC00 && low < 0xE000)
+              code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+            else
+              pos_ -= 6;
           }
           append_utf8(out, code);
           break;
         }
-        default: out += c;
+        default:
+          out += c;
       }
     }
     if (pos_ >= s_.size()) fail("unterminated string");

@@ -8,8 +8,7 @@
 
 using namespace cuckoo;
 
-TEST_CASE("alternate_index is an involution without fixed points: exhaustive on small tables",
-          "[alternate]") {
+TEST_CASE("alternate_index is an involution without fixed points: exhaustive on small tables", "[alternate]") {
   for (std::uint64_t n = 2; n <= 64; n += 2) {
     for (std::uint32_t fp = 1; fp < 256; ++fp) {
       for (std::uint32_t i = 0; i < n; ++i) {

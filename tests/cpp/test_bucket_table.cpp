@@ -172,7 +172,8 @@ TEST_CASE("a table past the huge-page threshold is zeroed, usable to its last sl
   }
   REQUIRE(written.size() == sample.size());  // at most a few repeats in a bucket of four
   for (const auto& [bucket, fp] : written) CHECK(table.contains_either(bucket, buckets - 1, fp));
-  for (unsigned s = 0; s < 4; ++s) table.set(buckets - 1, s, 0xFFFF);  // the last bucket full: its word load stays in bounds
+  for (unsigned s = 0; s < 4; ++s)
+    table.set(buckets - 1, s, 0xFFFF);  // the last bucket full: its word load stays in bounds
   CHECK(table.all_equal(buckets - 1, 0xFFFF));
   BucketTable moved = std::move(table);
   CHECK(moved.contains_either(buckets - 1, buckets - 1, 0xFFFF));

@@ -35,8 +35,8 @@ double measured_fp_rate(const DoublingFilter<Slot>& f, const char* prefix, std::
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("a doubling filter agrees with an exact multiset across doublings", "[doubling][model]", std::uint16_t,
-                   std::uint32_t) {
+TEMPLATE_TEST_CASE("a doubling filter agrees with an exact multiset across doublings", "[doubling][model]",
+                   std::uint16_t, std::uint32_t) {
   for (const std::uint64_t seed : {1u, 2u, 3u}) {
     auto f = doubling<TestType>(1000, seed);
     std::map<std::uint64_t, int> model;  // key index -> copies
@@ -48,8 +48,9 @@ TEMPLATE_TEST_CASE("a doubling filter agrees with an exact multiset across doubl
       const auto r = random() % 10;
       if (r < 6 || model.empty()) {
         // A new key, or another copy of one already there.
-        const std::uint64_t k = (r == 0 && !model.empty()) ? std::next(model.begin(), static_cast<long>(random() % model.size()))->first
-                                                           : next_key++;
+        const std::uint64_t k = (r == 0 && !model.empty())
+                                    ? std::next(model.begin(), static_cast<long>(random() % model.size()))->first
+                                    : next_key++;
         const bool ok = f->add(key("m", k));
         if (ok) {
           ++model[k];

@@ -61,7 +61,9 @@ TEST_CASE("add, contains, count, remove on a few keys", "[filter]") {
 
 TEST_CASE("a string key and the span of its bytes are the same key", "[filter]") {
   auto f = make_filter(1000, 12, 4);
-  const std::string text = "gr\xC3\xBC\xC3\x9F" "e";  // "grüße" in UTF-8
+  const std::string text =
+      "gr\xC3\xBC\xC3\x9F"
+      "e";  // "grüße" in UTF-8
   const auto bytes = cuckoo_test::bytes_of(text);
   const std::span<const std::uint8_t> span(bytes);
   CHECK(f.hash_of(text.data(), text.size()) == f.hash_of(bytes.data(), bytes.size()));
@@ -245,8 +247,10 @@ TEST_CASE("batches match single calls for every bucket shape, and when the chain
   CHECK(added == add_singly_as_batched(single, packed, results));
   CHECK(batched.size() == single.size());
   CHECK(batched.sub_filter_count() == single.sub_filter_count());
-  if (shape.growth == 0) CHECK(added < keys.size());  // the table filled up: kicks and failures happened
-  else CHECK(single.sub_filter_count() > 1);           // the chain grew
+  if (shape.growth == 0)
+    CHECK(added < keys.size());  // the table filled up: kicks and failures happened
+  else
+    CHECK(single.sub_filter_count() > 1);  // the chain grew
   CHECK(batched.serialize() == single.serialize());
 
   batched.contains_many(packed.data(), packed.offsets.data(), keys.size(), results.data());
@@ -266,8 +270,8 @@ TEST_CASE("add_if_absent_ranges adds each new key once and reports a full table"
   }
   const std::size_t count = ranges.size() / 2;
   std::vector<std::uint8_t> results(count, 9);
-  const auto added = f.add_if_absent_ranges(reinterpret_cast<const std::uint8_t*>(text.data()), ranges.data(), count,
-                                            results.data());
+  const auto added =
+      f.add_if_absent_ranges(reinterpret_cast<const std::uint8_t*>(text.data()), ranges.data(), count, results.data());
   CHECK(results[0] == 1);
   CHECK(results[1] == 1);
   CHECK(results[2] == 0);  // "a" again
@@ -286,7 +290,8 @@ TEST_CASE("add_if_absent_ranges adds each new key once and reports a full table"
   CHECK(f.contains(std::string_view{}));
   // Every key reported added is present; the full-table ones did not change the size.
   for (std::size_t i = 0; i < count; ++i)
-    if (results[i] == 1) REQUIRE(f.contains(std::string_view(text).substr(ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i])));
+    if (results[i] == 1)
+      REQUIRE(f.contains(std::string_view(text).substr(ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i])));
 }
 
 namespace {
@@ -332,8 +337,8 @@ TEST_CASE("after adds alone, a key whose first bucket has room is in that bucket
     unsigned bits, bucket_size;
     bool semi_sorted;
   };
-  for (const Shape shape : {Shape{12, 4, false}, Shape{24, 4, false}, Shape{30, 4, false}, Shape{16, 8, false},
-                            Shape{13, 4, true}}) {
+  for (const Shape shape :
+       {Shape{12, 4, false}, Shape{24, 4, false}, Shape{30, 4, false}, Shape{16, 8, false}, Shape{13, 4, true}}) {
     auto f = make_filter(3000, shape.bits, shape.bucket_size, 500, kDefaultSeed, shape.semi_sorted);
     const auto added = fill_until_full(f);
     REQUIRE(f.load_factor() > 0.9);
@@ -444,11 +449,11 @@ TEST_CASE("deleting a never-added key can remove an added key's fingerprint (doc
   for (std::uint64_t i = 0; twin.empty(); ++i) {
     const auto candidate = key("twin", i);
     const auto at = f.locate(candidate);
-    if (at.fingerprint == added.fingerprint &&
-        (at.index == added.index || at.index == added.alternate_index)) twin = candidate;
+    if (at.fingerprint == added.fingerprint && (at.index == added.index || at.index == added.alternate_index))
+      twin = candidate;
   }
   REQUIRE(f.add("added"));
-  CHECK(f.contains(twin));        // a false positive: twin was never added
-  CHECK(f.remove(twin));          // "removes" twin ...
+  CHECK(f.contains(twin));           // a false positive: twin was never added
+  CHECK(f.remove(twin));             // "removes" twin ...
   CHECK_FALSE(f.contains("added"));  // ... which was added's only copy: now a false negative
 }

@@ -7,9 +7,9 @@
 #include "test_support.hpp"
 
 using namespace cuckoo;
+using cuckoo_test::error_of;
 using cuckoo_test::key;
 using cuckoo_test::make_filter;
-using cuckoo_test::error_of;
 using cuckoo_test::reseal;
 
 namespace {
@@ -86,7 +86,8 @@ TEST_CASE("each header field is checked and named", "[format]") {
   for (const unsigned retired : {1u, 2u}) {
     bytes = good;
     put(bytes, format::offset::version, retired, 2);
-    CHECK_THAT(error_of(bytes), Catch::Contains("format version " + std::to_string(retired) + " was written by a pre-release build"));
+    CHECK_THAT(error_of(bytes),
+               Catch::Contains("format version " + std::to_string(retired) + " was written by a pre-release build"));
   }
 
   bytes = good;

@@ -74,8 +74,10 @@ TEST_CASE("golden exports: the same keys give the same bytes, and the bytes load
   const auto& filters = vectors["filters"].items;
   REQUIRE(filters.size() >= 4);
   // One of them is a growing chain, written in format version 4; some have semi-sorted buckets.
-  CHECK(std::any_of(filters.begin(), filters.end(), [](const mini_json::Value& v) { return v["sub_filters"].as_u64() > 1; }));
-  CHECK(std::any_of(filters.begin(), filters.end(), [](const mini_json::Value& v) { return v["semi_sorted"].boolean; }));
+  CHECK(std::any_of(filters.begin(), filters.end(),
+                    [](const mini_json::Value& v) { return v["sub_filters"].as_u64() > 1; }));
+  CHECK(
+      std::any_of(filters.begin(), filters.end(), [](const mini_json::Value& v) { return v["semi_sorted"].boolean; }));
   for (const auto& v : filters) {
     Options o;
     o.capacity = v["capacity"].as_u64();

@@ -12,7 +12,8 @@ using cuckoo_test::key;
 using cuckoo_test::measured_fp_rate;
 
 namespace {
-CuckooFilter growing(std::uint64_t capacity, double fp_rate, unsigned growth = 2, std::optional<unsigned> max_sub = {}) {
+CuckooFilter growing(std::uint64_t capacity, double fp_rate, unsigned growth = 2,
+                     std::optional<unsigned> max_sub = {}) {
   Options o;
   o.capacity = capacity;
   o.fp_rate = fp_rate;
@@ -119,8 +120,10 @@ TEST_CASE("growth over 100x the initial capacity: no false negatives, FPR within
   // Mostly new keys (the chain must grow to hold over 100,000), some repeats.
   while (next_key < 110'000) {
     std::uint64_t k = next_key;
-    if (rng() % 10 == 0 && next_key > 0) k = rng() % next_key;
-    else ++next_key;
+    if (rng() % 10 == 0 && next_key > 0)
+      k = rng() % next_key;
+    else
+      ++next_key;
     if (model[k] >= 2 * f.bucket_size()) continue;
     REQUIRE(f.add(key("grow", k)));
     ++model[k];
@@ -181,9 +184,12 @@ TEST_CASE("a chained filter round-trips through format version 4", "[growth]") {
   CHECK(g.sub_filter_count() == f.sub_filter_count());
   CHECK(g.growth() == 2);
   CHECK(g.max_sub_filters() == 5);
-  for (int i = 0; i < 600; ++i) REQUIRE(g.contains(key("v2", static_cast<std::uint64_t>(i))) == f.contains(key("v2", static_cast<std::uint64_t>(i))));
+  for (int i = 0; i < 600; ++i)
+    REQUIRE(g.contains(key("v2", static_cast<std::uint64_t>(i))) ==
+            f.contains(key("v2", static_cast<std::uint64_t>(i))));
   // It goes on growing like the original.
-  for (int i = 600; i < 1200; ++i) REQUIRE(g.add(key("v2", static_cast<std::uint64_t>(i))) == f.add(key("v2", static_cast<std::uint64_t>(i))));
+  for (int i = 600; i < 1200; ++i)
+    REQUIRE(g.add(key("v2", static_cast<std::uint64_t>(i))) == f.add(key("v2", static_cast<std::uint64_t>(i))));
   CHECK(g.serialize() == f.serialize());
   // A filter with growth but one sub-filter is version 4 as well; one without growth writes version 3.
   CHECK(format::get_le(growing(10, 0.01).serialize().data() + format::offset::version, 2) == 4);

@@ -25,8 +25,8 @@ TEST_CASE("KeyHasher equals hash_bytes for every length and seed", "[hashing]") 
   // seeds whose halves exercise the 4-8 byte path's byte swap and the borrow of its subtraction.
   SplitMix64 rng{2024};
   std::array<std::uint8_t, 208> buffer{};
-  const std::uint64_t seeds[] = {0, 1, kDefaultSeed, 0xFFFFFFFFFFFFFFFFull, 0x00000000FFFFFFFFull,
-                                 0xFFFFFFFF00000000ull, 0x0123456789ABCDEFull};
+  const std::uint64_t seeds[] = {
+      0, 1, kDefaultSeed, 0xFFFFFFFFFFFFFFFFull, 0x00000000FFFFFFFFull, 0xFFFFFFFF00000000ull, 0x0123456789ABCDEFull};
   std::size_t mismatches = 0, compared = 0;
   for (std::uint64_t seed : seeds) {
     for (int extra = 0; extra < 40; ++extra) {

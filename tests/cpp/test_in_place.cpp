@@ -103,8 +103,9 @@ TEST_CASE("in place: single keys and every batch agree with an exact multiset ac
     const std::size_t n = 1 + random() % 40;
     for (std::size_t i = 0; i < n; ++i) {
       // Mostly new keys, some already there (copies), some repeated within the batch.
-      std::string k = (random() % 5 == 0 && !model.empty()) ? std::next(model.begin(), static_cast<long>(random() % model.size()))->first
-                                                             : key("k", next++);
+      std::string k = (random() % 5 == 0 && !model.empty())
+                          ? std::next(model.begin(), static_cast<long>(random() % model.size()))->first
+                          : key("k", next++);
       if (i > 0 && random() % 10 == 0) k = keys[random() % keys.size()];
       keys.push_back(k);
       batch.push(k);
@@ -123,7 +124,8 @@ TEST_CASE("in place: single keys and every batch agree with an exact multiset ac
       const std::size_t added = f.add_many(batch.data(), batch.offsets.data(), n, results.data());
       std::size_t yes = 0;
       for (std::size_t i = 0; i < n; ++i) {
-        REQUIRE((results[i] == static_cast<std::uint8_t>(KeyResult::yes) || results[i] == static_cast<std::uint8_t>(KeyResult::no_room)));
+        REQUIRE((results[i] == static_cast<std::uint8_t>(KeyResult::yes) ||
+                 results[i] == static_cast<std::uint8_t>(KeyResult::no_room)));
         if (results[i] == static_cast<std::uint8_t>(KeyResult::yes)) {
           ++model[keys[i]];
           ++yes;
@@ -186,7 +188,8 @@ TEST_CASE("in place: single keys and every batch agree with an exact multiset ac
   for (const auto k : ints) REQUIRE(f.contains(k));
   std::vector<std::uint32_t> narrow(ints.begin(), ints.begin() + 100);
   f.contains_many(std::span<const std::uint32_t>(narrow), results.data());
-  for (std::size_t i = 0; i < narrow.size(); ++i) CHECK(results[i] == static_cast<std::uint8_t>(f.contains(std::uint64_t{narrow[i]})));
+  for (std::size_t i = 0; i < narrow.size(); ++i)
+    CHECK(results[i] == static_cast<std::uint8_t>(f.contains(std::uint64_t{narrow[i]})));
   check_all();
 }
 
@@ -205,7 +208,8 @@ TEST_CASE("in place: the measured false-positive rate stays at most fp_rate at e
   }
 }
 
-TEST_CASE("in place: at the growth limit an add fails, says why and changes nothing; a batch stops there", "[in_place]") {
+TEST_CASE("in place: at the growth limit an add fails, says why and changes nothing; a batch stops there",
+          "[in_place]") {
   CuckooFilter f(in_place_options(1));
   std::uint64_t next = 0;
   while (f.add(key("l", next))) ++next;
@@ -236,7 +240,8 @@ TEST_CASE("in place: at the growth limit an add fails, says why and changes noth
   CHECK(g.serialize() == before);
 }
 
-TEST_CASE("in place: format version 5 round-trips, whole and in pieces, and the copy grows like the original", "[in_place][format]") {
+TEST_CASE("in place: format version 5 round-trips, whole and in pieces, and the copy grows like the original",
+          "[in_place][format]") {
   for (const double rate : {0.001, 1e-6}) {
     CuckooFilter f(in_place_options(200, rate, 99));
     for (std::uint64_t i = 0; i < 3000; ++i) REQUIRE(f.add(key("v", i)));
@@ -302,7 +307,8 @@ TEST_CASE("in place: damaged version 5 exports are refused with the reason", "[i
   bytes = good;
   bytes[at] = 0x80;
   reseal(bytes);
-  CHECK_THAT(error_of(bytes), Catch::Contains("fewer index bits than any entry has after " + std::to_string(f.doublings()) + " doublings"));
+  CHECK_THAT(error_of(bytes), Catch::Contains("fewer index bits than any entry has after " +
+                                              std::to_string(f.doublings()) + " doublings"));
   // Checksum, truncation and trailing data.
   bytes = good;
   bytes[100] ^= 1;
@@ -352,7 +358,8 @@ TEST_CASE("in place: merge keeps every key of both, doubling as needed, and is a
   CHECK(full.serialize() == before);
 }
 
-TEST_CASE("in place: union with itself, a subset, or again changes nothing; every key of either is found", "[in_place][union]") {
+TEST_CASE("in place: union with itself, a subset, or again changes nothing; every key of either is found",
+          "[in_place][union]") {
   CuckooFilter a(in_place_options(300, 0.001, 8));
   CuckooFilter b(in_place_options(300, 0.001, 8));
   CuckooFilter subset(in_place_options(300, 0.001, 8));
@@ -387,7 +394,10 @@ TEST_CASE("in place: union with itself, a subset, or again changes nothing; ever
   CHECK(a.count("dup") == dup);
 }
 
-TEST_CASE("in place: after a union of filters that added shared keys at other sizes, deletes lose a key only at the rate of exact collisions", "[in_place][union]") {
+TEST_CASE(
+    "in place: after a union of filters that added shared keys at other sizes, deletes lose a key only at the rate of "
+    "exact collisions",
+    "[in_place][union]") {
   // a added its keys over 5 doublings, b a third of them (and keys of its own) over 4: a shared key's
   // entry has other lengths in the two. Counting a shorter entry as the other's copy left two keys one
   // entry, and deleting a's keys then lost 4-7 of b's 5,000. Now only an entry the same in bits and

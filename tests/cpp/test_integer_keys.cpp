@@ -27,8 +27,8 @@ std::string as_text(const std::vector<std::uint8_t>& bytes) { return {bytes.begi
 
 std::vector<std::uint64_t> sample_keys(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<std::uint64_t> keys = {0, 1, 0xFFFFFFFFull, 0x100000000ull, 0x8000000000000000ull, ~0ull,
-                                     static_cast<std::uint64_t>(std::int64_t{-42})};
+  std::vector<std::uint64_t> keys = {
+      0, 1, 0xFFFFFFFFull, 0x100000000ull, 0x8000000000000000ull, ~0ull, static_cast<std::uint64_t>(std::int64_t{-42})};
   while (keys.size() < n) keys.push_back(rng());
   return keys;
 }
@@ -86,8 +86,10 @@ TEST_CASE("integer batches give the results of single calls, also when the chain
   }
   CHECK(added == single_added);
   CHECK(batched.serialize() == single.serialize());
-  if (growth == 0) CHECK(added < keys.size());
-  else CHECK(single.sub_filter_count() > 1);
+  if (growth == 0)
+    CHECK(added < keys.size());
+  else
+    CHECK(single.sub_filter_count() > 1);
 
   batched.contains_many(std::span<const std::uint64_t>(keys), results.data());
   for (std::size_t i = 0; i < keys.size(); ++i) REQUIRE(results[i] == (single.contains(keys[i]) ? 1 : 0));
@@ -146,7 +148,8 @@ TEST_CASE("32-bit integer batches are the same keys as their 64-bit values", "[i
     wide.push_back(narrow.back());
   }
   std::vector<std::uint8_t> ra(narrow.size()), rb(wide.size());
-  CHECK(a.add_many(std::span<const std::uint32_t>(narrow), ra.data()) == b.add_many(std::span<const std::uint64_t>(wide), rb.data()));
+  CHECK(a.add_many(std::span<const std::uint32_t>(narrow), ra.data()) ==
+        b.add_many(std::span<const std::uint64_t>(wide), rb.data()));
   CHECK(ra == rb);
   CHECK(a.serialize() == b.serialize());
   a.contains_many(std::span<const std::uint32_t>(narrow), ra.data());

@@ -59,7 +59,7 @@ std::string run_in_blocks(cuckoo::LineDeduper& d, const std::string& in, std::mt
 TEST_CASE("the line deduplicator follows the documented rules in any blocks", "[dedup]") {
   std::mt19937 rng(5);
   for (const std::string& in : {std::string(""), std::string("a\r\nb\na\nc\r\nb\r\nlast"), std::string("x\nx\r"),
-                               std::string("a\rb\na\rb\r\nab\n\r\n\n"), std::string("\n\n", 2)}) {
+                                std::string("a\rb\na\rb\r\nab\n\r\n\n"), std::string("\n\n", 2)}) {
     for (int round = 0; round < 20; ++round) {
       cuckoo::CuckooFilter f(growing(1e-8, 100));
       cuckoo::LineDeduper d(f);
@@ -87,13 +87,15 @@ TEST_CASE("NUL-terminated records and written duplicates follow their rules in a
           std::string(1, rng() % 3 == 0 ? '\n' : '\0');
   }
   in += "tail";
-  for (const unsigned rules : {cuckoo::zero_terminated + 0u, cuckoo::duplicates + 0u, cuckoo::zero_terminated | cuckoo::duplicates}) {
+  for (const unsigned rules :
+       {cuckoo::zero_terminated + 0u, cuckoo::duplicates + 0u, cuckoo::zero_terminated | cuckoo::duplicates}) {
     INFO("rules " << rules);
     cuckoo::CuckooFilter f(growing(1e-8, 10'000));
     cuckoo::LineDeduper d(f, rules);
     CHECK(run_in_blocks(d, in, rng) == reference(in, rules));
     const std::string news = reference(in, rules & cuckoo::zero_terminated);
-    CHECK(d.unique() == static_cast<std::uint64_t>(std::count(news.begin(), news.end(), (rules & cuckoo::zero_terminated) != 0 ? '\0' : '\n')));
+    CHECK(d.unique() == static_cast<std::uint64_t>(std::count(news.begin(), news.end(),
+                                                              (rules & cuckoo::zero_terminated) != 0 ? '\0' : '\n')));
   }
 }
 
@@ -105,10 +107,10 @@ TEST_CASE("keys from fields: closed ranges pad with empty fields, open ones take
     std::string out;
   };
   const std::vector<Case> cases = {
-      {{2, 2}, "a,1\nb,1\nc,2\nd\ne,\n", "a,1\nc,2\nd\n"},            // "d" and "e," both have an empty field 2
-      {{2, 2, 4, 4}, "a,b\nx,b,,\ny,b,,z\n", "a,b\ny,b,,z\n"},       // "b," twice, then "b,z"
+      {{2, 2}, "a,1\nb,1\nc,2\nd\ne,\n", "a,1\nc,2\nd\n"},         // "d" and "e," both have an empty field 2
+      {{2, 2, 4, 4}, "a,b\nx,b,,\ny,b,,z\n", "a,b\ny,b,,z\n"},     // "b," twice, then "b,z"
       {{3, 0}, "a\nb,c\nd,e,f,g\nh,i,f,g\n,,\n", "a\nd,e,f,g\n"},  // none, none, "f,g", "f,g", "" (as none)
-      {{1, 1, 3, 0}, "x\nx,y\nx,y,z\nx,q,z\n", "x\nx,y,z\n"},        // "x", "x", "x,z", "x,z"
+      {{1, 1, 3, 0}, "x\nx,y\nx,y,z\nx,q,z\n", "x\nx,y,z\n"},      // "x", "x", "x,z", "x,z"
       {{1, 2}, "a,b\r\na,b\n,\n\n", "a,b\r\n,\n"},                 // CRLF twins; "," and "" both key ","
   };
   std::mt19937 rng(11);
@@ -141,7 +143,10 @@ std::vector<CsvRecord> parse_csv(const std::string& in) {
     const bool at_end = i == in.size();
     const char c = at_end ? '\n' : in[i];
     if (state == quoted && !at_end) {
-      if (c == '"') state = quote_in_quoted; else field += c;
+      if (c == '"')
+        state = quote_in_quoted;
+      else
+        field += c;
       continue;
     }
     if (c == '\n' && (state != quoted)) {
@@ -163,10 +168,19 @@ std::vector<CsvRecord> parse_csv(const std::string& in) {
       records.push_back(r);
       break;
     }
-    if (c == '"' && state == start) state = quoted;
-    else if (c == '"' && state == quote_in_quoted) { field += '"'; state = quoted; }
-    else if (c == ',') { r.fields.push_back(field); field.clear(); state = start; }
-    else { field += c; state = unquoted; }
+    if (c == '"' && state == start)
+      state = quoted;
+    else if (c == '"' && state == quote_in_quoted) {
+      field += '"';
+      state = quoted;
+    } else if (c == ',') {
+      r.fields.push_back(field);
+      field.clear();
+      state = start;
+    } else {
+      field += c;
+      state = unquoted;
+    }
   }
   return records;
 }
@@ -196,9 +210,11 @@ std::string csv_reference(const std::string& in, const std::vector<std::uint32_t
 
 }  // namespace
 
-TEST_CASE("csv: records with quotes, newlines and doubled quotes in any blocks follow Python's reading", "[dedup][csv]") {
+TEST_CASE("csv: records with quotes, newlines and doubled quotes in any blocks follow Python's reading",
+          "[dedup][csv]") {
   std::mt19937 rng(23);
-  const std::vector<std::string> values = {"a", "b", "", "a,b", "say \"hi\"", "two\nlines", "crlf\r\nin", "\"", ",", " a"};
+  const std::vector<std::string> values = {"a",          "b",          "",   "a,b", "say \"hi\"",
+                                           "two\nlines", "crlf\r\nin", "\"", ",",   " a"};
   for (int round = 0; round < 300; ++round) {
     std::string in = "id,name,city\n";
     const int records = 1 + static_cast<int>(rng() % 40);
@@ -221,10 +237,20 @@ TEST_CASE("csv: records with quotes, newlines and doubled quotes in any blocks f
     std::vector<std::uint32_t> columns;
     std::vector<std::uint32_t> ranges;
     switch (round % 4) {
-      case 0: break;                                   // whole records
-      case 1: columns = {2}; ranges = {2, 2}; break;
-      case 2: columns = {1, 3}; ranges = {1, 1, 3, 3}; break;
-      default: columns = {3, 4}; ranges = {3, 4}; break;  // past the fields most records have
+      case 0:
+        break;  // whole records
+      case 1:
+        columns = {2};
+        ranges = {2, 2};
+        break;
+      case 2:
+        columns = {1, 3};
+        ranges = {1, 1, 3, 3};
+        break;
+      default:
+        columns = {3, 4};
+        ranges = {3, 4};
+        break;  // past the fields most records have
     }
     INFO(in);
     cuckoo::CuckooFilter f(growing(1e-8, 100));
@@ -299,7 +325,8 @@ TEST_CASE("declared_length tells where an export ends from its headers alone", "
   CHECK(need == 0);  // not an export: the reader names the problem
 }
 
-TEST_CASE("next_input: an unended last line ends with its input; csv headers after the first are checked, not written", "[dedup][csv]") {
+TEST_CASE("next_input: an unended last line ends with its input; csv headers after the first are checked, not written",
+          "[dedup][csv]") {
   const auto push = [](cuckoo::LineDeduper& d, const std::string& s) {
     REQUIRE(d.push(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()).ok());
     return std::string(reinterpret_cast<const char*>(d.output()), d.output_size());
@@ -335,7 +362,8 @@ TEST_CASE("next_input: an unended last line ends with its input; csv headers aft
   }
 }
 
-TEST_CASE("csv: one empty value differs from none (an open range), and an input may not end inside quotes", "[dedup][csv]") {
+TEST_CASE("csv: one empty value differs from none (an open range), and an input may not end inside quotes",
+          "[dedup][csv]") {
   std::mt19937 rng(9);
   const std::vector<std::uint32_t> open_range = {2, 0};
   for (const auto& [in, out] : std::vector<std::pair<std::string, std::string>>{
@@ -355,7 +383,8 @@ TEST_CASE("csv: one empty value differs from none (an open range), and an input 
   CHECK(status.message == "an input ends inside a quoted field");
 }
 
-TEST_CASE("expected_wrong_drops sums each piece of new records at the rate after it, close to the exact sum", "[dedup]") {
+TEST_CASE("expected_wrong_drops sums each piece of new records at the rate after it, close to the exact sum",
+          "[dedup]") {
   cuckoo::Options o;
   o.capacity = 65536;
   o.fp_rate = 3.01e-8;

@@ -91,14 +91,15 @@ void run_model(const Config& c, std::uint64_t seed) {
 }  // namespace
 
 TEST_CASE("random operations agree with an exact multiset", "[model]") {
-  const Config config = GENERATE(Config{4, 12, 20000, 1'500'000}, Config{2, 8, 3000, 400'000},
-                                 Config{8, 16, 20000, 700'000}, Config{4, 32, 5000, 400'000},
-                                 Config{4, 5, 2000, 200'000});
+  const Config config =
+      GENERATE(Config{4, 12, 20000, 1'500'000}, Config{2, 8, 3000, 400'000}, Config{8, 16, 20000, 700'000},
+               Config{4, 32, 5000, 400'000}, Config{4, 5, 2000, 200'000});
   INFO("b=" << config.bucket_size << " f=" << config.bits << " capacity=" << config.capacity);
   run_model(config, 1000 + config.bits);
 }
 
-TEST_CASE("semi-sorted buckets, every width 5..32: random operations agree with an exact multiset", "[model][semi_sort]") {
+TEST_CASE("semi-sorted buckets, every width 5..32: random operations agree with an exact multiset",
+          "[model][semi_sort]") {
   const unsigned bits = GENERATE(range(5u, 33u));
   INFO("semi-sorted, f=" << bits);
   run_model(Config{4, bits, 1000, 20'000, true}, 2000 + bits);

@@ -53,8 +53,8 @@ TEST_CASE("the fingerprint size is the smallest meeting 2b / (2^f - 1) <= fp_rat
     unsigned bucket_size;
     unsigned bits;
   };
-  for (const Case c : {Case{0.001, 4, 13}, Case{0.01, 4, 10}, Case{0.03, 4, 9}, Case{0.5, 4, 5},
-                       Case{0.9, 4, 4}, Case{1e-6, 4, 23}, Case{0.001, 2, 12}, Case{0.001, 8, 14}}) {
+  for (const Case c : {Case{0.001, 4, 13}, Case{0.01, 4, 10}, Case{0.03, 4, 9}, Case{0.5, 4, 5}, Case{0.9, 4, 4},
+                       Case{1e-6, 4, 23}, Case{0.001, 2, 12}, Case{0.001, 8, 14}}) {
     Options o;
     o.capacity = 1000;
     o.fp_rate = c.rate;
@@ -100,7 +100,8 @@ TEST_CASE("bits per item do not jump at powers of two", "[options]") {
       Layout layout;
       REQUIRE(resolve(o, layout).ok());
       const double bits_per_item =
-          static_cast<double>(cuckoo::detail::table_bytes(layout.num_buckets, 4, 12, false) + 8) * 8 / static_cast<double>(capacity);
+          static_cast<double>(cuckoo::detail::table_bytes(layout.num_buckets, 4, 12, false) + 8) * 8 /
+          static_cast<double>(capacity);
       INFO("capacity " << capacity);
       CHECK(bits_per_item <= 1.06 * 12 / 0.95);
     }

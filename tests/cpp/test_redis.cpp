@@ -47,14 +47,13 @@ std::string hex(std::span<const std::uint8_t> bytes) {
 
 std::string unhex(const std::string& text) {
   std::string out;
-  for (std::size_t i = 0; i + 1 < text.size(); i += 2) out += static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16));
+  for (std::size_t i = 0; i + 1 < text.size(); i += 2)
+    out += static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16));
   return out;
 }
 
 // An argument or item: a JSON string is its UTF-8 bytes, {"hex": ...} those bytes.
-std::string bytes_of(const Value& v) {
-  return v.kind == Value::Kind::string ? v.text : unhex(v["hex"].text);
-}
+std::string bytes_of(const Value& v) { return v.kind == Value::Kind::string ? v.text : unhex(v["hex"].text); }
 
 std::span<const std::uint8_t> span_of(const std::string& s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
@@ -63,19 +62,21 @@ std::span<const std::uint8_t> span_of(const std::string& s) {
 // SHA-256 (FIPS 180-4), for the chunks the vectors record by length and digest.
 std::string sha256(std::span<const std::uint8_t> data) {
   static constexpr std::uint32_t k[64] = {
-      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-      0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-      0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-      0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-      0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-      0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+      0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+      0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+      0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+      0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+      0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
   std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const auto rotr = [](std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
   const auto block = [&](const std::uint8_t* p) {
     std::uint32_t w[64];
     for (int i = 0; i < 16; ++i)
-      w[i] = std::uint32_t{p[4 * i]} << 24 | std::uint32_t{p[4 * i + 1]} << 16 | std::uint32_t{p[4 * i + 2]} << 8 | p[4 * i + 3];
+      w[i] = std::uint32_t{p[4 * i]} << 24 | std::uint32_t{p[4 * i + 1]} << 16 | std::uint32_t{p[4 * i + 2]} << 8 |
+             p[4 * i + 3];
     for (int i = 16; i < 64; ++i) {
       const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
       const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -122,11 +123,16 @@ struct Reply {
 
 std::string show(const Reply& r) {
   switch (r.kind) {
-    case Reply::Kind::integer: return std::to_string(r.integer);
-    case Reply::Kind::text: return "'" + r.text + "'";
-    case Reply::Kind::error: return "error '" + r.text + "'";
-    case Reply::Kind::bulk: return r.text.size() > 64 ? "bulk of " + std::to_string(r.text.size()) : "hex " + hex(span_of(r.text));
-    case Reply::Kind::nil: return "nil";
+    case Reply::Kind::integer:
+      return std::to_string(r.integer);
+    case Reply::Kind::text:
+      return "'" + r.text + "'";
+    case Reply::Kind::error:
+      return "error '" + r.text + "'";
+    case Reply::Kind::bulk:
+      return r.text.size() > 64 ? "bulk of " + std::to_string(r.text.size()) : "hex " + hex(span_of(r.text));
+    case Reply::Kind::nil:
+      return "nil";
     case Reply::Kind::array: {
       std::string out = "[";
       for (const Reply& i : r.items) out += show(i) + ", ";
@@ -138,9 +144,12 @@ std::string show(const Reply& r) {
 
 bool same(const Value& expected, const Reply& got) {
   switch (expected.kind) {
-    case Value::Kind::number: return got.kind == Reply::Kind::integer && std::to_string(got.integer) == expected.text;
-    case Value::Kind::string: return got.kind == Reply::Kind::text && got.text == expected.text;
-    case Value::Kind::null: return got.kind == Reply::Kind::nil;
+    case Value::Kind::number:
+      return got.kind == Reply::Kind::integer && std::to_string(got.integer) == expected.text;
+    case Value::Kind::string:
+      return got.kind == Reply::Kind::text && got.text == expected.text;
+    case Value::Kind::null:
+      return got.kind == Reply::Kind::nil;
     case Value::Kind::array:
       if (got.kind != Reply::Kind::array || got.items.size() != expected.items.size()) return false;
       for (std::size_t i = 0; i < got.items.size(); ++i)
@@ -148,12 +157,14 @@ bool same(const Value& expected, const Reply& got) {
       return true;
     case Value::Kind::object:
       if (expected.members.count("error")) return got.kind == Reply::Kind::error && got.text == expected["error"].text;
-      if (expected.members.count("hex")) return got.kind == Reply::Kind::bulk && hex(span_of(got.text)) == expected["hex"].text;
+      if (expected.members.count("hex"))
+        return got.kind == Reply::Kind::bulk && hex(span_of(got.text)) == expected["hex"].text;
       if (expected.members.count("sha256"))
         return got.kind == Reply::Kind::bulk && std::to_string(got.text.size()) == expected["length"].text &&
                sha256(span_of(got.text)) == expected["sha256"].text;
       return false;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -235,7 +246,7 @@ class Server {
       std::vector<Reply> out;
       for (std::size_t i = 2; i < argc; ++i) {
         const auto item = span_of(a[i]);
-        out.push_back(Reply::number(f == nullptr           ? 0
+        out.push_back(Reply::number(f == nullptr         ? 0
                                     : name == "cf.count" ? static_cast<long long>(f->count(item))
                                                          : f->contains(item)));
       }
@@ -298,7 +309,9 @@ class Server {
   }
 
   static Reply info(const RedisCuckooFilter& f) {
-    const auto field = [](const char* name, long long v) { return std::vector<Reply>{Reply{Reply::Kind::text, 0, name, {}}, Reply::number(v)}; };
+    const auto field = [](const char* name, long long v) {
+      return std::vector<Reply>{Reply{Reply::Kind::text, 0, name, {}}, Reply::number(v)};
+    };
     std::vector<Reply> out;
     for (auto&& pair : {field("Size", static_cast<long long>(f.info_size())),
                         field("Number of buckets", static_cast<long long>(f.num_buckets())),
@@ -314,8 +327,8 @@ class Server {
   static std::string debug(const RedisCuckooFilter& f) {
     return "bktsize:" + std::to_string(f.bucket_size()) + " buckets:" + std::to_string(f.num_buckets()) +
            " items:" + std::to_string(f.num_items()) + " deletes:" + std::to_string(f.num_deletes()) +
-           " filters:" + std::to_string(f.sub_filter_count()) + " max_iterations:" + std::to_string(f.max_iterations()) +
-           " expansion:" + std::to_string(f.expansion());
+           " filters:" + std::to_string(f.sub_filter_count()) +
+           " max_iterations:" + std::to_string(f.max_iterations()) + " expansion:" + std::to_string(f.expansion());
   }
 
  private:
@@ -326,14 +339,16 @@ class Server {
     if (!capacity) return Reply::error("Bad capacity");
     // A keyword is looked for, case-insensitively, over the whole argument list; its value follows it.
     std::string error;
-    const auto option = [&](const std::string& keyword, long long fallback, long long low, long long high) -> long long {
+    const auto option = [&](const std::string& keyword, long long fallback, long long low,
+                            long long high) -> long long {
       for (std::size_t i = 0; i < argc; ++i) {
         if (lower(a[i]) != lower(keyword)) continue;
         const auto v = i + 1 < argc ? parse_ll(a[i + 1]) : std::nullopt;
-        if (!v) error = "Couldn't parse " + keyword;
+        if (!v)
+          error = "Couldn't parse " + keyword;
         else if (*v < low || *v > high)
-          error = keyword + ": value must be an integer between " + std::to_string(low) + " and " + std::to_string(high) +
-                  ", inclusive.";
+          error = keyword + ": value must be an integer between " + std::to_string(low) + " and " +
+                  std::to_string(high) + ", inclusive.";
         return v.value_or(0);
       }
       return fallback;
@@ -595,7 +610,8 @@ Pairs dump_of(const RedisCuckooFilter& f) {
 cuckoo::Status load(const Pairs& pairs, std::optional<RedisCuckooFilter>& out) {
   cuckoo::redis::ChunkLoader loader;
   for (const auto& [iterator, chunk] : pairs)
-    if (cuckoo::Status s = loader.push(iterator, reinterpret_cast<const std::uint8_t*>(chunk.data()), chunk.size()); !s.ok())
+    if (cuckoo::Status s = loader.push(iterator, reinterpret_cast<const std::uint8_t*>(chunk.data()), chunk.size());
+        !s.ok())
       return s;
   return loader.finish(out);
 }
@@ -612,7 +628,8 @@ std::string load_error(const Pairs& pairs) {
 RedisCuckooFilter grown() {
   std::optional<RedisCuckooFilter> made;
   REQUIRE(RedisCuckooFilter::make({32, 2, 20, 2}, made).ok());
-  for (int i = 0; i < 150; ++i) REQUIRE(made->add(span_of("grown-" + std::to_string(i))) == cuckoo::redis::AddResult::added);
+  for (int i = 0; i < 150; ++i)
+    REQUIRE(made->add(span_of("grown-" + std::to_string(i))) == cuckoo::redis::AddResult::added);
   REQUIRE(made->sub_filter_count() >= 3);
   return std::move(*made);
 }
@@ -730,7 +747,8 @@ TEST_CASE("a filter whose deletes came before its growth dumps and loads (the se
   for (int i = 0; i < 40; ++i) REQUIRE(f.add(span_of("k" + std::to_string(i))) == cuckoo::redis::AddResult::added);
   REQUIRE(f.sub_filter_count() == 1);
   for (int i = 0; i < 20; ++i) REQUIRE(f.remove(span_of("k" + std::to_string(i))));
-  for (int i = 0; f.sub_filter_count() == 1; ++i) REQUIRE(f.add(span_of("late-" + std::to_string(i))) == cuckoo::redis::AddResult::added);
+  for (int i = 0; f.sub_filter_count() == 1; ++i)
+    REQUIRE(f.add(span_of("late-" + std::to_string(i))) == cuckoo::redis::AddResult::added);
   REQUIRE(f.num_deletes() == 20);
   REQUIRE(static_cast<double>(f.num_deletes()) > static_cast<double>(f.num_items()) * 0.10);
   const Pairs dump = dump_of(f);

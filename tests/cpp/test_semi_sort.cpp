@@ -30,7 +30,10 @@ Bucket random_bucket(std::mt19937_64& rng, unsigned f) {
   Bucket fps{};
   for (auto& fp : fps) {
     const auto pick = rng() % 8;
-    fp = pick == 0 ? 0u : pick == 1 ? static_cast<std::uint32_t>(top) : pick == 2 ? fps[0] : static_cast<std::uint32_t>(rng() & top);
+    fp = pick == 0   ? 0u
+         : pick == 1 ? static_cast<std::uint32_t>(top)
+         : pick == 2 ? fps[0]
+                     : static_cast<std::uint32_t>(rng() & top);
   }
   return fps;
 }

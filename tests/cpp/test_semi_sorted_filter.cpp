@@ -12,10 +12,10 @@
 #include "test_support.hpp"
 
 using namespace cuckoo;
-using cuckoo_test::key;
-using cuckoo_test::measured_fp_rate;
 using cuckoo_test::error_of;
+using cuckoo_test::key;
 using cuckoo_test::make_filter;
+using cuckoo_test::measured_fp_rate;
 
 namespace {
 CuckooFilter semi(std::uint64_t capacity, unsigned bits, unsigned max_kicks = 500) {
@@ -36,7 +36,8 @@ TEST_CASE("semi_sorted options: bucket size 4 and 5..32 bits, or a clear error",
   CHECK_THAT(resolve_layout(o, layout).message, Catch::Contains("semi_sorted needs bucket_size 4 (got 8)"));
   o.bucket_size = 4;
   o.fingerprint_bits = 4;
-  CHECK_THAT(resolve_layout(o, layout).message, Catch::Contains("semi_sorted needs fingerprint_bits from 5 to 32 (got 4)"));
+  CHECK_THAT(resolve_layout(o, layout).message,
+             Catch::Contains("semi_sorted needs fingerprint_bits from 5 to 32 (got 4)"));
   // A rate that plain buckets meet with 4 bits gets 5: a lower rate than asked, never a refusal.
   o.fingerprint_bits.reset();
   o.fp_rate = 0.6;
@@ -70,7 +71,8 @@ TEST_CASE("semi-sorted buckets save one bit per fingerprint: a 0.001 filter take
   CHECK(sorted.byte_size() < plain.byte_size());
 }
 
-TEST_CASE("semi-sorted fill: capacity items fit and the false-positive rate is the plain table's", "[fill][semi_sort]") {
+TEST_CASE("semi-sorted fill: capacity items fit and the false-positive rate is the plain table's",
+          "[fill][semi_sort]") {
   const std::uint64_t capacity = GENERATE(1000ull, 65537ull, 300000ull);
   Options o;
   o.capacity = capacity;
@@ -134,8 +136,8 @@ TEST_CASE("semi-sorted batches give the same results and the same table as singl
   CHECK(batched.serialize() == single.serialize());
   batched.contains_many(data, offsets.data(), n, results.data());
   for (std::size_t i = 0; i < n; ++i)
-    REQUIRE(results[i] ==
-            static_cast<std::uint8_t>(yes_or_no(single.contains(std::string_view(bytes).substr(offsets[i], offsets[i + 1] - offsets[i])))));
+    REQUIRE(results[i] == static_cast<std::uint8_t>(yes_or_no(single.contains(
+                              std::string_view(bytes).substr(offsets[i], offsets[i + 1] - offsets[i])))));
   std::vector<std::uint64_t> ints(500);
   for (std::size_t i = 0; i < ints.size(); ++i) ints[i] = i * 7919;
   std::vector<std::uint8_t> int_results(ints.size());
@@ -146,7 +148,8 @@ TEST_CASE("semi-sorted batches give the same results and the same table as singl
   CHECK(fresh.size() == 0);
 }
 
-TEST_CASE("a growing semi-sorted filter: each sub-filter one bit wider and semi-sorted, nothing lost", "[semi_sort][growth]") {
+TEST_CASE("a growing semi-sorted filter: each sub-filter one bit wider and semi-sorted, nothing lost",
+          "[semi_sort][growth]") {
   Options o;
   o.capacity = 500;
   o.fp_rate = 0.01;
@@ -193,7 +196,8 @@ TEST_CASE("merge and union of semi-sorted filters; a plain and a semi-sorted one
   CHECK_THAT(s.message, Catch::Contains("semi-sorted"));
 }
 
-TEST_CASE("semi-sorted exports: the flag, the length, and buckets no writer writes are refused", "[semi_sort][format]") {
+TEST_CASE("semi-sorted exports: the flag, the length, and buckets no writer writes are refused",
+          "[semi_sort][format]") {
   auto f = semi(64, 13);
   for (std::uint64_t i = 0; i < 40; ++i) REQUIRE(f.add(key("x", i)));
   const auto good = f.serialize();
@@ -272,7 +276,8 @@ TEST_CASE("expected_fp_rate of a semi-sorted filter is that of plain buckets of 
   CHECK(a.byte_size() < b.byte_size());
 }
 
-TEST_CASE("semi-sorted fill at every width 5..32: capacity items fit, FPR within the full-load bound", "[fill][semi_sort]") {
+TEST_CASE("semi-sorted fill at every width 5..32: capacity items fit, FPR within the full-load bound",
+          "[fill][semi_sort]") {
   const std::uint64_t capacity = 20000;
   for (unsigned bits = 5; bits <= 32; ++bits) {
     INFO("f=" << bits);

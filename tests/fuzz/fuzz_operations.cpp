@@ -116,8 +116,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto* packed = reinterpret_cast<const std::uint8_t*>(bytes.data());
       const std::span<const std::uint64_t> integer_span(integer_keys);
       if (op == 0) {
-        if (integers) filter.add_many(integer_span, results.data());
-        else filter.add_many(packed, offsets.data(), n, results.data());
+        if (integers)
+          filter.add_many(integer_span, results.data());
+        else
+          filter.add_many(packed, offsets.data(), n, results.data());
         for (unsigned j = 0; j < n; ++j) {
           const unsigned kj = key_at(j);
           const bool ok = shadow.add(key(kj));
@@ -133,8 +135,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           }
         }
       } else {
-        if (integers) filter.contains_many(integer_span, results.data());
-        else filter.contains_many(packed, offsets.data(), n, results.data());
+        if (integers)
+          filter.contains_many(integer_span, results.data());
+        else
+          filter.contains_many(packed, offsets.data(), n, results.data());
         for (unsigned j = 0; j < n; ++j) {
           const unsigned kj = key_at(j);
           check(results[j] == (shadow.contains(key(kj)) ? 1 : 0));

@@ -35,7 +35,8 @@ namespace detail {
 static_assert(kLittleEndian, "the table is read with native 64-bit loads and must be little-endian");
 
 // The bits one bucket takes (see the layout above).
-[[nodiscard]] constexpr unsigned bucket_bits(unsigned bucket_size, unsigned fingerprint_bits, bool semi_sorted) noexcept {
+[[nodiscard]] constexpr unsigned bucket_bits(unsigned bucket_size, unsigned fingerprint_bits,
+                                             bool semi_sorted) noexcept {
   return semi_sorted ? semi_sort::bucket_bits(fingerprint_bits) : bucket_size * fingerprint_bits;
 }
 
@@ -120,9 +121,7 @@ class BucketTable {
   [[nodiscard]] unsigned fingerprint_bits() const noexcept { return bits_; }
   // The packed bytes, without the tail padding.
   [[nodiscard]] std::size_t byte_length() const noexcept { return byte_length_; }
-  [[nodiscard]] std::size_t allocated_bytes() const noexcept {
-    return data_ ? byte_length_ + kTailPadding : 0;
-  }
+  [[nodiscard]] std::size_t allocated_bytes() const noexcept { return data_ ? byte_length_ + kTailPadding : 0; }
   [[nodiscard]] const std::uint8_t* data() const noexcept { return data_.get(); }
   [[nodiscard]] std::uint8_t* mutable_data() noexcept { return data_.get(); }
 
@@ -157,8 +156,7 @@ class BucketTable {
   }
 
   // Both candidate buckets at once: no early exit, so there is no branch to mispredict per key.
-  [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2,
-                                     std::uint32_t fingerprint) const noexcept {
+  [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2, std::uint32_t fingerprint) const noexcept {
     // Whole-byte buckets (the common shapes) are tested first, so they cost one predictable branch.
     if (bucket_bytes_ != 0)
       return either_has_field_equal(load64(data_.get() + b1 * bucket_bytes_), load64(data_.get() + b2 * bucket_bytes_),
@@ -181,8 +179,7 @@ class BucketTable {
   template <class Byte>
   class WordProbe {
    public:
-    [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2,
-                                       std::uint32_t fingerprint) const noexcept {
+    [[nodiscard]] bool contains_either(std::uint64_t b1, std::uint64_t b2, std::uint32_t fingerprint) const noexcept {
       return either_has_field_equal(word(b1), word(b2), fingerprint, low_bits_, high_bits_);
     }
 
@@ -197,7 +194,9 @@ class BucketTable {
 
    private:
     friend class BucketTable;
-    [[nodiscard]] std::uint64_t word(std::uint64_t bucket) const noexcept { return bits_at(data_, bucket * bucket_bits_); }
+    [[nodiscard]] std::uint64_t word(std::uint64_t bucket) const noexcept {
+      return bits_at(data_, bucket * bucket_bits_);
+    }
 
     Byte* data_;
     std::uint64_t low_bits_;
@@ -272,7 +271,8 @@ class BucketTable {
     return count(bucket, fingerprint) == bucket_size_;
   }
 
-  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM unsigned count(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM unsigned count(std::uint64_t bucket,
+                                                          std::uint32_t fingerprint) const noexcept {
     if (semi_sorted_) return semi_count(bucket, fingerprint);
     unsigned n = 0;
     for (unsigned s = 0; s < bucket_size_; ++s) n += plain_get(bucket, s) == fingerprint;
@@ -395,7 +395,8 @@ class BucketTable {
     semi_sort::write_sorted_bucket(data_.get(), bucket * bucket_bits_, b, bits_);
     return static_cast<unsigned>(std::find(b.begin(), b.end(), fingerprint) - b.begin());
   }
-  CUCKOO_OUT_OF_LINE_IN_WASM unsigned semi_set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
+  CUCKOO_OUT_OF_LINE_IN_WASM unsigned semi_set(std::uint64_t bucket, unsigned slot,
+                                               std::uint32_t fingerprint) noexcept {
     SemiBucket b = semi_read(bucket);
     b[slot] = fingerprint;
     return semi_write_and_locate(bucket, b, fingerprint);
@@ -422,18 +423,21 @@ class BucketTable {
     semi_sort::write_sorted_bucket(data_.get(), bucket * bucket_bits_, b, bits_);
     return true;
   }
-  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM int semi_find(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM int semi_find(std::uint64_t bucket,
+                                                         std::uint32_t fingerprint) const noexcept {
     const SemiBucket b = semi_read(bucket);
     for (unsigned s = 0; s < semi_sort::kSlots; ++s)
       if (b[s] == fingerprint) return static_cast<int>(s);
     return -1;
   }
-  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM unsigned semi_count(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM unsigned semi_count(std::uint64_t bucket,
+                                                               std::uint32_t fingerprint) const noexcept {
     unsigned n = 0;
     for (const std::uint32_t fp : semi_read(bucket)) n += fp == fingerprint;
     return n;
   }
-  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM bool semi_contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+  [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM bool semi_contains(std::uint64_t bucket,
+                                                              std::uint32_t fingerprint) const noexcept {
     if (spread_) return has_field_equal(semi_word(bucket), fingerprint);
     return semi_find(bucket, fingerprint) >= 0;
   }
@@ -452,7 +456,9 @@ class BucketTable {
   }
 
   // Slots 0-1 and slots 2-3 of a pair-words bucket, each in the low bits of a word (neighbours above).
-  [[nodiscard]] std::uint64_t pair_low(std::uint64_t bucket) const noexcept { return bits_at(data_.get(), bucket * bucket_bits_); }
+  [[nodiscard]] std::uint64_t pair_low(std::uint64_t bucket) const noexcept {
+    return bits_at(data_.get(), bucket * bucket_bits_);
+  }
   [[nodiscard]] std::uint64_t pair_high(std::uint64_t bucket) const noexcept {
     return bits_at(data_.get(), bucket * bucket_bits_ + 2 * bits_);
   }
@@ -462,7 +468,9 @@ class BucketTable {
     return zero_field_bits(word ^ (fingerprint * low_bits_)) != 0;
   }
 
-  [[nodiscard]] std::uint64_t zero_field_bits(std::uint64_t x) const noexcept { return zero_fields(x, low_bits_, high_bits_); }
+  [[nodiscard]] std::uint64_t zero_field_bits(std::uint64_t x) const noexcept {
+    return zero_fields(x, low_bits_, high_bits_);
+  }
 
   TableMemory data_;
   std::uint64_t num_buckets_ = 0;
@@ -475,10 +483,10 @@ class BucketTable {
   unsigned bits_ = 0;
   unsigned bucket_bits_ = 0;
   unsigned slot_reciprocal_ = 0;
-  unsigned bucket_bytes_ = 0;  // bytes per bucket when that is whole and fits a load, else 0
-  bool fits_word_ = false;      // a plain table whose buckets fit one 64-bit load
-  bool pair_words_ = false;     // a plain table of 4-slot buckets tested as two words (see allocate)
-  unsigned touch_span_ = 0;      // the last byte a read of a bucket touches, from its first (see allocate)
+  unsigned bucket_bytes_ = 0;        // bytes per bucket when that is whole and fits a load, else 0
+  bool fits_word_ = false;           // a plain table whose buckets fit one 64-bit load
+  bool pair_words_ = false;          // a plain table of 4-slot buckets tested as two words (see allocate)
+  unsigned touch_span_ = 0;          // the last byte a read of a bucket touches, from its first (see allocate)
   bool prefetch_both_ends_ = false;  // prefetch() touches the bucket's last byte too (see allocate)
   bool semi_sorted_ = false;
   // Semi-sorted tables with word lookups: the shared table of the four nibbles of each code placed as in

@@ -129,7 +129,9 @@ class CuckooFilter {
   [[nodiscard]] Location locate(std::uint64_t key) const noexcept { return locate_hash(hasher_(key)); }
 
   // The key's place in the first sub-filter.
-  [[nodiscard]] Location locate(std::string_view key) const noexcept { return locate_hash(hash_of(key.data(), key.size())); }
+  [[nodiscard]] Location locate(std::string_view key) const noexcept {
+    return locate_hash(hash_of(key.data(), key.size()));
+  }
   [[nodiscard]] Location locate(std::span<const std::uint8_t> key) const noexcept {
     return locate_hash(hash_of(key.data(), key.size()));
   }
@@ -176,15 +178,15 @@ class CuckooFilter {
 
   // --- batches ----------------------------------------------------------------------------------------
   // Key i is bytes[offsets[i], offsets[i+1]); `offsets` has count + 1 entries (or, in the overloads on a
-  // span, the integer keys[i], 32- or 64-bit). `results[i]` receives the answer for key i, a KeyResult byte. The keys are
-  // processed in order, with the same results as single calls; batches are faster because a group of
-  // keys is hashed and its buckets prefetched before any of them is touched, so the cache misses of a
-  // group overlap.
+  // span, the integer keys[i], 32- or 64-bit). `results[i]` receives the answer for key i, a KeyResult byte. The keys
+  // are processed in order, with the same results as single calls; batches are faster because a group of keys is hashed
+  // and its buckets prefetched before any of them is touched, so the cache misses of a group overlap.
   void contains_many(const std::uint8_t* bytes, const std::uint32_t* offsets, std::size_t count,
                      std::uint8_t* results) const noexcept {
     contains_hashes(PackedOrWideKeys{hasher_, bytes, offsets}, count, results);
   }
-  template <class Integer, class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
+  template <class Integer,
+            class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
   void contains_many(std::span<const Integer> keys, std::uint8_t* results) const noexcept {
     contains_hashes(keys_of(keys), keys.size(), results);
   }
@@ -195,7 +197,8 @@ class CuckooFilter {
                        std::uint8_t* results) {
     return add_hashes(PackedOrWideKeys{hasher_, bytes, offsets}, count, results);
   }
-  template <class Integer, class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
+  template <class Integer,
+            class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
   std::size_t add_many(std::span<const Integer> keys, std::uint8_t* results) {
     return add_hashes(keys_of(keys), keys.size(), results);
   }
@@ -204,7 +207,8 @@ class CuckooFilter {
                           std::uint8_t* results) noexcept {
     return remove_hashes(PackedOrWideKeys{hasher_, bytes, offsets}, count, results);
   }
-  template <class Integer, class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
+  template <class Integer,
+            class = std::enable_if_t<std::is_same_v<Integer, std::uint64_t> || std::is_same_v<Integer, std::uint32_t>>>
   std::size_t remove_many(std::span<const Integer> keys, std::uint8_t* results) noexcept {
     return remove_hashes(keys_of(keys), keys.size(), results);
   }
@@ -226,7 +230,8 @@ class CuckooFilter {
     const bool first_bucket = first_bucket_decides_ && tail_.empty() && trace_ == nullptr;
     for_each_located(
         count, [&](std::size_t i) { return hash_of(bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]); },
-        results, [&](const Location& at) {
+        results,
+        [&](const Location& at) {
           if (first_bucket) {
             const int found = head_.table.find_or_insert(at.index, at.fingerprint);
             if (found > 0) return KeyResult::no;
@@ -350,7 +355,9 @@ class CuckooFilter {
   }
   [[nodiscard]] std::span<const std::uint8_t> table_bytes() const noexcept {
     if (layout_.in_place)
-      return in_place([](const auto& t) { return std::span<const std::uint8_t>{t.data(), static_cast<std::size_t>(t.byte_size())}; });
+      return in_place([](const auto& t) {
+        return std::span<const std::uint8_t>{t.data(), static_cast<std::size_t>(t.byte_size())};
+      });
     return {head_.table.data(), head_.table.byte_length()};
   }
 
@@ -386,7 +393,8 @@ class CuckooFilter {
   // A reader of the export in pieces (for exports larger than a second copy would allow), or null when it
   // cannot be allocated. The filter must not change while it is read.
   [[nodiscard]] std::unique_ptr<format::Exporter> exporter() const noexcept {
-    if (layout_.in_place) return std::unique_ptr<format::Exporter>(new (std::nothrow) format::Exporter(layout_, in_place_table()));
+    if (layout_.in_place)
+      return std::unique_ptr<format::Exporter>(new (std::nothrow) format::Exporter(layout_, in_place_table()));
     return std::unique_ptr<format::Exporter>(new (std::nothrow) format::Exporter(layout_, head_, tail_));
   }
   // The filter an Importer has read, once it has read all of it: the Status of Importer::finish, or
@@ -438,7 +446,9 @@ class CuckooFilter {
   [[nodiscard]] PackedOrWideKeys keys_of(std::span<const std::uint64_t> keys) const noexcept {
     return {hasher_, reinterpret_cast<const std::uint8_t*>(keys.data()), nullptr};
   }
-  [[nodiscard]] NarrowKeys keys_of(std::span<const std::uint32_t> keys) const noexcept { return {hasher_, keys.data()}; }
+  [[nodiscard]] NarrowKeys keys_of(std::span<const std::uint32_t> keys) const noexcept {
+    return {hasher_, keys.data()};
+  }
 
   // Out of line: several batch overloads call each of these with one key source, and at -O3 each call
   // got its own copy.
@@ -500,7 +510,8 @@ class CuckooFilter {
   [[nodiscard]] CUCKOO_COLD Status take_layout(const Layout& layout) {
     layout_ = layout;
     hasher_ = KeyHasher(layout.seed);
-    if (!detail::reserve_nothrow(path_, layout.max_kicks) || !detail::reserve_nothrow(tail_, layout.max_sub_filters - 1))
+    if (!detail::reserve_nothrow(path_, layout.max_kicks) ||
+        !detail::reserve_nothrow(tail_, layout.max_sub_filters - 1))
       return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter's bookkeeping");
     path_.resize(layout.max_kicks);
     return {};
@@ -511,7 +522,9 @@ class CuckooFilter {
     if (layout.in_place) {
       if (Status s = filter.take_layout(layout); !s.ok()) return s;
       const auto options = in_place_options(layout);
-      if (Status s = layout.fingerprint_bits == 16 ? NarrowTable::make(options, filter.narrow_) : WideTable::make(options, filter.wide_); !s.ok())
+      if (Status s = layout.fingerprint_bits == 16 ? NarrowTable::make(options, filter.narrow_)
+                                                   : WideTable::make(options, filter.wide_);
+          !s.ok())
         return s;
       out.emplace(std::move(filter));
       return {};
@@ -703,14 +716,17 @@ class CuckooFilter {
     return {layout.capacity, layout.max_kicks, layout.seed, layout.max_doublings, true};
   }
   [[nodiscard]] format::InPlaceTable in_place_table() const noexcept {
-    return in_place([](const auto& t) { return format::InPlaceTable{t.data(), t.byte_size(), t.size(), t.generation()}; });
+    return in_place([](const auto& t) {
+      return format::InPlaceTable{t.data(), t.byte_size(), t.size(), t.generation()};
+    });
   }
   [[nodiscard]] CUCKOO_COLD Status adopt_in_place(format::Chain& chain) {
     const auto options = in_place_options(chain.layout);
     const format::InPlaceInfo& info = chain.in_place;
     std::uint8_t* slots = chain.slots.release();
     if (chain.layout.fingerprint_bits == 16)
-      return NarrowTable::adopt(options, info.generation, info.item_count, reinterpret_cast<std::uint16_t*>(slots), narrow_);
+      return NarrowTable::adopt(options, info.generation, info.item_count, reinterpret_cast<std::uint16_t*>(slots),
+                                narrow_);
     return WideTable::adopt(options, info.generation, info.item_count, reinterpret_cast<std::uint32_t*>(slots), wide_);
   }
   // Hashes the keys in groups of the table's batch size and hands each to group(hashes, first key, count),
@@ -744,22 +760,23 @@ class CuckooFilter {
       if (Status s = Table::copy_of(*mine, work); !s.ok()) return detail::merge_copy_out_of_memory();
       const AddFailure why = work->absorb(*theirs, mode == detail::Combine::set_union);
       if (why == AddFailure::out_of_memory)
-        return Status::error(ErrorCode::out_of_memory, "cannot double the table for the merge (this filter was left unchanged)");
+        return Status::error(ErrorCode::out_of_memory,
+                             "cannot double the table for the merge (this filter was left unchanged)");
       if (why != AddFailure::none)
-        return Status::error(ErrorCode::capacity_exceeded,
-                             "the merged fingerprints do not fit in " + std::to_string(layout_.max_doublings) +
-                                 " doublings (this filter was left unchanged)");
+        return Status::error(ErrorCode::capacity_exceeded, "the merged fingerprints do not fit in " +
+                                                               std::to_string(layout_.max_doublings) +
+                                                               " doublings (this filter was left unchanged)");
       mine = std::move(work);
       return {};
     };
     return narrow_ ? into_copy(narrow_, other.narrow_) : into_copy(wide_, other.wide_);
   }
 
-  KeyHasher hasher_;  // hashes keys with layout_.seed
-  Layout layout_;  // the options; capacity, num_buckets and fingerprint_bits are the first sub-filter's
-  SubFilter head_;  // the first sub-filter (invariant: its shape is layout_'s)
+  KeyHasher hasher_;             // hashes keys with layout_.seed
+  Layout layout_;                // the options; capacity, num_buckets and fingerprint_bits are the first sub-filter's
+  SubFilter head_;               // the first sub-filter (invariant: its shape is layout_'s)
   std::vector<SubFilter> tail_;  // sub-filters chained by growth, oldest first
-  std::vector<detail::PathStep> path_;  // scratch for undoing a failed walk; max_kicks entries
+  std::vector<detail::PathStep> path_;   // scratch for undoing a failed walk; max_kicks entries
   std::unique_ptr<NarrowTable> narrow_;  // the table, when it doubles in place with 16-bit slots
   std::unique_ptr<WideTable> wide_;      // ... with 32-bit slots
   InsertTrace* trace_ = nullptr;

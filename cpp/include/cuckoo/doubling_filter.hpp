@@ -66,9 +66,9 @@ class DoublingFilter {
   static_assert(std::endian::native == std::endian::little);
 
  public:
-  static constexpr unsigned kSlotBits = 8 * sizeof(Slot);     // W
-  static constexpr unsigned kBucketSize = 4;                  // b
-  static constexpr unsigned kFixedBits = kSlotBits / 2;       // F: 8 of 16, 16 of 32 (alternates need a few)
+  static constexpr unsigned kSlotBits = 8 * sizeof(Slot);           // W
+  static constexpr unsigned kBucketSize = 4;                        // b
+  static constexpr unsigned kFixedBits = kSlotBits / 2;             // F: 8 of 16, 16 of 32 (alternates need a few)
   static constexpr unsigned kExtBits = kSlotBits - 1 - kFixedBits;  // E: the most doublings
   // The share of the slots, in percent, at which a doubled table doubles again. 16-bit slots: 90%, to
   // keep their rate under 0.001 through all 7 doublings (rate_bound); 32-bit slots have bits to spare
@@ -111,8 +111,8 @@ class DoublingFilter {
   // A filter of `generation` doublings whose slots are `slots` (malloc'd, N0 * 2^generation buckets; the
   // filter takes them over whatever happens), as an export holds them (format.hpp, version 5): checks
   // every slot and the item count. bad_format or out_of_memory.
-  [[nodiscard]] CUCKOO_COLD static Status adopt(const Options& o, unsigned generation, std::uint64_t item_count, Slot* slots,
-                                    std::unique_ptr<DoublingFilter>& out) {
+  [[nodiscard]] CUCKOO_COLD static Status adopt(const Options& o, unsigned generation, std::uint64_t item_count,
+                                                Slot* slots, std::unique_ptr<DoublingFilter>& out) {
     std::unique_ptr<Slot, FreeDeleter> owned(slots);
     std::unique_ptr<DoublingFilter> f;
     if (Status s = make_with(o, generation, f, owned.release()); !s.ok()) return s;
@@ -124,8 +124,9 @@ class DoublingFilter {
         return Status::error(ErrorCode::bad_format, "slot " + std::to_string(i) + " has no length mark");
       // An entry added after k doublings has E index bits then and E - (g - k) now: at least E - g.
       if (ext_bits(v) + generation < kExtBits)
-        return Status::error(ErrorCode::bad_format, "slot " + std::to_string(i) + " has fewer index bits than any entry " +
-                                                        "has after " + std::to_string(generation) + " doublings");
+        return Status::error(ErrorCode::bad_format, "slot " + std::to_string(i) +
+                                                        " has fewer index bits than any entry " + "has after " +
+                                                        std::to_string(generation) + " doublings");
       f->counted_in(v);
     }
     if (f->size_ != item_count)
@@ -155,9 +156,13 @@ class DoublingFilter {
   // False only when there is no room and the table cannot double (or the key has 2b copies); the filter
   // then holds exactly the keys it held, and last_failure() says why.
   bool add(std::string_view key) { return add_hash(hasher_(key.data(), key.size())); }
-  [[nodiscard]] bool contains(std::string_view key) const noexcept { return contains_hash(hasher_(key.data(), key.size())); }
+  [[nodiscard]] bool contains(std::string_view key) const noexcept {
+    return contains_hash(hasher_(key.data(), key.size()));
+  }
   bool remove(std::string_view key) noexcept { return remove_hash(hasher_(key.data(), key.size())); }
-  [[nodiscard]] std::size_t count(std::string_view key) const noexcept { return count_hash(hasher_(key.data(), key.size())); }
+  [[nodiscard]] std::size_t count(std::string_view key) const noexcept {
+    return count_hash(hasher_(key.data(), key.size()));
+  }
 
   bool add(std::uint64_t key) { return add_hash(hasher_(key)); }
   [[nodiscard]] bool contains(std::uint64_t key) const noexcept { return contains_hash(hasher_(key)); }
@@ -219,7 +224,8 @@ class DoublingFilter {
     const unsigned g = generation_;
     const std::uint32_t s = g == 0 ? 0 : frac >> (32 - g);
     // The E bits after the index (g + E <= 30 < 32, so they are all bits of frac).
-    const std::uint32_t ext = static_cast<std::uint32_t>((std::uint64_t{frac} << g) >> (32 - kExtBits)) & ((1u << kExtBits) - 1);
+    const std::uint32_t ext =
+        static_cast<std::uint32_t>((std::uint64_t{frac} << g) >> (32 - kExtBits)) & ((1u << kExtBits) - 1);
     const std::uint32_t fixed = static_cast<std::uint32_t>(hash) >> (32 - kFixedBits);
     const auto value = static_cast<Slot>((fixed << (kSlotBits - kFixedBits)) | (ext << 1) | 1u);
     const std::uint32_t q2 = alternate_index(q, fixed, base_buckets_);
@@ -247,7 +253,8 @@ class DoublingFilter {
   // The adds, or add-if-absent (`if_absent`: no for a key found). A key refused because the table cannot
   // double gets stopped_here and ends the batch (`stopped`; the results after it are left as they were);
   // one refused by the duplicate limit gets no_room. Returns how many were added.
-  std::size_t add_group(const std::uint64_t* hashes, std::size_t n, std::uint8_t* results, bool if_absent, bool& stopped) noexcept {
+  std::size_t add_group(const std::uint64_t* hashes, std::size_t n, std::uint8_t* results, bool if_absent,
+                        bool& stopped) noexcept {
     std::size_t added = 0;
     stopped = !for_each_placed(hashes, n, results, [&](const Place& at) {
       if (if_absent && contains_place(at)) return KeyResult::no;
@@ -288,11 +295,14 @@ class DoublingFilter {
   // Entries of F + e bits, for e = 0 .. E.
   [[nodiscard]] std::uint64_t entries_of_bits(unsigned bits) const noexcept { return length_counts_[bits]; }
   [[nodiscard]] Slot slot(std::uint64_t bucket, unsigned s) const noexcept { return slots_[bucket * kBucketSize + s]; }
-  [[nodiscard]] Options options() const noexcept { return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_}; }
+  [[nodiscard]] Options options() const noexcept {
+    return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_};
+  }
 
   // Back to the first table's size, empty. The first table's memory is kept (a smaller realloc may fail).
   CUCKOO_COLD void clear() noexcept {
-    if (void* smaller = std::realloc(slots_, base_buckets_ * kBucketSize * sizeof(Slot))) slots_ = static_cast<Slot*>(smaller);
+    if (void* smaller = std::realloc(slots_, base_buckets_ * kBucketSize * sizeof(Slot)))
+      slots_ = static_cast<Slot*>(smaller);
     generation_ = 0;
     set_fill_limit();
     std::memset(slots_, 0, byte_size());
@@ -378,16 +388,16 @@ class DoublingFilter {
   DoublingFilter() = default;
 
   // make() at `generation` doublings, on `slots` when given (taken over), else on a zeroed table.
-  [[nodiscard]] CUCKOO_COLD static Status make_with(const Options& o, unsigned generation, std::unique_ptr<DoublingFilter>& out,
-                                        Slot* slots = nullptr) {
+  [[nodiscard]] CUCKOO_COLD static Status make_with(const Options& o, unsigned generation,
+                                                    std::unique_ptr<DoublingFilter>& out, Slot* slots = nullptr) {
     std::unique_ptr<Slot, FreeDeleter> owned(slots);
     if (o.capacity == 0) return Status::error(ErrorCode::invalid_argument, "capacity must be at least 1");
-    if (o.capacity > kMaxCapacity)
-      return Status::error(ErrorCode::invalid_argument, "capacity is too large");
+    if (o.capacity > kMaxCapacity) return Status::error(ErrorCode::invalid_argument, "capacity is too large");
     const unsigned max_doublings = o.max_doublings < kExtBits ? o.max_doublings : kExtBits;
     if (generation > max_doublings) return Status::error(ErrorCode::invalid_argument, "doublings out of range");
     const std::uint64_t buckets = base_buckets_for(o.capacity);
-    if ((buckets << generation) > kMaxBuckets) return Status::error(ErrorCode::invalid_argument, "capacity is too large");
+    if ((buckets << generation) > kMaxBuckets)
+      return Status::error(ErrorCode::invalid_argument, "capacity is too large");
     auto f = std::unique_ptr<DoublingFilter>(new (std::nothrow) DoublingFilter());
     if (!f) return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter");
     f->hasher_ = KeyHasher(o.seed);
@@ -397,9 +407,11 @@ class DoublingFilter {
     f->max_doublings_ = max_doublings;
     f->max_kicks_ = o.max_kicks;
     f->grows_ = o.grows;
-    f->slots_ = owned ? owned.release() : static_cast<Slot*>(std::calloc((buckets << generation) * kBucketSize, sizeof(Slot)));
+    f->slots_ =
+        owned ? owned.release() : static_cast<Slot*>(std::calloc((buckets << generation) * kBucketSize, sizeof(Slot)));
     if (f->slots_ == nullptr || !detail::reserve_nothrow(f->path_, o.max_kicks))
-      return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(f->byte_size()) + " bytes for the table");
+      return Status::error(ErrorCode::out_of_memory,
+                           "cannot allocate " + std::to_string(f->byte_size()) + " bytes for the table");
     detail::advise_huge_pages(f->slots_, f->byte_size());
     f->path_.resize(o.max_kicks);
     f->set_fill_limit();
@@ -412,7 +424,9 @@ class DoublingFilter {
     fill_limit_ = generation_ == 0 && capacity_ > limit ? capacity_ : limit;
   }
 
-  [[nodiscard]] static std::uint32_t fixed_of(Slot v) noexcept { return static_cast<std::uint32_t>(v) >> (kSlotBits - kFixedBits); }
+  [[nodiscard]] static std::uint32_t fixed_of(Slot v) noexcept {
+    return static_cast<std::uint32_t>(v) >> (kSlotBits - kFixedBits);
+  }
   // The entry v after `d` doublings: d fewer ext bits (the caller checked it has them).
   [[nodiscard]] static Slot shed(Slot v, unsigned d) noexcept {
     return static_cast<Slot>((v & ~kTailMask) | ((static_cast<std::uint32_t>(v & kTailMask) << d) & kTailMask));
@@ -432,7 +446,9 @@ class DoublingFilter {
     return x != 0 && ((x ^ key) & ~(x ^ (x - 1))) == 0;
   }
   // The position of the marker: lower means more ext bits.
-  [[nodiscard]] static unsigned marker_bit(Slot v) noexcept { return static_cast<unsigned>(__builtin_ctz(static_cast<std::uint32_t>(v))); }
+  [[nodiscard]] static unsigned marker_bit(Slot v) noexcept {
+    return static_cast<unsigned>(__builtin_ctz(static_cast<std::uint32_t>(v)));
+  }
   // F + e for an entry.
   [[nodiscard]] static unsigned entry_bits(Slot v) noexcept { return kSlotBits - 1 - marker_bit(v); }
 
@@ -509,7 +525,8 @@ class DoublingFilter {
   }
   // The entry v of `bucket` in a filter of `from_generation` doublings, moved to this filter's size: its
   // bucket and value here. False when v has too few ext bits left to know its bucket here.
-  [[nodiscard]] CUCKOO_COLD bool moved_here(unsigned from_generation, std::uint32_t bucket, Slot v, std::uint32_t& at, Slot& value) const noexcept {
+  [[nodiscard]] CUCKOO_COLD bool moved_here(unsigned from_generation, std::uint32_t bucket, Slot v, std::uint32_t& at,
+                                            Slot& value) const noexcept {
     const unsigned d = generation_ - from_generation;
     if (ext_bits(v) < d) return false;
     const std::uint32_t class_bits = bucket & ((std::uint32_t{1} << from_generation) - 1);
@@ -519,7 +536,8 @@ class DoublingFilter {
     return true;
   }
   // How many entries of v's pair here are v itself, moved to this size.
-  [[nodiscard]] CUCKOO_COLD std::size_t same_entries_here(unsigned from_generation, std::uint32_t bucket, Slot v) const noexcept {
+  [[nodiscard]] CUCKOO_COLD std::size_t same_entries_here(unsigned from_generation, std::uint32_t bucket,
+                                                          Slot v) const noexcept {
     std::uint32_t at = 0;
     Slot value = 0;
     if (!moved_here(from_generation, bucket, v, at, value)) return 0;
@@ -548,9 +566,7 @@ class DoublingFilter {
     return -1;
   }
 
-  void store(std::uint32_t bucket, unsigned s, Slot v) noexcept {
-    slots_[std::size_t{bucket} * kBucketSize + s] = v;
-  }
+  void store(std::uint32_t bucket, unsigned s, Slot v) noexcept { slots_[std::size_t{bucket} * kBucketSize + s] = v; }
 
   // Stores the key's entry, kicking residents out along a walk of at most max_kicks steps when both
   // buckets are full; a walk that finds no room is undone.
@@ -622,7 +638,8 @@ class DoublingFilter {
     std::uint8_t group_results[kGroup];
     std::uint8_t touched = 0;
     for (std::size_t j = 0; j < n; ++j) group[j] = locate(hashes[j]);
-    for (std::size_t j = 0; j < n; ++j) touched = static_cast<std::uint8_t>(touched ^ touch(group[j].i1) ^ touch(group[j].i2));
+    for (std::size_t j = 0; j < n; ++j)
+      touched = static_cast<std::uint8_t>(touched ^ touch(group[j].i1) ^ touch(group[j].i2));
     prefetch_sink_ = touched;
     for (std::size_t j = 0; j < n; ++j) {
       const unsigned g = generation_;
@@ -647,9 +664,9 @@ class DoublingFilter {
   unsigned max_doublings_ = kExtBits;
   unsigned max_kicks_ = 0;
   bool grows_ = true;
-  Slot* slots_ = nullptr;           // N0 * 2^g buckets of kBucketSize slots
+  Slot* slots_ = nullptr;  // N0 * 2^g buckets of kBucketSize slots
   std::uint64_t size_ = 0;
-  std::uint64_t fill_limit_ = 0;    // fill_limit(), set whenever the table changes size
+  std::uint64_t fill_limit_ = 0;                 // fill_limit(), set whenever the table changes size
   std::uint64_t length_counts_[kSlotBits] = {};  // entries by F + e
   AddFailure failure_ = AddFailure::none;
   std::vector<detail::PathStep> path_;

@@ -124,9 +124,8 @@ inline constexpr std::size_t capacity = 24, base_buckets = 32, item_count = 40, 
 }  // namespace in_place_offset
 
 namespace offset {
-inline constexpr std::size_t magic = 0, version = 4, bucket_size = 6, fingerprint_bits = 7, max_kicks = 8,
-                             flags = 12, seed = 16, capacity = 24, num_buckets = 32, item_count = 40,
-                             table_length = 48;
+inline constexpr std::size_t magic = 0, version = 4, bucket_size = 6, fingerprint_bits = 7, max_kicks = 8, flags = 12,
+                             seed = 16, capacity = 24, num_buckets = 32, item_count = 40, table_length = 48;
 }  // namespace offset
 
 using detail::get_le;
@@ -179,7 +178,9 @@ inline void write_header(std::uint8_t* out, const Layout& layout, std::uint64_t 
          detail::table_bytes(layout.num_buckets, layout.bucket_size, layout.fingerprint_bits, layout.semi_sorted), 8);
 }
 
-CUCKOO_COLD inline Status bad_format(std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); }
+CUCKOO_COLD inline Status bad_format(std::string message) {
+  return Status::error(ErrorCode::bad_format, std::move(message));
+}
 
 struct CommonFields {
   unsigned bucket_size;
@@ -190,7 +191,8 @@ struct CommonFields {
 };
 
 // Checks bytes 12-23 (the same in both versions; the caller has checked the length).
-[[nodiscard]] CUCKOO_COLD inline Status read_common_header(const std::uint8_t* p, std::uint64_t version, CommonFields& out) {
+[[nodiscard]] CUCKOO_COLD inline Status read_common_header(const std::uint8_t* p, std::uint64_t version,
+                                                           CommonFields& out) {
   const auto flags = get_le(p + offset::flags, 4);
   if ((flags & ~std::uint64_t{kFlagSemiSorted}) != 0)
     return bad_format("unknown flags " + std::to_string(flags) + " (version " + std::to_string(version) +
@@ -230,7 +232,8 @@ struct CommonFields {
 // (a pipe, a device) learns where the export ends without reading on, and can refuse what follows it.
 // Returns that length once these bytes tell it. Otherwise returns 0 and sets `need`: the length to read
 // before asking again, or 0 when these bytes are not an export (wrong magic, an unknown version, a table
-// length no filter can have): the caller then hands them to the reader (CuckooFilter::Importer), which names the problem.
+// length no filter can have): the caller then hands them to the reader (CuckooFilter::Importer), which names the
+// problem.
 [[nodiscard]] CUCKOO_COLD inline std::uint64_t declared_length(const std::uint8_t* p, std::size_t n,
                                                                std::uint64_t& need) noexcept {
   // More than any table: 2^32 buckets x 8 slots x 4 bytes is 2^37.
@@ -288,9 +291,10 @@ struct CommonFields {
   if (info.table_length != expected)
     return bad("table length " + std::to_string(info.table_length) + " does not match " +
                std::to_string(info.num_buckets) + " buckets x " +
-               (semi_sorted ? std::to_string(detail::bucket_bits(bucket_size, info.fingerprint_bits, true)) +
-                                  " bits (semi-sorted, " + std::to_string(info.fingerprint_bits) + "-bit fingerprints)"
-                            : std::to_string(bucket_size) + " slots x " + std::to_string(info.fingerprint_bits) + " bits") +
+               (semi_sorted
+                    ? std::to_string(detail::bucket_bits(bucket_size, info.fingerprint_bits, true)) +
+                          " bits (semi-sorted, " + std::to_string(info.fingerprint_bits) + "-bit fingerprints)"
+                    : std::to_string(bucket_size) + " slots x " + std::to_string(info.fingerprint_bits) + " bits") +
                " (" + std::to_string(expected) + " bytes)");
   if (info.item_count > slots)
     return bad("item count " + std::to_string(info.item_count) + " exceeds the " + std::to_string(slots) + " slots");
@@ -304,22 +308,29 @@ struct CommonFields {
   const SubFilterInfo read{get_le(p + offset::capacity, 8), get_le(p + offset::num_buckets, 8), common.fingerprint_bits,
                            get_le(p + offset::item_count, 8), get_le(p + offset::table_length, 8)};
   if (Status s = check_table_fields("", common.bucket_size, common.semi_sorted, read); !s.ok()) return s;
-  layout = Layout{read.capacity, read.num_buckets, common.bucket_size, common.fingerprint_bits, common.max_kicks,
-                  common.seed, 0, 1, common.semi_sorted};
+  layout = Layout{read.capacity,
+                  read.num_buckets,
+                  common.bucket_size,
+                  common.fingerprint_bits,
+                  common.max_kicks,
+                  common.seed,
+                  0,
+                  1,
+                  common.semi_sorted};
   info = read;
   return {};
 }
 
 // Checks every field of a version 4 chain header (kChainHeaderSize bytes). Sets the layout's common fields
 // and growth settings (the first sub-filter's shape comes with its own header) and the sub-filter count.
-[[nodiscard]] CUCKOO_COLD inline Status read_chain_header(const std::uint8_t* p, Layout& layout,
-                                                          std::uint64_t& count) {
+[[nodiscard]] CUCKOO_COLD inline Status read_chain_header(const std::uint8_t* p, Layout& layout, std::uint64_t& count) {
   const auto bad = bad_format;
   CommonFields common;
   if (Status s = read_common_header(p, kVersionChained, common); !s.ok()) return s;
   if (get_le(p + chain_offset::reserved, 4) != 0) return bad("reserved bytes 28-31 are not zero");
   const auto growth = get_le(p + chain_offset::growth, 1);
-  if (growth < kMinGrowth || growth > kMaxGrowth) return bad("growth " + std::to_string(growth) + " is not from 2 to 16");
+  if (growth < kMinGrowth || growth > kMaxGrowth)
+    return bad("growth " + std::to_string(growth) + " is not from 2 to 16");
   const auto max_sub = get_le(p + chain_offset::max_sub_filters, 1);
   if (max_sub < 1 || max_sub > kMaxSubFiltersLimit)
     return bad("maximum sub-filters " + std::to_string(max_sub) + " is not from 1 to " +
@@ -327,8 +338,15 @@ struct CommonFields {
   count = get_le(p + chain_offset::sub_filters, 2);
   if (count < 1 || count > max_sub)
     return bad("sub-filter count " + std::to_string(count) + " is not from 1 to " + std::to_string(max_sub));
-  layout = Layout{0, 0, common.bucket_size, common.fingerprint_bits, common.max_kicks, common.seed,
-                  static_cast<unsigned>(growth), static_cast<unsigned>(max_sub), common.semi_sorted};
+  layout = Layout{0,
+                  0,
+                  common.bucket_size,
+                  common.fingerprint_bits,
+                  common.max_kicks,
+                  common.seed,
+                  static_cast<unsigned>(growth),
+                  static_cast<unsigned>(max_sub),
+                  common.semi_sorted};
   return {};
 }
 
@@ -376,12 +394,13 @@ struct InPlaceInfo {
   const std::uint64_t base = get_le(p + in_place_offset::base_buckets, 8);
   const auto max_doublings = static_cast<unsigned>(get_le(p + in_place_offset::max_doublings, 1));
   const auto generation = static_cast<unsigned>(get_le(p + in_place_offset::generation, 1));
-  const unsigned most = slot_bits == 16 ? DoublingFilter<std::uint16_t>::kExtBits : DoublingFilter<std::uint32_t>::kExtBits;
+  const unsigned most =
+      slot_bits == 16 ? DoublingFilter<std::uint16_t>::kExtBits : DoublingFilter<std::uint32_t>::kExtBits;
   if (capacity == 0 || capacity > DoublingFilter<std::uint16_t>::kMaxCapacity)
     return bad("capacity " + std::to_string(capacity) + " is out of range");
   if (base != DoublingFilter<std::uint16_t>::base_buckets_for(capacity))
-    return bad("first table of " + std::to_string(base) + " buckets, but capacity " + std::to_string(capacity) + " gives " +
-               std::to_string(DoublingFilter<std::uint16_t>::base_buckets_for(capacity)));
+    return bad("first table of " + std::to_string(base) + " buckets, but capacity " + std::to_string(capacity) +
+               " gives " + std::to_string(DoublingFilter<std::uint16_t>::base_buckets_for(capacity)));
   if (max_doublings > most)
     return bad("most doublings " + std::to_string(max_doublings) + " is above " + std::to_string(most) + " for " +
                std::to_string(slot_bits) + "-bit slots");
@@ -392,12 +411,22 @@ struct InPlaceInfo {
   const std::uint64_t table = get_le(p + in_place_offset::table_length, 8);
   if (table != slots * (slot_bits / 8))
     return bad("table length " + std::to_string(table) + " does not match " + std::to_string(base << generation) +
-               " buckets x 4 slots x " + std::to_string(slot_bits) + " bits (" + std::to_string(slots * (slot_bits / 8)) +
-               " bytes)");
+               " buckets x 4 slots x " + std::to_string(slot_bits) + " bits (" +
+               std::to_string(slots * (slot_bits / 8)) + " bytes)");
   const std::uint64_t items = get_le(p + in_place_offset::item_count, 8);
-  if (items > slots) return bad("item count " + std::to_string(items) + " exceeds the " + std::to_string(slots) + " slots");
-  layout = Layout{capacity, base, 4, static_cast<unsigned>(slot_bits), static_cast<unsigned>(max_kicks),
-                  get_le(p + offset::seed, 8), 2, 1, false, true, max_doublings};
+  if (items > slots)
+    return bad("item count " + std::to_string(items) + " exceeds the " + std::to_string(slots) + " slots");
+  layout = Layout{capacity,
+                  base,
+                  4,
+                  static_cast<unsigned>(slot_bits),
+                  static_cast<unsigned>(max_kicks),
+                  get_le(p + offset::seed, 8),
+                  2,
+                  1,
+                  false,
+                  true,
+                  max_doublings};
   info = InPlaceInfo{generation, items, table};
   return {};
 }
@@ -430,7 +459,8 @@ struct InPlaceTable {
 // points into itself.
 class Exporter {
  public:
-  CUCKOO_COLD Exporter(const Layout& layout, const detail::SubFilter& head, std::span<const detail::SubFilter> tail) noexcept {
+  CUCKOO_COLD Exporter(const Layout& layout, const detail::SubFilter& head,
+                       std::span<const detail::SubFilter> tail) noexcept {
     std::uint8_t* h = headers_;
     if (layout.growth == 0) {
       write_header(h, layout, head.size);
@@ -508,7 +538,8 @@ class Exporter {
   };
   void add(const std::uint8_t* data, std::uint64_t length) noexcept { pieces_[pieces_count_++] = {data, length}; }
 
-  static constexpr std::size_t kMaxHeaderBytes = kHeaderSize + kChainHeaderSize + kMaxSubFiltersLimit * kSubFilterHeaderSize;
+  static constexpr std::size_t kMaxHeaderBytes =
+      kHeaderSize + kChainHeaderSize + kMaxSubFiltersLimit * kSubFilterHeaderSize;
   std::uint8_t headers_[kMaxHeaderBytes] = {};
   std::uint8_t sum_[kChecksumSize] = {};
   Piece pieces_[2 + 2 * kMaxSubFiltersLimit] = {};
@@ -535,7 +566,8 @@ class Importer {
   CUCKOO_COLD Status push(const std::uint8_t* data, std::size_t length) {
     while (length > 0 && error_.ok()) {
       if (phase_ == Phase::done) {
-        error_ = bad_format("trailing data: more than the " + std::to_string(received_) + " bytes the header describes");
+        error_ =
+            bad_format("trailing data: more than the " + std::to_string(received_) + " bytes the header describes");
         break;
       }
       std::size_t n;
@@ -579,7 +611,7 @@ class Importer {
       case Phase::version: {
         std::uint16_t version = 0;
         if (Status s = read_version(pending_, version); !s.ok()) return s;
-        phase_ = version == kVersion ? Phase::single_header
+        phase_ = version == kVersion          ? Phase::single_header
                  : version == kVersionChained ? Phase::chain_header
                                               : Phase::in_place_header;
         want_ = version == kVersion ? kHeaderSize : version == kVersionChained ? kChainHeaderSize : kInPlaceHeaderSize;
@@ -604,7 +636,8 @@ class Importer {
                             " bytes, but the header describes " + std::to_string(total));
         chain_.slots.reset(static_cast<std::uint8_t*>(std::malloc(static_cast<std::size_t>(info.table_length))));
         if (!chain_.slots)
-          return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(info.table_length) + " bytes for the table");
+          return Status::error(ErrorCode::out_of_memory,
+                               "cannot allocate " + std::to_string(info.table_length) + " bytes for the table");
         phase_ = Phase::table;
         table_at_ = chain_.slots.get();
         table_left_ = info.table_length;
@@ -631,7 +664,8 @@ class Importer {
       }
       case Phase::checksum:
         phase_ = Phase::done;
-        if (sum_.digest() != get_le(pending_, kChecksumSize)) return bad_format("checksum mismatch: the data is corrupted");
+        if (sum_.digest() != get_le(pending_, kChecksumSize))
+          return bad_format("checksum mismatch: the data is corrupted");
         return check_tables();
       default:
         return {};
@@ -681,14 +715,16 @@ class Importer {
       const detail::SubFilter& s = chain_.sub_filters[k];
       const std::string which = infos_.size() > 1 ? "sub-filter " + std::to_string(k) + ": " : "";
       const std::uint64_t used_bits =
-          info.num_buckets * detail::bucket_bits(chain_.layout.bucket_size, info.fingerprint_bits, chain_.layout.semi_sorted);
+          info.num_buckets *
+          detail::bucket_bits(chain_.layout.bucket_size, info.fingerprint_bits, chain_.layout.semi_sorted);
       const std::uint8_t last = s.table.data()[info.table_length - 1];
       if (used_bits % 8 != 0 && (last >> (used_bits % 8)) != 0)
         return bad_format(which + "the unused bits after the last slot are not zero");
       // Before anything decodes a semi-sorted bucket.
       if (const std::uint64_t b = s.table.first_noncanonical_bucket(); b != info.num_buckets)
-        return bad_format(which + "bucket " + std::to_string(b) +
-                          " is not a semi-sorted bucket this library writes (an unknown code, or fingerprints out of order)");
+        return bad_format(
+            which + "bucket " + std::to_string(b) +
+            " is not a semi-sorted bucket this library writes (an unknown code, or fingerprints out of order)");
       const std::uint64_t occupied = s.table.count_occupied();
       if (occupied != info.item_count)
         return bad_format(which + "item count " + std::to_string(info.item_count) + " does not match the " +
@@ -705,7 +741,8 @@ class Importer {
       return bad_format(n + ", but a version 4 export is at least " +
                         std::to_string(kChainHeaderSize + kSubFilterHeaderSize + kChecksumSize));
     if (phase_ == Phase::in_place_header)
-      return bad_format(n + ", but a version 5 export is at least " + std::to_string(kInPlaceHeaderSize + kChecksumSize));
+      return bad_format(n + ", but a version 5 export is at least " +
+                        std::to_string(kInPlaceHeaderSize + kChecksumSize));
     if (chain_.layout.in_place)
       return bad_format(n + ", but the header describes " +
                         std::to_string(kInPlaceHeaderSize + chain_.in_place.table_length + kChecksumSize));

@@ -31,8 +31,7 @@ inline constexpr std::uint64_t kDefaultSeed = 0x9E3779B97F4A7C15ull;
 // bits; it must also be even (see alternate_index).
 inline constexpr std::uint64_t kMaxBuckets = 0xFFFFFFFEull;
 
-[[nodiscard]] inline std::uint64_t hash_bytes(const void* data, std::size_t length,
-                                              std::uint64_t seed) noexcept {
+[[nodiscard]] inline std::uint64_t hash_bytes(const void* data, std::size_t length, std::uint64_t seed) noexcept {
   return XXH3_64bits_withSeed(data, length, seed);
 }
 
@@ -204,8 +203,7 @@ inline constexpr std::uint32_t kOffsetMultiplier = 0x9E3779B1u;
 // fp x multiplier mod 2^32 leave at most three distinct gap sizes); tests/cpp/test_hashing.cpp checks the
 // spacing. Format versions 1 and 2 mixed the fingerprint with Murmur3's finalizer first: two more
 // multiplies on the critical path of every lookup, for no better spread.
-[[nodiscard]] constexpr std::uint32_t alternate_offset(std::uint32_t fingerprint,
-                                                       std::uint64_t num_buckets) noexcept {
+[[nodiscard]] constexpr std::uint32_t alternate_offset(std::uint32_t fingerprint, std::uint64_t num_buckets) noexcept {
   return reduce32(fingerprint * kOffsetMultiplier, num_buckets) | 1u;
 }
 
@@ -220,7 +218,8 @@ inline constexpr std::uint32_t kOffsetMultiplier = 0x9E3779B1u;
   const auto n = static_cast<std::int64_t>(num_buckets);
   // With 0 <= i <= N-1 and 1 <= r <= N-1, N - i - r lies in [2 - N, N - 1]: one conditional +N reduces
   // it. The sign mask keeps that branchless; a branch here is taken at random and mispredicts half the time.
-  std::int64_t x = n - static_cast<std::int64_t>(index) - static_cast<std::int64_t>(alternate_offset(fingerprint, num_buckets));
+  std::int64_t x =
+      n - static_cast<std::int64_t>(index) - static_cast<std::int64_t>(alternate_offset(fingerprint, num_buckets));
   x += n & (x >> 63);
   return static_cast<std::uint32_t>(x);
 }

@@ -103,7 +103,6 @@ class Buffer {
   std::size_t capacity_ = 0;
 };
 
-
 // The offset of the first `end` byte in data[from, n), or n. Eight bytes a step (the classic zero-byte test
 // on the word XOR `end`s: its lowest flagged byte is always a real match): wasm's memchr goes by 32-bit words.
 [[nodiscard]] inline std::uint32_t find_byte(const std::uint8_t* data, std::uint32_t from, std::uint32_t n,
@@ -206,7 +205,8 @@ class LineDeduper {
   // the header arrives (a name the header lacks stops the engine with invalid_argument). False when out of
   // memory.
   [[nodiscard]] CUCKOO_COLD bool select_fields(std::uint8_t delimiter, const std::uint32_t* ranges, std::size_t count,
-                                               const std::uint8_t* names = nullptr, std::size_t names_length = 0) noexcept {
+                                               const std::uint8_t* names = nullptr,
+                                               std::size_t names_length = 0) noexcept {
     delimiter_ = delimiter;
     fields_.clear();
     names_.clear();
@@ -266,8 +266,8 @@ class LineDeduper {
   [[gnu::noinline]] CUCKOO_COLD bool append_field_key(const std::uint8_t* data, std::size_t length) noexcept {
     const std::uint32_t* ranges = fields_.data();
     const std::size_t range_count = fields_.size() / 2;
-    std::size_t at = 0;        // where the current field starts
-    std::uint32_t field = 1;   // its number
+    std::size_t at = 0;       // where the current field starts
+    std::uint32_t field = 1;  // its number
     bool first = true;
     for (std::size_t r = 0; r < range_count; ++r) {
       const std::uint32_t from = ranges[2 * r];
@@ -296,7 +296,8 @@ class LineDeduper {
 
   // The bounds of data[0, length)'s key in `base` (the record itself, or keys_ when fields are selected);
   // false when out of memory.
-  [[nodiscard]] bool key_range(const std::uint8_t* record, std::uint32_t start, std::uint32_t stop, std::uint32_t range[2]) noexcept {
+  [[nodiscard]] bool key_range(const std::uint8_t* record, std::uint32_t start, std::uint32_t stop,
+                               std::uint32_t range[2]) noexcept {
     if (csv_) {
       range[0] = static_cast<std::uint32_t>(keys_.size());
       if (!append_csv_key(record + start, stop - start)) return false;
@@ -316,7 +317,8 @@ class LineDeduper {
 
   // The keys of a block's `count` records from their fields: into keys_, their ranges replacing the
   // records' in ranges_, which move to records_.
-  [[gnu::noinline]] CUCKOO_COLD bool field_keys(const std::uint8_t* data, std::size_t length, std::size_t count) noexcept {
+  [[gnu::noinline]] CUCKOO_COLD bool field_keys(const std::uint8_t* data, std::size_t length,
+                                                std::size_t count) noexcept {
     keys_.clear();
     if (!keys_.reserve(length) || !records_.reserve(2 * count)) return false;
     records_.clear();
@@ -341,7 +343,8 @@ class LineDeduper {
     keys_.clear();
     std::uint32_t key[2];
     if (!key_range(line, 0, static_cast<std::uint32_t>(key_end), key)) return fail_out_of_memory().ok();
-    const std::uint64_t hash = filter_.hash_of((fields_.empty() && !csv_ ? line : keys_.data()) + key[0], key[1] - key[0]);
+    const std::uint64_t hash =
+        filter_.hash_of((fields_.empty() && !csv_ ? line : keys_.data()) + key[0], key[1] - key[0]);
     const bool seen = filter_.contains_hash(hash);
     if (!seen && !filter_.add_hash(hash)) return fail_add();
     ++lines_;
@@ -395,7 +398,8 @@ class LineDeduper {
       bool stopped = false;
       for (std::size_t i = at; i < at + n; ++i) {
         added += results[i] == static_cast<std::uint8_t>(KeyResult::yes);
-        stopped = stopped || (results[i] != static_cast<std::uint8_t>(KeyResult::yes) && results[i] != static_cast<std::uint8_t>(KeyResult::no));
+        stopped = stopped || (results[i] != static_cast<std::uint8_t>(KeyResult::yes) &&
+                              results[i] != static_cast<std::uint8_t>(KeyResult::no));
       }
       wrong_drops_ += static_cast<double>(added) * filter_.expected_fp_rate();
       if (stopped) {
@@ -415,7 +419,8 @@ class LineDeduper {
       }
       if (run != SIZE_MAX) output_.append_unchecked(data + run, ranges[2 * i] - run);
       run = SIZE_MAX;
-      if (r != KeyResult::no && r != KeyResult::yes) {  // no room could be made: this record and the ones after it are not done
+      if (r != KeyResult::no &&
+          r != KeyResult::yes) {  // no room could be made: this record and the ones after it are not done
         lines_ += i;
         return fail_add();
       }
@@ -449,10 +454,12 @@ class LineDeduper {
 
   // The offset of the "\n" that ends the record being scanned from data[i] in `state`, or n (then `state`
   // is where the scan stands at n). One byte a step: for records with quotes and for carried ones.
-  CUCKOO_COLD std::size_t csv_scan(const std::uint8_t* data, std::size_t i, std::size_t n, CsvState& state) const noexcept {
+  CUCKOO_COLD std::size_t csv_scan(const std::uint8_t* data, std::size_t i, std::size_t n,
+                                   CsvState& state) const noexcept {
     while (i < n) {
       if (state == CsvState::quoted) {
-        const auto found = static_cast<std::size_t>(detail::find_byte(data, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n), '"'));
+        const auto found = static_cast<std::size_t>(
+            detail::find_byte(data, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n), '"'));
         if (found == n) return n;
         i = found + 1;
         state = CsvState::quote_in_quoted;
@@ -580,7 +587,8 @@ class LineDeduper {
 
   CUCKOO_COLD bool append_csv_key_of(const std::uint8_t* record, std::size_t length) {
     if (std::memchr(record, '"', length) == nullptr) {
-      return fields_.empty() ? keys_.append(record, length) && keys_.size() < UINT32_MAX : append_field_key(record, length);
+      return fields_.empty() ? keys_.append(record, length) && keys_.size() < UINT32_MAX
+                             : append_field_key(record, length);
     }
     if (!decode_csv(record, length)) return false;
     const std::size_t cell_count = cells_.size() / 2;
@@ -614,13 +622,16 @@ class LineDeduper {
     keys_.clear();
     if (!decode_csv(record, length)) return fail_out_of_memory().ok();
     for (std::size_t c = 0; c < cells_.size() / 2; ++c)
-      if ((c > 0 && !keys_.append(&delimiter_, 1)) || !append_cell(c, cells_.size() == 2)) return fail_out_of_memory().ok();
+      if ((c > 0 && !keys_.append(&delimiter_, 1)) || !append_cell(c, cells_.size() == 2))
+        return fail_out_of_memory().ok();
     if (repeat_header_) {
       repeat_header_ = false;
       if (keys_.size() == header_.size() && std::memcmp(keys_.data(), header_.data(), keys_.size()) == 0) return true;
-      failed_ = Status::error(ErrorCode::invalid_argument, "an input's header differs from the first input's: \"" +
-                                                               std::string(reinterpret_cast<const char*>(keys_.data()), keys_.size()) + "\", not \"" +
-                                                               std::string(reinterpret_cast<const char*>(header_.data()), header_.size()) + "\"");
+      failed_ =
+          Status::error(ErrorCode::invalid_argument,
+                        "an input's header differs from the first input's: \"" +
+                            std::string(reinterpret_cast<const char*>(keys_.data()), keys_.size()) + "\", not \"" +
+                            std::string(reinterpret_cast<const char*>(header_.data()), header_.size()) + "\"");
       return false;
     }
     if (!header_.append(keys_.data(), keys_.size())) return fail_out_of_memory().ok();
@@ -640,12 +651,14 @@ class LineDeduper {
         for (std::size_t c = 0; c < cell_count && c < 20; ++c) {
           if (c > 0) columns += ", ";
           columns += '"';
-          columns.append(reinterpret_cast<const char*>(cell_bytes_.data() + cells_.data()[2 * c]), cells_.data()[2 * c + 1] - cells_.data()[2 * c]);
+          columns.append(reinterpret_cast<const char*>(cell_bytes_.data() + cells_.data()[2 * c]),
+                         cells_.data()[2 * c + 1] - cells_.data()[2 * c]);
           columns += '"';
         }
         if (cell_count > 20) columns += ", ...";
-        failed_ = Status::error(ErrorCode::invalid_argument, "no column named \"" + std::string(reinterpret_cast<const char*>(name), name_length) +
-                                                                "\" in the header (its columns: " + columns + ")");
+        failed_ = Status::error(ErrorCode::invalid_argument,
+                                "no column named \"" + std::string(reinterpret_cast<const char*>(name), name_length) +
+                                    "\" in the header (its columns: " + columns + ")");
         return false;
       }
       const std::uint32_t range[2] = {column, column};
@@ -679,16 +692,16 @@ class LineDeduper {
   }
 
   CuckooFilter& filter_;
-  std::uint8_t end_;               // the byte that ends a record
-  bool writes_duplicates_ = false;  // the output is the records seen before, not the new ones
-  bool csv_ = false;               // records are CSV
-  bool header_pending_ = false;    // csv: the header has not arrived yet
-  bool repeat_header_ = false;     // csv: the pending header is a later input's (checked, not written)
+  std::uint8_t end_;                              // the byte that ends a record
+  bool writes_duplicates_ = false;                // the output is the records seen before, not the new ones
+  bool csv_ = false;                              // records are CSV
+  bool header_pending_ = false;                   // csv: the header has not arrived yet
+  bool repeat_header_ = false;                    // csv: the pending header is a later input's (checked, not written)
   CsvState carry_state_ = CsvState::field_start;  // csv: where the carried record's scan stopped
-  std::uint8_t delimiter_ = '\t';  // between fields, when keys are fields
-  detail::Buffer<std::uint8_t> names_;        // csv: header names to select, each ended by NUL
-  detail::Buffer<std::uint8_t> header_;       // csv: the first header's fields, as a whole-record key
-  detail::Buffer<std::uint32_t> cells_;       // csv: a record's decoded fields, pairs [start, end) in cell_bytes_
+  std::uint8_t delimiter_ = '\t';                 // between fields, when keys are fields
+  detail::Buffer<std::uint8_t> names_;            // csv: header names to select, each ended by NUL
+  detail::Buffer<std::uint8_t> header_;           // csv: the first header's fields, as a whole-record key
+  detail::Buffer<std::uint32_t> cells_;           // csv: a record's decoded fields, pairs [start, end) in cell_bytes_
   detail::Buffer<std::uint8_t> cell_bytes_;
   detail::Buffer<std::uint32_t> fields_;   // the selected field ranges, pairs [first, last]; empty: whole records
   detail::Buffer<std::uint8_t> keys_;      // a block's keys made of fields

@@ -34,13 +34,15 @@ enum class Combine {
   };
   if (a.growth != b.growth) return differ("growth settings", a.growth, b.growth, "growth ");
   if (a.in_place != b.in_place)
-    return Status::error(ErrorCode::invalid_argument, cannot + "a filter that doubles in place and a chain of sub-filters");
+    return Status::error(ErrorCode::invalid_argument,
+                         cannot + "a filter that doubles in place and a chain of sub-filters");
   if (a.max_sub_filters != b.max_sub_filters)
     return differ("growth settings", a.max_sub_filters, b.max_sub_filters, "at most sub-filters ");
   if (a.bucket_size != b.bucket_size) return differ("bucket sizes", a.bucket_size, b.bucket_size);
   if (a.semi_sorted != b.semi_sorted)
     return Status::error(ErrorCode::invalid_argument, cannot + "a filter with semi-sorted buckets and one without");
-  if (a.fingerprint_bits != b.fingerprint_bits) return differ("fingerprint bits", a.fingerprint_bits, b.fingerprint_bits);
+  if (a.fingerprint_bits != b.fingerprint_bits)
+    return differ("fingerprint bits", a.fingerprint_bits, b.fingerprint_bits);
   if (a.max_doublings != b.max_doublings) return differ("most doublings", a.max_doublings, b.max_doublings);
   if (a.num_buckets != b.num_buckets || a.capacity != b.capacity) return differ("capacities", a.capacity, b.capacity);
   if (a.seed != b.seed) return Status::error(ErrorCode::invalid_argument, cannot + "filters with different seeds");
@@ -75,8 +77,9 @@ enum class Combine {
 // Adds the fingerprints of `from` to `into` (work[target]), a sub-filter of the same shape: all of them,
 // or for a union those the chain lacks. Returns false when they do not fit; `into` is then partly changed
 // (the caller restores it).
-[[nodiscard]] CUCKOO_COLD inline bool combine_into(std::vector<SubFilter>& work, std::size_t target, const SubFilter& from,
-                                                   Combine mode, const Layout& layout, PathStep* path) {
+[[nodiscard]] CUCKOO_COLD inline bool combine_into(std::vector<SubFilter>& work, std::size_t target,
+                                                   const SubFilter& from, Combine mode, const Layout& layout,
+                                                   PathStep* path) {
   SubFilter& into = work[target];
   for (std::uint64_t bucket = 0; bucket < from.num_buckets; ++bucket) {
     const auto i = static_cast<std::uint32_t>(bucket);
@@ -120,10 +123,10 @@ enum class Combine {
   }
   if (layout.growth == 0 || work.size() >= layout.max_sub_filters)
     return Status::error(ErrorCode::capacity_exceeded,
-                         layout.growth == 0 ? "the merged fingerprints do not fit (this filter was left unchanged)"
-                                            : "the merged fingerprints do not fit in " +
-                                                  std::to_string(layout.max_sub_filters) +
-                                                  " sub-filters (this filter was left unchanged)");
+                         layout.growth == 0
+                             ? "the merged fingerprints do not fit (this filter was left unchanged)"
+                             : "the merged fingerprints do not fit in " + std::to_string(layout.max_sub_filters) +
+                                   " sub-filters (this filter was left unchanged)");
   work.emplace_back();  // reserved for max_sub_filters by the caller
   if (mode == Combine::set_union && target < work.size() - 1) {
     // An empty table of from's shape, given what the rest of the chain lacks: no more than `from` holds.

@@ -151,8 +151,8 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     return invalid("max_sub_filters must be from 1 to " + std::to_string(kMaxSubFiltersLimit) + " (got " +
                    std::to_string(max_sub_filters) + ")");
 
-  const bool semi_sorted =
-      options.semi_sorted.value_or(kSemiSortedDefault && !options.fingerprint_bits && bucket_size == kSemiSortedBucketSize);
+  const bool semi_sorted = options.semi_sorted.value_or(kSemiSortedDefault && !options.fingerprint_bits &&
+                                                        bucket_size == kSemiSortedBucketSize);
   if (semi_sorted && bucket_size != kSemiSortedBucketSize)
     return invalid("semi_sorted needs bucket_size " + std::to_string(kSemiSortedBucketSize) + " (got " +
                    std::to_string(bucket_size) + ")");
@@ -163,13 +163,15 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     unsigned slot_bits = 0;
     unsigned max_doublings = 0;
     if (!in_place_shape(rate, slot_bits, max_doublings))
-      return invalid("fp_rate is below what a filter that grows in place gives (about 5.3e-9: even 32-bit slots could not double once)");
+      return invalid(
+          "fp_rate is below what a filter that grows in place gives (about 5.3e-9: even 32-bit slots could not double "
+          "once)");
     const std::uint64_t buckets = DoublingFilter<std::uint16_t>::base_buckets_for(options.capacity);
     if (buckets > kMaxBuckets)
       return invalid("capacity " + std::to_string(options.capacity) + " needs " + std::to_string(buckets) +
                      " buckets of 4; at most " + std::to_string(kMaxBuckets) + " are supported");
-    layout = Layout{options.capacity, buckets, bucket_size,
-                    slot_bits, options.max_kicks, options.seed, growth, 1, false, true, max_doublings};
+    layout = Layout{options.capacity, buckets, bucket_size, slot_bits, options.max_kicks, options.seed,
+                    growth,           1,       false,       true,      max_doublings};
     return {};
   }
   if (options.fp_rate && options.fingerprint_bits) {
@@ -193,19 +195,22 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     // formatting (printf, a large part of the wasm module) is linked in for one message.
     if (bits == 0)
       return invalid(std::string("fp_rate is below what 32-bit fingerprints give with bucket_size ") +
-                     (bucket_size == 2 ? "2 (about 9.4e-10)" : bucket_size == 4 ? "4 (about 1.9e-9)" : "8 (about 3.8e-9)"));
+                     (bucket_size == 2   ? "2 (about 9.4e-10)"
+                      : bucket_size == 4 ? "4 (about 1.9e-9)"
+                                         : "8 (about 3.8e-9)"));
     if (semi_sorted) bits = std::max(bits, kMinSemiSortedFingerprintBits);
   }
 
   const std::uint64_t buckets = detail::buckets_for(options.capacity, bucket_size);
   if (buckets > kMaxBuckets)
     return invalid("capacity " + std::to_string(options.capacity) + " needs " + std::to_string(buckets) +
-                   " buckets of " + std::to_string(bucket_size) + "; at most " +
-                   std::to_string(kMaxBuckets) + " are supported");
+                   " buckets of " + std::to_string(bucket_size) + "; at most " + std::to_string(kMaxBuckets) +
+                   " are supported");
 
   // Each sub-filter has one more fingerprint bit than the one before, up to 32.
   const unsigned chain_limit = growth != 0 ? std::min(max_sub_filters, kMaxFingerprintBits - bits + 1) : 1;
-  layout = Layout{options.capacity, buckets, bucket_size, bits, options.max_kicks, options.seed, growth, chain_limit, semi_sorted, false, 0};
+  layout = Layout{options.capacity, buckets,     bucket_size, bits, options.max_kicks, options.seed, growth,
+                  chain_limit,      semi_sorted, false,       0};
   return {};
 }
 

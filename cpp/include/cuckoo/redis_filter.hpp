@@ -50,8 +50,8 @@ namespace redis {
 
 inline constexpr std::uint64_t kAlternateMultiplier = 0x5bd1e995;
 inline constexpr std::size_t kHeaderSize = 38;
-inline constexpr std::uint64_t kMaxChunk = 16u << 20;           // SCANDUMP's piece size for large sub-filters
-inline constexpr std::size_t kMaxSubFiltersForAdd = 32;         // adds are refused from this many sub-filters on
+inline constexpr std::uint64_t kMaxChunk = 16u << 20;    // SCANDUMP's piece size for large sub-filters
+inline constexpr std::size_t kMaxSubFiltersForAdd = 32;  // adds are refused from this many sub-filters on
 inline constexpr std::uint64_t kMaxBuckets = (std::uint64_t{1} << 56) - 1;
 inline constexpr unsigned kMaxBucketSize = 255;
 inline constexpr unsigned kMaxIterations = 65535;
@@ -59,10 +59,10 @@ inline constexpr unsigned kMaxExpansion = 32768;
 
 // CF.RESERVE's arguments.
 struct Params {
-  std::uint64_t capacity = 0;  // at least 2 * bucket_size
-  unsigned bucket_size = 2;    // 1..255
+  std::uint64_t capacity = 0;    // at least 2 * bucket_size
+  unsigned bucket_size = 2;      // 1..255
   unsigned max_iterations = 20;  // 1..65535
-  unsigned expansion = 1;      // 0..32768, rounded up to a power of two; 0: the filter never grows
+  unsigned expansion = 1;        // 0..32768, rounded up to a power of two; 0: the filter never grows
 };
 
 // Where an item lives, in every sub-filter: fp, and the two hashes whose remainders are its buckets.
@@ -109,7 +109,9 @@ inline constexpr std::size_t num_items = 0, num_buckets = 8, num_deletes = 16, n
 [[nodiscard]] inline Header read_header(const std::uint8_t p[kHeaderSize]) noexcept {
   using namespace header_offset;
   const auto u16 = [&](std::size_t at) { return static_cast<unsigned>(detail::get_le(p + at, 2)); };
-  return {detail::get_le(p + num_items, 8), detail::get_le(p + num_deletes, 8), detail::get_le(p + num_filters, 8),
+  return {detail::get_le(p + num_items, 8),
+          detail::get_le(p + num_deletes, 8),
+          detail::get_le(p + num_filters, 8),
           {detail::get_le(p + num_buckets, 8), u16(bucket_size), u16(max_iterations), u16(expansion)}};
 }
 
@@ -131,7 +133,8 @@ class RedisCuckooFilter {
       return invalid("MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.");
     if (p.bucket_size < 1 || p.bucket_size > kMaxBucketSize)
       return invalid("BUCKETSIZE: value must be an integer between 1 and 255, inclusive.");
-    if (p.expansion > kMaxExpansion) return invalid("EXPANSION: value must be an integer between 0 and 32768, inclusive.");
+    if (p.expansion > kMaxExpansion)
+      return invalid("EXPANSION: value must be an integer between 0 and 32768, inclusive.");
     if (p.capacity < 2 * std::uint64_t{p.bucket_size}) return invalid("Capacity must be at least (BucketSize * 2)");
     std::uint64_t buckets = next_power_of_two(p.capacity / p.bucket_size);
     if (buckets == 0 || buckets > kMaxBuckets) return invalid("ERR Insufficient memory to create filter");
@@ -161,7 +164,8 @@ class RedisCuckooFilter {
     for (std::uint64_t k = 0; k < filters; ++k) {
       const std::uint64_t buckets = f.buckets_of(k);
       if (buckets == 0 || buckets > kMaxBuckets)
-        return Status::error(ErrorCode::bad_format, "sub-filter " + std::to_string(k) + " would have more than 2^56 buckets");
+        return Status::error(ErrorCode::bad_format,
+                             "sub-filter " + std::to_string(k) + " would have more than 2^56 buckets");
       if (!f.append_table(buckets)) return out_of_memory_for(buckets);
     }
     out.emplace(std::move(f));
@@ -371,7 +375,8 @@ class RedisCuckooFilter {
   [[nodiscard]] bool append_table(std::uint64_t buckets, std::uint64_t room = ~std::uint64_t{0}) noexcept {
     // The list grows by half at a time: a dump of 65,535 sub-filters loads in linear time.
     if (buckets > SIZE_MAX / shape_.bucket_size ||
-        (tables_.size() == tables_.capacity() && !detail::reserve_nothrow(tables_, tables_.size() + 1 + tables_.size() / 2)))
+        (tables_.size() == tables_.capacity() &&
+         !detail::reserve_nothrow(tables_, tables_.size() + 1 + tables_.size() / 2)))
       return false;
     Table t;
     t.buckets = buckets;
@@ -383,7 +388,8 @@ class RedisCuckooFilter {
     return true;
   }
   [[nodiscard]] static Status out_of_memory_for(std::uint64_t buckets) {
-    return Status::error(ErrorCode::out_of_memory, "cannot allocate a sub-filter of " + std::to_string(buckets) + " buckets");
+    return Status::error(ErrorCode::out_of_memory,
+                         "cannot allocate a sub-filter of " + std::to_string(buckets) + " buckets");
   }
 
   [[nodiscard]] bool contains_item(const Item& it) const noexcept {
@@ -476,13 +482,16 @@ class ChunkLoader {
   static Status bad(std::string message) { return Status::error(ErrorCode::bad_format, std::move(message)); }
 
   CUCKOO_COLD Status take_header(std::uint64_t iterator, const std::uint8_t* data, std::size_t length) {
-    if (iterator != 1) return bad("the first chunk must be the header, at iterator 1 (got " + std::to_string(iterator) + ")");
+    if (iterator != 1)
+      return bad("the first chunk must be the header, at iterator 1 (got " + std::to_string(iterator) + ")");
     if (length == 32)
-      return bad("a 32-byte header is RedisBloom 1.0-2.0's (before December 2019), whose filters hashed items "
-                 "differently: it cannot be read; dump the filter from RedisBloom 2.2.11 or later");
+      return bad(
+          "a 32-byte header is RedisBloom 1.0-2.0's (before December 2019), whose filters hashed items "
+          "differently: it cannot be read; dump the filter from RedisBloom 2.2.11 or later");
     if (length == 46)
-      return bad("a 46-byte header is RedisBloom 2.2.0-2.2.10's (its last 8 bytes were a memory address): it cannot "
-                 "be read; dump the filter from RedisBloom 2.2.11 or later");
+      return bad(
+          "a 46-byte header is RedisBloom 2.2.0-2.2.10's (its last 8 bytes were a memory address): it cannot "
+          "be read; dump the filter from RedisBloom 2.2.11 or later");
     if (length != kHeaderSize) return bad("the header is " + std::to_string(length) + " bytes, not 38");
     const Header h = read_header(data);
     const Shape& s = h.shape;
@@ -530,7 +539,8 @@ class ChunkLoader {
     // A sub-filter's table starts with room for its first chunk and doubles as later ones arrive (up to
     // its size; dlmalloc mostly extends the newest block in place): memory follows the data received.
     if (offset_ == 0) {
-      if (!filter_.append_table(filter_.buckets_of(k), length)) return RedisCuckooFilter::out_of_memory_for(filter_.buckets_of(k));
+      if (!filter_.append_table(filter_.buckets_of(k), length))
+        return RedisCuckooFilter::out_of_memory_for(filter_.buckets_of(k));
       room_ = length;
     } else if (offset_ + length > room_) {
       const std::uint64_t doubled = 2 * room_ > offset_ + length ? 2 * room_ : offset_ + length;
@@ -549,7 +559,7 @@ class ChunkLoader {
   }
 
   std::optional<Header> header_;
-  RedisCuckooFilter filter_;   // its tables so far; the last one may be partly filled
+  RedisCuckooFilter filter_;    // its tables so far; the last one may be partly filled
   std::uint64_t offset_ = 0;    // how much of the last table is filled, when it is not all
   std::uint64_t room_ = 0;      // bytes allocated for the last table (its size once it is filled)
   std::uint64_t received_ = 0;  // data bytes so far

@@ -178,7 +178,8 @@ struct SubFilter {
       // A resident that can move straight to a free slot if there is one, else a random one (b is a power
       // of two, so the mask picks a uniform slot).
       const int movable = resident_with_room(bucket);
-      const auto slot = movable >= 0 ? static_cast<std::uint32_t>(movable) : static_cast<std::uint32_t>(rng.next() & (b - 1));
+      const auto slot =
+          movable >= 0 ? static_cast<std::uint32_t>(movable) : static_cast<std::uint32_t>(rng.next() & (b - 1));
       const std::uint32_t evicted = table.get(bucket, slot);
       const unsigned placed_at = table.set(bucket, slot, homeless);
       path[kick] = {bucket, placed_at};

@@ -69,7 +69,8 @@ inline void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes) noexc
 #if defined(__GNUC__) || defined(__clang__)
   return __builtin_bswap64(x);
 #else
-  return (std::uint64_t{byteswap32(static_cast<std::uint32_t>(x))} << 32) | byteswap32(static_cast<std::uint32_t>(x >> 32));
+  return (std::uint64_t{byteswap32(static_cast<std::uint32_t>(x))} << 32) |
+         byteswap32(static_cast<std::uint32_t>(x >> 32));
 #endif
 }
 

@@ -136,8 +136,8 @@ inline void write_sorted_bucket(std::uint8_t* data, std::uint64_t bit, const std
                                 unsigned f) noexcept {
   const unsigned low_bits = f - 4;
   const std::uint64_t low_mask = (std::uint64_t{1} << low_bits) - 1;
-  const std::uint32_t code = encode_nibbles({sorted[0] >> low_bits, sorted[1] >> low_bits, sorted[2] >> low_bits,
-                                             sorted[3] >> low_bits});
+  const std::uint32_t code =
+      encode_nibbles({sorted[0] >> low_bits, sorted[1] >> low_bits, sorted[2] >> low_bits, sorted[3] >> low_bits});
   if (bucket_bits(f) <= 57) {  // f <= 15: the whole bucket in one read-modify-write of a 64-bit word
     std::uint64_t bucket = code;
     for (unsigned i = 0; i < kSlots; ++i) bucket |= (sorted[i] & low_mask) << low_field_at(i, f);
