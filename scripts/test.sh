@@ -16,6 +16,9 @@ cmake --build build/sanitize -j "$(nproc)" --target cuckoo_tests cuckoo_abi
 ctest --test-dir build/sanitize --output-on-failure -j 2
 echo "[test] fuzzing (short runs; npm run fuzz -- SECONDS for long ones)"
 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+echo "[test] clang-format: the C++ as .clang-format has it (clang-format-14 -i on the files to fix)"
+git ls-files 'cpp/*.hpp' 'cpp/*.cpp' 'tests/cpp/*.cpp' 'tests/cpp/*.hpp' 'tests/fuzz/*.cpp' 'bench/*.cpp' |
+  xargs clang-format-14 --dry-run -Werror
 echo "[test] tsc --noEmit: the TypeScript, and the JavaScript from its JSDoc"
 npx tsc --noEmit -p tsconfig.json
 npx tsc -p tsconfig.js.json
