@@ -320,7 +320,7 @@ describe('the README, as a newcomer reads it', () => {
       const lines = runIn(project, process.execPath, [file]).trim().split('\n');
       const want = printed(code);
       expect(lines).toHaveLength(want.length);
-      lines.forEach((line, i) => expect(line.startsWith(want[i].replace(/ \.\.\.$/, ''))).toBe(true));
+      for (const [i, line] of lines.entries()) expect(line.startsWith(want[i].replace(/ \.\.\.$/, ''))).toBe(true);
     };
     check('example.mjs', esm);
     check('example.cjs', cjs);

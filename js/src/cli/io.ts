@@ -2,7 +2,7 @@
 // character devices), outputs written to a temporary file and renamed into place when complete, and
 // filter files read exactly as far as their header declares.
 import { closeSync, constants, createReadStream, fstatSync, fsyncSync, open as openCallback, openSync, read, readSync, realpathSync, renameSync,
-  statSync, unlinkSync, write, fchmodSync } from 'node:fs';
+  type Stats, statSync, unlinkSync, write, fchmodSync } from 'node:fs';
 import { FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -49,7 +49,7 @@ export function checkInputs(files: readonly string[]): number | undefined {
       total = undefined;
       continue;
     }
-    let stat;
+    let stat: Stats;
     try {
       stat = statSync(file);
     } catch (error) {
@@ -162,7 +162,13 @@ export async function* readBlocks(files: readonly string[], heap?: BlockBuffers,
       const fd = handle ? handle.fd : inherited ?? 0;
       const stat = fstatSync(fd);
       const readAhead = stat.isFile() || (readAheadPipes && !handle && stat.isFIFO());
-      const buffers = heap && (handle || !readAhead) ? heap : (own ??= ownBuffers());
+      let buffers: BlockBuffers;
+      if (heap && (handle || !readAhead)) {
+        buffers = heap;
+      } else {
+        if (!own) own = ownBuffers();
+        buffers = own;
+      }
       let offset = 0; // in the file, of the read in flight
       let memory = buffers.memory();
       pending = readSome(fd, buffers.view(turn));
