@@ -12,8 +12,12 @@ export function base64Encode(bytes: Uint8Array): string {
     const codes: number[] = [];
     for (let i = start; i < end; i += 3) {
       const n = (bytes[i] << 16) | ((i + 1 < end ? bytes[i + 1] : 0) << 8) | (i + 2 < end ? bytes[i + 2] : 0);
-      codes.push(ALPHABET.charCodeAt(n >> 18), ALPHABET.charCodeAt((n >> 12) & 63),
-        i + 1 < end ? ALPHABET.charCodeAt((n >> 6) & 63) : 61, i + 2 < end ? ALPHABET.charCodeAt(n & 63) : 61);
+      codes.push(
+        ALPHABET.charCodeAt(n >> 18),
+        ALPHABET.charCodeAt((n >> 12) & 63),
+        i + 1 < end ? ALPHABET.charCodeAt((n >> 6) & 63) : 61,
+        i + 2 < end ? ALPHABET.charCodeAt(n & 63) : 61,
+      );
     }
     parts.push(String.fromCharCode(...codes));
   }

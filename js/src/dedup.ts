@@ -15,7 +15,7 @@ import { CuckooFilter, disposeSymbol, liveHandle } from './filter.js';
 import { describe, ownUint8View, typedLength } from './key_codec.js';
 import { copyToScratch, isHeapView, readDedupReport } from './heap.js';
 import { ErrorCode, LineRules } from './abi.js';
-import { CuckooModule, errorFromModule, ready, requireModule } from './wasm_module.js';
+import { type CuckooModule, errorFromModule, ready, requireModule } from './wasm_module.js';
 import { checkRate } from './options.js';
 
 /**
@@ -128,9 +128,18 @@ export function parseFields(list: string, names?: string[]): Uint32Array {
     }
     const first = m && m[1] !== '' ? Number(m[1]) : 1;
     const last = m && m[2] === '' ? first : m && m[3] !== '' ? Number(m[3]) : 0;
-    if (!m || (m[1] === '' && m[3] === '') || first < 1 || first > MAX_FIELD || last > MAX_FIELD || (m[3] !== '' && last < first)) {
-      throw invalid(`fields must be a list like 2, 2,4, 2-3 or 3- of field numbers from 1 to ${MAX_FIELD}` +
-        `${names ? ', or of header names' : ''}, got '${list}'`);
+    if (
+      !m ||
+      (m[1] === '' && m[3] === '') ||
+      first < 1 ||
+      first > MAX_FIELD ||
+      last > MAX_FIELD ||
+      (m[3] !== '' && last < first)
+    ) {
+      throw invalid(
+        `fields must be a list like 2, 2,4, 2-3 or 3- of field numbers from 1 to ${MAX_FIELD}` +
+          `${names ? ', or of header names' : ''}, got '${list}'`,
+      );
     }
     ranges.push([first, last]);
   }
@@ -197,29 +206,58 @@ export interface LineDedupStats {
   plan?: DedupPlan;
 }
 
-const KNOWN_OPTIONS = ['fpRate', 'capacity', 'inputBytes', 'zeroTerminated', 'duplicates', 'seen', 'fields', 'delimiter', 'csv'];
+const KNOWN_OPTIONS = [
+  'fpRate',
+  'capacity',
+  'inputBytes',
+  'zeroTerminated',
+  'duplicates',
+  'seen',
+  'fields',
+  'delimiter',
+  'csv',
+];
 
 export function checkOptions(options: unknown): LineDeduperOptions {
   if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null) throw invalid(`options must be an object, got ${describe(options)}`);
+  if (typeof options !== 'object' || options === null)
+    throw invalid(`options must be an object, got ${describe(options)}`);
   const o = options as Record<string, unknown>;
   for (const name of Object.keys(o)) {
     if (!KNOWN_OPTIONS.includes(name)) throw invalid(`unknown option "${name}" (known: ${KNOWN_OPTIONS.join(', ')})`);
   }
   for (const name of ['zeroTerminated', 'duplicates', 'csv'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'boolean') throw invalid(`${name} must be true or false, got ${describe(o[name])}`);
+    if (o[name] !== undefined && typeof o[name] !== 'boolean')
+      throw invalid(`${name} must be true or false, got ${describe(o[name])}`);
   }
-  if (o.seen !== undefined && !(o.seen instanceof CuckooFilter && o.fpRate === undefined && o.capacity === undefined && o.inputBytes === undefined)) {
+  if (
+    o.seen !== undefined &&
+    !(
+      o.seen instanceof CuckooFilter &&
+      o.fpRate === undefined &&
+      o.capacity === undefined &&
+      o.inputBytes === undefined
+    )
+  ) {
     throw invalid(`seen must be a CuckooFilter, and goes without fpRate, capacity and inputBytes (its own apply)`);
   }
-  if (o.csv === true && o.zeroTerminated === true) throw invalid('csv and zeroTerminated do not go together: CSV records end with a newline');
+  if (o.csv === true && o.zeroTerminated === true)
+    throw invalid('csv and zeroTerminated do not go together: CSV records end with a newline');
   if (o.fields !== undefined) {
-    if (typeof o.fields !== 'string') throw invalid(`fields must be a string in cut's syntax (2, 2,4, 2-3, 3-), got ${describe(o.fields)}`);
+    if (typeof o.fields !== 'string')
+      throw invalid(`fields must be a string in cut's syntax (2, 2,4, 2-3, 3-), got ${describe(o.fields)}`);
     parseFields(o.fields, o.csv === true ? [] : undefined);
   }
-  if (o.delimiter !== undefined && ((o.fields === undefined && o.csv !== true) || typeof o.delimiter !== 'string' || !/^[\0-\x7f]$/.test(o.delimiter) ||
-      (o.csv === true && /^["\r\n]$/.test(o.delimiter)))) {
-    throw invalid(`delimiter must be one ASCII character (not a quote or line end with csv), with fields or csv, got ${describe(o.delimiter)}`);
+  if (
+    o.delimiter !== undefined &&
+    ((o.fields === undefined && o.csv !== true) ||
+      typeof o.delimiter !== 'string' ||
+      !/^[\0-\x7f]$/.test(o.delimiter) ||
+      (o.csv === true && /^["\r\n]$/.test(o.delimiter)))
+  ) {
+    throw invalid(
+      `delimiter must be one ASCII character (not a quote or line end with csv), with fields or csv, got ${describe(o.delimiter)}`,
+    );
   }
   checkRate(o.fpRate);
   for (const name of ['capacity', 'inputBytes'] as const) {
@@ -239,8 +277,10 @@ function shapeAt(fpRate: number): { maxDoublings: number; slotBits: number } {
   const limit = shape % 256;
   const slotBits = shape >> 8;
   if (limit < 1) {
-    throw invalid(`fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
-      `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 32-bit slots leave no bit to give`);
+    throw invalid(
+      `fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
+        `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 32-bit slots leave no bit to give`,
+    );
   }
   return { maxDoublings: limit, slotBits };
 }
@@ -266,7 +306,11 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
     const sample = firstBlock ?? new Uint8Array(0);
     const end = o.zeroTerminated ? 0 : 10;
     const lengths: number[] = [];
-    for (let from = 0, at = sample.indexOf(end); at !== -1 && lengths.length < 8192; from = at + 1, at = sample.indexOf(end, from)) {
+    for (
+      let from = 0, at = sample.indexOf(end);
+      at !== -1 && lengths.length < 8192;
+      from = at + 1, at = sample.indexOf(end, from)
+    ) {
       lengths.push(at + 1 - from);
     }
     // The median of its first lines, not the mean: one long line (a header, a blob) must not make a large
@@ -404,7 +448,7 @@ export class LineDeduper {
    */
   pushInHeap(block: Uint8Array): Uint8Array {
     this.checkOpen('push');
-    if (!isHeapView(this.m, block)) throw invalid('pushInHeap() takes a view of the module\'s heap');
+    if (!isHeapView(this.m, block)) throw invalid("pushInHeap() takes a view of the module's heap");
     const { byteOffset: address, length } = block;
     if (length === 0) return new Uint8Array(0);
     // The plan reads the first block after making a probe filter, which may grow the heap and detach the
@@ -493,7 +537,9 @@ export class LineDeduper {
     const plan = seen ? undefined : planDedup(this.options, firstBlock);
     const filter = seen ?? new CuckooFilter({ capacity: plan!.capacity, fpRate: planRate(plan!), growth: 2 });
     const { csv, fields, delimiter = csv ? ',' : '\t' } = this.options;
-    const rules = (this.options.zeroTerminated ? LineRules.zeroTerminated : 0) | (this.options.duplicates ? LineRules.duplicates : 0) |
+    const rules =
+      (this.options.zeroTerminated ? LineRules.zeroTerminated : 0) |
+      (this.options.duplicates ? LineRules.duplicates : 0) |
       (csv ? LineRules.csv : 0);
     const engine = this.m.dedupCreate(liveHandle(filter), rules);
     if (engine !== 0 && (fields !== undefined || csv)) {
@@ -505,7 +551,16 @@ export class LineDeduper {
       both.set(new Uint8Array(ranges.buffer, ranges.byteOffset, ranges.byteLength));
       both.set(nameBytes, ranges.byteLength);
       const address = copyToScratch(this.m, both);
-      if (this.m.dedupSelect(engine, delimiter.charCodeAt(0), address, ranges.length / 2, address + ranges.byteLength, nameBytes.length) !== ErrorCode.ok) {
+      if (
+        this.m.dedupSelect(
+          engine,
+          delimiter.charCodeAt(0),
+          address,
+          ranges.length / 2,
+          address + ranges.byteLength,
+          nameBytes.length,
+        ) !== ErrorCode.ok
+      ) {
         const error = errorFromModule(this.m);
         this.m.dedupDestroy(engine);
         if (!seen) filter.dispose();
@@ -547,12 +602,24 @@ export class LineDeduper {
     const error = errorFromModule(this.m);
     const stats = this.stats;
     const plan = this.plan;
-    this.failure = error.code === 'INVALID_ARGUMENT' ? error : error.code === 'CAPACITY_EXCEEDED'
-      ? new CuckooFilterError('CAPACITY_EXCEEDED', `the filter is full after ${stats.unique} unique lines` + (!plan ? '' : `: it started ` +
-        `with room for ${plan.capacity} and doubled ${plan.maxDoublings} times, the most fpRate ${plan.fpRate} allows (each ` +
-        `doubling takes a bit from the fingerprints already stored); start with a larger capacity, or allow a larger fpRate`))
-      : new CuckooFilterError('OUT_OF_MEMORY', `${error.message} (after ${stats.unique} unique lines: the WebAssembly ` +
-        'heap holds at most 4 GiB; allow a larger fpRate for shorter fingerprints)');
+    this.failure =
+      error.code === 'INVALID_ARGUMENT'
+        ? error
+        : error.code === 'CAPACITY_EXCEEDED'
+          ? new CuckooFilterError(
+              'CAPACITY_EXCEEDED',
+              `the filter is full after ${stats.unique} unique lines` +
+                (!plan
+                  ? ''
+                  : `: it started ` +
+                    `with room for ${plan.capacity} and doubled ${plan.maxDoublings} times, the most fpRate ${plan.fpRate} allows (each ` +
+                    `doubling takes a bit from the fingerprints already stored); start with a larger capacity, or allow a larger fpRate`),
+            )
+          : new CuckooFilterError(
+              'OUT_OF_MEMORY',
+              `${error.message} (after ${stats.unique} unique lines: the WebAssembly ` +
+                'heap holds at most 4 GiB; allow a larger fpRate for shorter fingerprints)',
+            );
     this.final = stats;
     this.state = 'failed';
     this.free();
@@ -581,7 +648,18 @@ function isDisposed(filter: CuckooFilter): boolean {
 
 /** A deduplicator's stats, or zeros before it exists (an adapter makes it at the first block). */
 export function statsOf(deduper: LineDeduper | undefined): LineDedupStats {
-  return deduper?.stats ?? { lines: 0, unique: 0, duplicates: 0, wrongDropBound: 0, filterBytes: 0, subFilters: 0, doublings: 0, fingerprintBits: 0 };
+  return (
+    deduper?.stats ?? {
+      lines: 0,
+      unique: 0,
+      duplicates: 0,
+      wrongDropBound: 0,
+      filterBytes: 0,
+      subFilters: 0,
+      doublings: 0,
+      fingerprintBits: 0,
+    }
+  );
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -627,15 +705,17 @@ export function dedupLineStream(options?: LineDeduperOptions): LineDedupStream {
     }
   };
   const transformer: Transformer<Uint8Array, Uint8Array> & { cancel(reason: unknown): void } = {
-    transform: (chunk, controller) => run((d) => {
-      const out = d.push(chunk);
-      if (out.length > 0) controller.enqueue(out);
-    }),
-    flush: (controller) => run((d) => {
-      const out = d.end();
-      end();
-      if (out.length > 0) controller.enqueue(out);
-    }),
+    transform: (chunk, controller) =>
+      run((d) => {
+        const out = d.push(chunk);
+        if (out.length > 0) controller.enqueue(out);
+      }),
+    flush: (controller) =>
+      run((d) => {
+        const out = d.end();
+        end();
+        if (out.length > 0) controller.enqueue(out);
+      }),
     cancel: end,
   };
   const stream = new TransformStream<Uint8Array, Uint8Array>(transformer);

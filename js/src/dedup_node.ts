@@ -1,7 +1,7 @@
 // The Node stream adapter of the line deduplicator: `createReadStream(a).pipe(dedupLines()).pipe(out)`.
 // Only the package's Node entry (node.ts) exports it, so that browser bundles never see node:stream.
-import { Transform, TransformCallback } from 'node:stream';
-import { checkOptions, LineDeduper, LineDeduperOptions, LineDedupStats, statsOf } from './dedup.js';
+import { Transform, type TransformCallback } from 'node:stream';
+import { checkOptions, LineDeduper, type LineDeduperOptions, type LineDedupStats, statsOf } from './dedup.js';
 
 /** A Node Transform from bytes to the bytes of the new lines, with the deduplicator's stats. */
 export class LineDedupTransform extends Transform {
@@ -50,15 +50,18 @@ export class LineDedupTransform extends Transform {
       run(this.deduper);
       return;
     }
-    LineDeduper.create(this.options).then((d) => {
-      // Destroyed while the module loaded (the source failed after its first block): free it at once.
-      if (this.destroyed) {
-        d.dispose();
-        return;
-      }
-      this.deduper = d;
-      run(d);
-    }, (error: Error) => callback(error));
+    LineDeduper.create(this.options).then(
+      (d) => {
+        // Destroyed while the module loaded (the source failed after its first block): free it at once.
+        if (this.destroyed) {
+          d.dispose();
+          return;
+        }
+        this.deduper = d;
+        run(d);
+      },
+      (error: Error) => callback(error),
+    );
   }
 }
 

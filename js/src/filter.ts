@@ -2,12 +2,31 @@ import { CuckooFilterError, invalid } from './errors.js';
 import { base64Decode, base64Encode } from './base64.js';
 import { AddResult, BatchOp, ErrorCode, InsertOutcome, KeyResult, TraceStepKind } from './abi.js';
 import {
-  batchResults, copyToScratch, keyLength, packChunk, packIntegers, packRanges,
-  readLocateRecord, readPiece, readTraceRecords, reserveBatchScratch, writeCreateOptions, writeKey,
+  batchResults,
+  copyToScratch,
+  keyLength,
+  packChunk,
+  packIntegers,
+  packRanges,
+  readLocateRecord,
+  readPiece,
+  readTraceRecords,
+  reserveBatchScratch,
+  writeCreateOptions,
+  writeKey,
 } from './heap.js';
-import { copyKeys, describe, integerArrayBytes, IntegerArray, Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
-import { CuckooModule, errorFromModule, loadedModule, ready, requireModule } from './wasm_module.js';
-import { CuckooFilterOptions, isInteger, validateOptions } from './options.js';
+import {
+  copyKeys,
+  describe,
+  integerArrayBytes,
+  type IntegerArray,
+  type Key,
+  ownUint32View,
+  ownUint8View,
+  typedLength,
+} from './key_codec.js';
+import { type CuckooModule, errorFromModule, loadedModule, ready, requireModule } from './wasm_module.js';
+import { type CuckooFilterOptions, isInteger, validateOptions } from './options.js';
 
 export type { CuckooFilterOptions, CuckooFilterShape } from './options.js';
 import { disposeSymbol } from './dispose.js';
@@ -64,10 +83,14 @@ const INTEGER_CHUNK = 65536;
 
 // The API's names for the core's codes.
 const STEP_KINDS: Record<number, TraceStep['kind']> = {
-  [TraceStepKind.place]: 'place', [TraceStepKind.kick]: 'kick', [TraceStepKind.undo]: 'undo',
+  [TraceStepKind.place]: 'place',
+  [TraceStepKind.kick]: 'kick',
+  [TraceStepKind.undo]: 'undo',
 };
 const OUTCOMES: Record<number, InsertTrace['outcome']> = {
-  [InsertOutcome.placed]: 'placed', [InsertOutcome.tableFull]: 'table_full', [InsertOutcome.duplicateLimit]: 'duplicate_limit',
+  [InsertOutcome.placed]: 'placed',
+  [InsertOutcome.tableFull]: 'table_full',
+  [InsertOutcome.duplicateLimit]: 'duplicate_limit',
 };
 
 // Frees the wasm memory of filters that were garbage-collected without dispose(). Collection comes late
@@ -78,8 +101,10 @@ function hintOnce(): void {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   if (hinted || env?.NODE_ENV === 'production') return;
   hinted = true;
-  console.warn('cuckoo-wasm: a CuckooFilter was garbage-collected without dispose(); its WebAssembly memory was ' +
-    'freed then. Call dispose() (or declare it with `using`) to free it at once. (This hint is shown once.)');
+  console.warn(
+    'cuckoo-wasm: a CuckooFilter was garbage-collected without dispose(); its WebAssembly memory was ' +
+      'freed then. Call dispose() (or declare it with `using`) to free it at once. (This hint is shown once.)',
+  );
 }
 const finalizer =
   typeof FinalizationRegistry === 'function'
@@ -185,7 +210,8 @@ export class CuckooFilter {
     // In pieces, straight into the new filter's tables: no second copy of the filter in the heap.
     const importer = beginImport(m, view.length);
     try {
-      for (let at = 0; at < view.length; at += PIECE_BYTES) pushImport(m, importer, view.subarray(at, at + PIECE_BYTES));
+      for (let at = 0; at < view.length; at += PIECE_BYTES)
+        pushImport(m, importer, view.subarray(at, at + PIECE_BYTES));
       return finishImport(m, importer);
     } finally {
       m.importEnd(importer);
@@ -201,8 +227,11 @@ export class CuckooFilter {
   static async importChunks(chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<CuckooFilter> {
     const m = requireModule();
     const source = chunks as Partial<AsyncIterable<Uint8Array> & Iterable<Uint8Array>> | null;
-    if (typeof source !== 'object' || source === null ||
-      (typeof source[Symbol.asyncIterator] !== 'function' && typeof source[Symbol.iterator] !== 'function')) {
+    if (
+      typeof source !== 'object' ||
+      source === null ||
+      (typeof source[Symbol.asyncIterator] !== 'function' && typeof source[Symbol.iterator] !== 'function')
+    ) {
       throw new TypeError(`chunks must be an iterable or async iterable of Uint8Arrays, got ${describe(chunks)}`);
     }
     const importer = beginImport(m, -1);
@@ -213,7 +242,8 @@ export class CuckooFilter {
           throw new TypeError(`chunk ${index} must be a Uint8Array, got ${describe(chunk)}`);
         }
         const view = ownUint8View(chunk);
-        for (let at = 0; at < view.length; at += PIECE_BYTES) pushImport(m, importer, view.subarray(at, at + PIECE_BYTES));
+        for (let at = 0; at < view.length; at += PIECE_BYTES)
+          pushImport(m, importer, view.subarray(at, at + PIECE_BYTES));
         index++;
       }
       return finishImport(m, importer);
@@ -238,8 +268,10 @@ export class CuckooFilter {
     }
     const v = value as Partial<CuckooFilterJSON> | null;
     if (typeof v !== 'object' || v === null || v.type !== JSON_TYPE || typeof v.data !== 'string') {
-      throw new CuckooFilterError('BAD_FORMAT', `expected { type: '${JSON_TYPE}', data: '<base64>' } from toJSON(), ` +
-        `got ${describe(value)}`);
+      throw new CuckooFilterError(
+        'BAD_FORMAT',
+        `expected { type: '${JSON_TYPE}', data: '<base64>' } from toJSON(), ` + `got ${describe(value)}`,
+      );
     }
     const bytes = base64Decode(v.data);
     if (!bytes) throw new CuckooFilterError('BAD_FORMAT', 'the data is not base64');
@@ -275,12 +307,18 @@ export class CuckooFilter {
     const inPlace = this.m.doublings(h) >= 0;
     if (failure === AddResult.growthLimit) {
       const limit = inPlace ? `${this.m.maxDoublings(h)} doublings` : `${this.m.maxSubFilters(h)} sub-filters`;
-      throw new CuckooFilterError('CAPACITY_EXCEEDED', `${where}the filter reached its limit of ${limit} ` +
-        `(capacity ${this.m.capacity(h)}) and cannot grow further; nothing was added`);
+      throw new CuckooFilterError(
+        'CAPACITY_EXCEEDED',
+        `${where}the filter reached its limit of ${limit} ` +
+          `(capacity ${this.m.capacity(h)}) and cannot grow further; nothing was added`,
+      );
     }
     if (failure === AddResult.outOfMemory) {
-      throw new CuckooFilterError('OUT_OF_MEMORY', `${where}the ${inPlace ? 'doubled table' : 'next sub-filter'} does not fit ` +
-        'in the WebAssembly heap; nothing was added');
+      throw new CuckooFilterError(
+        'OUT_OF_MEMORY',
+        `${where}the ${inPlace ? 'doubled table' : 'next sub-filter'} does not fit ` +
+          'in the WebAssembly heap; nothing was added',
+      );
     }
   }
 
@@ -315,8 +353,11 @@ export class CuckooFilter {
     if (result === AddResult.alreadyPresent) return false;
     if (result === AddResult.added) return true;
     this.throwIfChainExhausted(h, result, '');
-    throw new CuckooFilterError('CAPACITY_EXCEEDED', `the key is absent and the filter is full (${this.m.size(h)} ` +
-      'items): nothing was added. Create the filter with a larger capacity, or with growth.');
+    throw new CuckooFilterError(
+      'CAPACITY_EXCEEDED',
+      `the key is absent and the filter is full (${this.m.size(h)} ` +
+        'items): nothing was added. Create the filter with a larger capacity, or with growth.',
+    );
   }
 
   /**
@@ -353,8 +394,11 @@ export class CuckooFilter {
   // JavaScript values either way, a typed array of integer keys, which the core reads as they are, with a
   // Uint8Array of 0/1 results (a boolean per key would be most of the batch's time, and 8 bytes a key).
   // `after` sees each chunk's results.
-  private batch(keys: Iterable<Key> | IntegerArray, op: number,
-    after?: (handle: number, results: Uint8Array, start: number) => void): boolean[] | Uint8Array {
+  private batch(
+    keys: Iterable<Key> | IntegerArray,
+    op: number,
+    after?: (handle: number, results: Uint8Array, start: number) => void,
+  ): boolean[] | Uint8Array {
     this.live();
     const typed = integerArrayBytes(keys);
     if (typed) {
@@ -393,8 +437,13 @@ export class CuckooFilter {
   // a little-endian host): reading them a word at a time takes a quarter of the typed-array reads, which
   // is most of what turning them into booleans costs (hasMany on a BigUint64Array, when typed arrays still
   // answered in booleans: 76 -> 83 M keys/s).
-  private collect(h: number, results: Uint8Array, start: number, out: boolean[],
-    after?: (handle: number, results: Uint8Array, start: number) => void): void {
+  private collect(
+    h: number,
+    results: Uint8Array,
+    start: number,
+    out: boolean[],
+    after?: (handle: number, results: Uint8Array, start: number) => void,
+  ): void {
     after?.(h, results, start);
     const yes = KeyResult.yes;
     const words = new Uint32Array(results.buffer, results.byteOffset, results.length >>> 2);
@@ -422,7 +471,8 @@ export class CuckooFilter {
   addIfAbsentRanges(bytes: Uint8Array, ranges: Uint32Array): Uint8Array {
     const h = this.writable();
     if (typedLength(bytes, 'Uint8Array') < 0) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
-    if (typedLength(ranges, 'Uint32Array') < 0) throw new TypeError(`ranges must be a Uint32Array, got ${describe(ranges)}`);
+    if (typedLength(ranges, 'Uint32Array') < 0)
+      throw new TypeError(`ranges must be a Uint32Array, got ${describe(ranges)}`);
     bytes = ownUint8View(bytes);
     ranges = ownUint32View(ranges);
     if (ranges.length % 2 !== 0) throw invalid('ranges must hold (start, end) pairs: its length must be even');
@@ -568,7 +618,8 @@ export class CuckooFilter {
     try {
       // Filled piece by piece through the scratch area: the heap never holds a second copy of the filter.
       const out = new Uint8Array(this.m.exportSize(exporter));
-      for (let at = 0; at < out.length;) at += readExport(this.m, exporter, out.length - at, (piece) => out.set(piece, at));
+      for (let at = 0; at < out.length; )
+        at += readExport(this.m, exporter, out.length - at, (piece) => out.set(piece, at));
       return out;
     } finally {
       this.m.exportEnd(exporter);
@@ -582,7 +633,8 @@ export class CuckooFilter {
    * makes the next piece throw INVALID_ARGUMENT (and a disposed filter, DISPOSED).
    */
   exportChunks(chunkBytes: number = PIECE_BYTES): Generator<Uint8Array, void, undefined> {
-    if (!isInteger(chunkBytes, 1, 2 ** 30)) throw invalid(`chunkBytes must be an integer from 1 to 2^30, got ${describe(chunkBytes)}`);
+    if (!isInteger(chunkBytes, 1, 2 ** 30))
+      throw invalid(`chunkBytes must be an integer from 1 to 2^30, got ${describe(chunkBytes)}`);
     this.live();
     const held = { m: this.m, exporter: 0 };
     const chunks = this.chunks(chunkBytes, held);
@@ -629,12 +681,19 @@ export class CuckooFilter {
   /** "CuckooFilter { size: 3, capacity: 1000, ... }", or "CuckooFilter { disposed }". */
   toString(): string {
     if (this.handle === 0) return 'CuckooFilter { disposed }';
-    const parts = [`size: ${this.size}`, `capacity: ${this.capacity}`, `fingerprintBits: ${this.fingerprintBits}`,
-      `bucketSize: ${this.bucketSize}`, `loadFactor: ${this.loadFactor.toFixed(3)}`,
-      `expectedFpRate: ${this.expectedFpRate.toPrecision(3)}`, `byteLength: ${this.byteLength}`];
+    const parts = [
+      `size: ${this.size}`,
+      `capacity: ${this.capacity}`,
+      `fingerprintBits: ${this.fingerprintBits}`,
+      `bucketSize: ${this.bucketSize}`,
+      `loadFactor: ${this.loadFactor.toFixed(3)}`,
+      `expectedFpRate: ${this.expectedFpRate.toPrecision(3)}`,
+      `byteLength: ${this.byteLength}`,
+    ];
     if (this.semiSorted) parts.push('semiSorted: true');
     if (this.growsInPlace) parts.push(`growth: ${this.growth}`, `doublings: ${this.doublings}/${this.maxDoublings}`);
-    else if (this.growing) parts.push(`growth: ${this.growth}`, `subFilters: ${this.subFilterCount}/${this.maxSubFilters}`);
+    else if (this.growing)
+      parts.push(`growth: ${this.growth}`, `subFilters: ${this.subFilterCount}/${this.maxSubFilters}`);
     return `CuckooFilter { ${parts.join(', ')} }`;
   }
 
@@ -655,8 +714,10 @@ export class CuckooFilter {
   /** The fingerprint in slot `slot` of bucket `bucket` (0: empty). */
   slot(bucket: number, slot: number): number {
     const h = this.live();
-    if (!isInteger(bucket, 0, this.m.numBuckets(h) - 1)) throw invalid(`bucket must be an integer from 0 to ${this.m.numBuckets(h) - 1}`);
-    if (!isInteger(slot, 0, this.m.bucketSize(h) - 1)) throw invalid(`slot must be an integer from 0 to ${this.m.bucketSize(h) - 1}`);
+    if (!isInteger(bucket, 0, this.m.numBuckets(h) - 1))
+      throw invalid(`bucket must be an integer from 0 to ${this.m.numBuckets(h) - 1}`);
+    if (!isInteger(slot, 0, this.m.bucketSize(h) - 1))
+      throw invalid(`slot must be an integer from 0 to ${this.m.bucketSize(h) - 1}`);
     return this.m.slot(h, bucket, slot);
   }
 
@@ -667,7 +728,8 @@ export class CuckooFilter {
    */
   bucketCode(bucket: number): number {
     const h = this.live();
-    if (!isInteger(bucket, 0, this.m.numBuckets(h) - 1)) throw invalid(`bucket must be an integer from 0 to ${this.m.numBuckets(h) - 1}`);
+    if (!isInteger(bucket, 0, this.m.numBuckets(h) - 1))
+      throw invalid(`bucket must be an integer from 0 to ${this.m.numBuckets(h) - 1}`);
     return this.m.bucketCode(h, bucket);
   }
 
@@ -699,9 +761,11 @@ export class CuckooFilter {
     const h = this.live();
     this.refuseInPlace(h, 'alternate()');
     const buckets = this.m.numBuckets(h);
-    if (!isInteger(bucket, 0, buckets - 1)) throw invalid(`bucket must be an integer from 0 to ${buckets - 1}, got ${describe(bucket)}`);
+    if (!isInteger(bucket, 0, buckets - 1))
+      throw invalid(`bucket must be an integer from 0 to ${buckets - 1}, got ${describe(bucket)}`);
     const largest = 2 ** this.m.fingerprintBits(h) - 1;
-    if (!isInteger(fingerprint, 1, largest)) throw invalid(`fingerprint must be an integer from 1 to ${largest}, got ${describe(fingerprint)}`);
+    if (!isInteger(fingerprint, 1, largest))
+      throw invalid(`fingerprint must be an integer from 1 to ${largest}, got ${describe(fingerprint)}`);
     return {
       alternateOffset: this.m.alternateOffset(h, fingerprint) >>> 0,
       alternateIndex: this.m.alternateIndex(h, bucket, fingerprint) >>> 0,
@@ -712,7 +776,9 @@ export class CuckooFilter {
   // doubles in place carries index bits, and its other bucket depends on the doublings so far.
   private refuseInPlace(h: number, what: string): void {
     if (this.m.doublings(h) >= 0) {
-      throw invalid(`${what} describes a table of plain fingerprints; this filter doubles in place (growth 2): create it with maxSubFilters, or without growth`);
+      throw invalid(
+        `${what} describes a table of plain fingerprints; this filter doubles in place (growth 2): create it with maxSubFilters, or without growth`,
+      );
     }
   }
 
@@ -729,8 +795,9 @@ export class CuckooFilter {
       this.m.setTracing(h, false);
     }
     const count = this.m.traceStepCount(h);
-    const steps = readTraceRecords(this.m, count, (out) => this.m.traceSteps(h, out))
-      .map((step): TraceStep => ({ ...step, kind: STEP_KINDS[step.kind] }));
+    const steps = readTraceRecords(this.m, count, (out) => this.m.traceSteps(h, out)).map(
+      (step): TraceStep => ({ ...step, kind: STEP_KINDS[step.kind] }),
+    );
     return { added, outcome: OUTCOMES[this.m.traceOutcome(h)], location, steps };
   }
 }

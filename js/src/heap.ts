@@ -7,7 +7,7 @@
 // that may have grown it, never kept across calls. Record layouts come from abi.ts (generated from C++).
 import { CreateOptions, DedupReport, LocateRecord, RedisChunkRecord, RedisInfoRecord, TraceRecord } from './abi.js';
 import { CuckooFilterError } from './errors.js';
-import { integerKeyHalves, Key, keyTypeError, typedLength } from './key_codec.js';
+import { integerKeyHalves, type Key, keyTypeError, typedLength } from './key_codec.js';
 import type { HeapModule } from './wasm_loader.js';
 
 const encoder = new TextEncoder();
@@ -159,7 +159,10 @@ function eightByteKeysBatch(m: HeapModule, count: number): { packed: PackedBatch
   const results = base + offsetsBytes;
   const bytes = (results + count + 3) & ~3;
   new Uint32Array(m.HEAPU8.buffer, base, count + 1).set(eightByteOffsets.subarray(0, count + 1));
-  return { packed: { offsets: base, results, bytes, count }, words: new Uint32Array(m.HEAPU8.buffer, bytes, count * 2) };
+  return {
+    packed: { offsets: base, results, bytes, count },
+    words: new Uint32Array(m.HEAPU8.buffer, bytes, count * 2),
+  };
 }
 
 /**
@@ -196,9 +199,12 @@ export function packChunk(m: HeapModule, keys: readonly Key[], start: number): P
   }
   if (end === last || chars >= charLimit) {
     const count = end - start;
-    const joined = count === 1 ? (keys[start] as string)
-      : count === keys.length ? (keys as string[]).join('') // the common one-chunk batch: no copy of the array
-        : (keys.slice(start, end) as string[]).join('');
+    const joined =
+      count === 1
+        ? (keys[start] as string)
+        : count === keys.length
+          ? (keys as string[]).join('') // the common one-chunk batch: no copy of the array
+          : (keys.slice(start, end) as string[]).join('');
     const offsetsBytes = (count + 1) * 4;
     const bound = chars * 3; // UTF-8 needs at most 3 bytes per UTF-16 unit
     const base = ensureScratch(m, offsetsBytes + count + bound);
@@ -218,8 +224,12 @@ export function packChunk(m: HeapModule, keys: readonly Key[], start: number): P
   let bound = 0; // an upper bound of the chunk's bytes
   while (end < last && (end === start || bound < CHUNK_BYTES)) {
     const key = keys[end];
-    bound += typeof key === 'string' ? key.length * 3 : typeof key === 'number' || typeof key === 'bigint' ? 8
-      : typedLength(key, 'Uint8Array');
+    bound +=
+      typeof key === 'string'
+        ? key.length * 3
+        : typeof key === 'number' || typeof key === 'bigint'
+          ? 8
+          : typedLength(key, 'Uint8Array');
     end++;
   }
   return packEach(m, keys, start, end, bound);
@@ -235,8 +245,12 @@ export function reserveBatchScratch(m: HeapModule, keys: readonly Key[]): void {
   let largest = 0;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    const bytes = typeof key === 'string' ? key.length * 3 : typeof key === 'number' || typeof key === 'bigint' ? 8
-      : typedLength(key, 'Uint8Array');
+    const bytes =
+      typeof key === 'string'
+        ? key.length * 3
+        : typeof key === 'number' || typeof key === 'bigint'
+          ? 8
+          : typedLength(key, 'Uint8Array');
     total += bytes;
     if (bytes > largest) largest = bytes;
   }
@@ -329,7 +343,12 @@ export function writeCreateOptions(m: HeapModule, a: CreateArguments): number {
   const address = ensureScratch(m, CreateOptions.bytes);
   const view = new DataView(m.HEAPU8.buffer, address, CreateOptions.bytes);
   let given = 0;
-  const optional = (value: number | undefined, offset: number, bit: number, write: (offset: number, value: number) => void) => {
+  const optional = (
+    value: number | undefined,
+    offset: number,
+    bit: number,
+    write: (offset: number, value: number) => void,
+  ) => {
     write(offset, value ?? 0);
     if (value !== undefined) given |= bit;
   };
@@ -344,7 +363,12 @@ export function writeCreateOptions(m: HeapModule, a: CreateArguments): number {
   u32(CreateOptions.maxKicks, a.maxKicks);
   optional(a.growth, CreateOptions.growth, CreateOptions.givenGrowth, u32);
   optional(a.maxSubFilters, CreateOptions.maxSubFilters, CreateOptions.givenMaxSubFilters, u32);
-  optional(a.semiSorted === undefined ? undefined : +a.semiSorted, CreateOptions.semiSorted, CreateOptions.givenSemiSorted, u32);
+  optional(
+    a.semiSorted === undefined ? undefined : +a.semiSorted,
+    CreateOptions.semiSorted,
+    CreateOptions.givenSemiSorted,
+    u32,
+  );
   u32(CreateOptions.given, given);
   return address;
 }
@@ -403,7 +427,10 @@ export function readTraceRecords(m: HeapModule, count: number, write: (out: numb
 }
 
 /** A line deduplicator's DedupReport at `address`: its new lines (a view, valid until the next call) and counters. */
-export function readDedupReport(m: HeapModule, address: number): { output: Uint8Array; lines: number; unique: number; wrongDrops: number } {
+export function readDedupReport(
+  m: HeapModule,
+  address: number,
+): { output: Uint8Array; lines: number; unique: number; wrongDrops: number } {
   const v = new Float64Array(m.HEAPU8.buffer, address, DedupReport.doubles);
   const output = v[DedupReport.outputAddress];
   return {
@@ -419,8 +446,12 @@ export function readDedupReport(m: HeapModule, address: number): { output: Uint8
  * `read(address, size)` (which returns how many it wrote) and hands them to `take` (a view of the heap,
  * valid during the call). Returns how many bytes were read: 0 at the end.
  */
-export function readPiece(m: HeapModule, size: number, read: (address: number, size: number) => number,
-  take: (piece: Uint8Array) => void): number {
+export function readPiece(
+  m: HeapModule,
+  size: number,
+  read: (address: number, size: number) => number,
+  take: (piece: Uint8Array) => void,
+): number {
   const address = ensureScratch(m, size);
   const n = read(address, size);
   if (n > 0) take(m.HEAPU8.subarray(address, address + n));
@@ -465,7 +496,13 @@ export interface IntegerChunk {
  * elements (4: u32; 8: u64 or i64), into the scratch area as they are, with room for 8 bytes per key:
  * integerBatch() reads them in place (an integer key is its 8 little-endian bytes) and widens u32s there.
  */
-export function packIntegers(m: HeapModule, view: Uint8Array, width: number, start: number, count: number): IntegerChunk {
+export function packIntegers(
+  m: HeapModule,
+  view: Uint8Array,
+  width: number,
+  start: number,
+  count: number,
+): IntegerChunk {
   const keys = ensureScratch(m, count * 9);
   m.HEAPU8.set(view.subarray(start * width, (start + count) * width), keys);
   return { keys, results: keys + count * 8, count };
@@ -481,8 +518,15 @@ export function isHeapView(m: HeapModule, view: Uint8Array): boolean {
  * `cuckoo` command reads its input there, where the core reads it in place), or undefined when the heap
  * cannot hold them. view(i) is taken anew at every use: a call that grows the heap detaches older views.
  */
-export function heapBlocks(m: HeapModule, size: number, count: number): { view(i: number): Uint8Array; memory(): ArrayBufferLike } | undefined {
+export function heapBlocks(
+  m: HeapModule,
+  size: number,
+  count: number,
+): { view(i: number): Uint8Array; memory(): ArrayBufferLike } | undefined {
   const address = m._malloc(size * count) >>> 0;
   if (address === 0) return undefined;
-  return { view: (i) => m.HEAPU8.subarray(address + i * size, address + (i + 1) * size), memory: () => m.HEAPU8.buffer };
+  return {
+    view: (i) => m.HEAPU8.subarray(address + i * size, address + (i + 1) * size),
+    memory: () => m.HEAPU8.buffer,
+  };
 }

@@ -23,7 +23,8 @@ const typedArrayLength = intrinsicGetter('length') as (this: unknown) => number;
 const typedArrayBuffer = intrinsicGetter('buffer') as (this: unknown) => ArrayBufferLike;
 const typedArrayOffset = intrinsicGetter('byteOffset') as (this: unknown) => number;
 
-const typedArraySlice = (typedArrayPrototype as { slice: (this: unknown, start: number, end: number) => unknown }).slice;
+const typedArraySlice = (typedArrayPrototype as { slice: (this: unknown, start: number, end: number) => unknown })
+  .slice;
 
 /**
  * Whether a typed array cannot be read: its buffer was detached (transferred to a worker or a
@@ -44,7 +45,10 @@ function isDetached(value: unknown): boolean {
  * The element count of a typed array of the given kind (any realm), or -1 for anything else, and for an
  * array whose buffer was detached (describe() names it so in the error the caller throws).
  */
-export function typedLength(value: unknown, kind: 'Uint8Array' | 'Uint32Array' | 'BigUint64Array' | 'BigInt64Array'): number {
+export function typedLength(
+  value: unknown,
+  kind: 'Uint8Array' | 'Uint32Array' | 'BigUint64Array' | 'BigInt64Array',
+): number {
   if (typedArrayTag.call(value) !== kind) return -1;
   const length = typedArrayLength.call(value);
   return length === 0 && isDetached(value) ? -1 : length;
@@ -73,7 +77,11 @@ export function integerArrayBytes(value: unknown): { bytes: Uint8Array; width: 4
   const width = tag === 'Uint32Array' ? 4 : tag === 'BigUint64Array' || tag === 'BigInt64Array' ? 8 : 0;
   if (width === 0) return undefined;
   if (typedArrayLength.call(value) === 0 && isDetached(value)) throw batchTypeError(value);
-  const bytes = new Uint8Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value) * width);
+  const bytes = new Uint8Array(
+    typedArrayBuffer.call(value),
+    typedArrayOffset.call(value),
+    typedArrayLength.call(value) * width,
+  );
   return { bytes, width };
 }
 
@@ -107,13 +115,17 @@ export function describe(value: unknown): string {
 }
 
 function batchTypeError(keys: unknown): TypeError {
-  return new TypeError(`keys must be an iterable of keys (an array, a Set, a generator), got ${describe(keys)}` +
-    (typeof keys === 'string' ? ' (for one key, use the single-key method)' : ''));
+  return new TypeError(
+    `keys must be an iterable of keys (an array, a Set, a generator), got ${describe(keys)}` +
+      (typeof keys === 'string' ? ' (for one key, use the single-key method)' : ''),
+  );
 }
 
 export function keyTypeError(key: unknown, where = 'key'): TypeError {
-  return new TypeError(`${where} must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), ` +
-    `got ${describe(key)}`);
+  return new TypeError(
+    `${where} must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), ` +
+      `got ${describe(key)}`,
+  );
 }
 
 const TWO_32 = 4294967296;
@@ -146,8 +158,12 @@ export function copyKeys(keys: unknown): Key[] {
   if (Array.isArray(keys)) {
     copy = new Array<unknown>(keys.length);
     for (let i = 0; i < copy.length; i++) copy[i] = keys[i];
-  } else if (typeof keys === 'object' && keys !== null && typeof (keys as Iterable<unknown>)[Symbol.iterator] === 'function' &&
-    !(typedArrayTag.call(keys) !== undefined && typedArrayLength.call(keys) === 0 && isDetached(keys))) {
+  } else if (
+    typeof keys === 'object' &&
+    keys !== null &&
+    typeof (keys as Iterable<unknown>)[Symbol.iterator] === 'function' &&
+    !(typedArrayTag.call(keys) !== undefined && typedArrayLength.call(keys) === 0 && isDetached(keys))
+  ) {
     copy = Array.from(keys as Iterable<unknown>);
   } else {
     throw batchTypeError(keys);
@@ -155,7 +171,8 @@ export function copyKeys(keys: unknown): Key[] {
   for (let i = 0; i < copy.length; i++) {
     const key = copy[i];
     if (typeof key === 'string' || (typeof key === 'number' && Number.isSafeInteger(key))) continue;
-    if (typedLength(key, 'Uint8Array') < 0 && !integerKeyHalves(key, `keys[${i}]`)) throw keyTypeError(key, `keys[${i}]`);
+    if (typedLength(key, 'Uint8Array') < 0 && !integerKeyHalves(key, `keys[${i}]`))
+      throw keyTypeError(key, `keys[${i}]`);
   }
   return copy as Key[];
 }

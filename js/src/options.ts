@@ -6,17 +6,19 @@ import type { CreateArguments } from './heap.js';
 import { describe } from './key_codec.js';
 
 /** Options of a new filter. Give `fpRate` or `fingerprintBits`, not both (neither: fpRate 0.001). */
-export type CuckooFilterOptions = CuckooFilterShape & (
-  | {
-    /** Target false-positive rate at `capacity` items, in (0, 1). Picks the fingerprint size. */
-    fpRate?: number;
-    fingerprintBits?: undefined;
-  }
-  | {
-    fpRate?: undefined;
-    /** Fingerprint size in bits, 4 to 32. */
-    fingerprintBits: number;
-  });
+export type CuckooFilterOptions = CuckooFilterShape &
+  (
+    | {
+        /** Target false-positive rate at `capacity` items, in (0, 1). Picks the fingerprint size. */
+        fpRate?: number;
+        fingerprintBits?: undefined;
+      }
+    | {
+        fpRate?: undefined;
+        /** Fingerprint size in bits, 4 to 32. */
+        fingerprintBits: number;
+      }
+  );
 
 /** The options other than the fingerprint size (CuckooFilterOptions). */
 export interface CuckooFilterShape {
@@ -48,8 +50,17 @@ export interface CuckooFilterShape {
   semiSorted?: boolean;
 }
 
-const OPTION_NAMES = new Set(['capacity', 'fpRate', 'fingerprintBits', 'bucketSize', 'maxKicks', 'seed', 'growth', 'maxSubFilters',
-  'semiSorted']);
+const OPTION_NAMES = new Set([
+  'capacity',
+  'fpRate',
+  'fingerprintBits',
+  'bucketSize',
+  'maxKicks',
+  'seed',
+  'growth',
+  'maxSubFilters',
+  'semiSorted',
+]);
 /** The one check of an fpRate option (a filter's, a deduplicator's): undefined, or a number in (0, 1). */
 export function checkRate(fpRate: unknown): void {
   if (fpRate !== undefined && !(typeof fpRate === 'number' && fpRate > 0 && fpRate < 1)) {
@@ -82,7 +93,9 @@ export function validateOptions(options: unknown): CreateArguments {
   checkRate(o.fpRate);
   const { minFingerprintBits, maxFingerprintBits } = Limits;
   if (o.fingerprintBits !== undefined && !isInteger(o.fingerprintBits, minFingerprintBits, maxFingerprintBits)) {
-    throw invalid(`fingerprintBits must be an integer from ${minFingerprintBits} to ${maxFingerprintBits}, got ${describe(o.fingerprintBits)}`);
+    throw invalid(
+      `fingerprintBits must be an integer from ${minFingerprintBits} to ${maxFingerprintBits}, got ${describe(o.fingerprintBits)}`,
+    );
   }
   if (o.bucketSize !== undefined && o.bucketSize !== 2 && o.bucketSize !== 4 && o.bucketSize !== 8) {
     throw invalid(`bucketSize must be 2, 4 or 8, got ${describe(o.bucketSize)}`);
@@ -102,22 +115,33 @@ export function validateOptions(options: unknown): CreateArguments {
     seedHigh = Number(seed >> 32n);
   }
   if (o.growth !== undefined && !isInteger(o.growth, Limits.minGrowth, Limits.maxGrowth)) {
-    throw invalid(`growth must be an integer from ${Limits.minGrowth} to ${Limits.maxGrowth}, got ${describe(o.growth)}`);
+    throw invalid(
+      `growth must be an integer from ${Limits.minGrowth} to ${Limits.maxGrowth}, got ${describe(o.growth)}`,
+    );
   }
   if (o.maxSubFilters !== undefined) {
     if (o.growth === undefined) throw invalid('maxSubFilters needs growth');
     if (!isInteger(o.maxSubFilters, 1, Limits.maxSubFilters)) {
-      throw invalid(`maxSubFilters must be an integer from 1 to ${Limits.maxSubFilters}, got ${describe(o.maxSubFilters)}`);
+      throw invalid(
+        `maxSubFilters must be an integer from 1 to ${Limits.maxSubFilters}, got ${describe(o.maxSubFilters)}`,
+      );
     }
   }
   if (o.semiSorted !== undefined) {
-    if (typeof o.semiSorted !== 'boolean') throw invalid(`semiSorted must be true or false, got ${describe(o.semiSorted)}`);
+    if (typeof o.semiSorted !== 'boolean')
+      throw invalid(`semiSorted must be true or false, got ${describe(o.semiSorted)}`);
     const { semiSortedBucketSize, minSemiSortedFingerprintBits } = Limits;
     if (o.semiSorted && o.bucketSize !== undefined && o.bucketSize !== semiSortedBucketSize) {
       throw invalid(`semiSorted needs bucketSize ${semiSortedBucketSize}, got ${describe(o.bucketSize)}`);
     }
-    if (o.semiSorted && o.fingerprintBits !== undefined && (o.fingerprintBits as number) < minSemiSortedFingerprintBits) {
-      throw invalid(`semiSorted needs fingerprintBits from ${minSemiSortedFingerprintBits} to ${maxFingerprintBits}, got ${describe(o.fingerprintBits)}`);
+    if (
+      o.semiSorted &&
+      o.fingerprintBits !== undefined &&
+      (o.fingerprintBits as number) < minSemiSortedFingerprintBits
+    ) {
+      throw invalid(
+        `semiSorted needs fingerprintBits from ${minSemiSortedFingerprintBits} to ${maxFingerprintBits}, got ${describe(o.fingerprintBits)}`,
+      );
     }
   }
   return {
@@ -133,4 +157,3 @@ export function validateOptions(options: unknown): CreateArguments {
     semiSorted: o.semiSorted as boolean | undefined,
   };
 }
-

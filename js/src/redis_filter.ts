@@ -4,9 +4,17 @@
 import { ErrorCode, RedisAddResult, RedisInfoRecord, RedisLimits } from './abi.js';
 import { CuckooFilterError, invalid } from './errors.js';
 import { disposeSymbol } from './dispose.js';
-import { copyToScratch, keyLength, lastErrorMessage, readBytes, readRedisChunk, readRedisInfo, writeKey } from './heap.js';
-import { copyKeys, describe, integerKeyHalves, Key, ownUint8View, typedLength } from './key_codec.js';
-import { ready, RedisModule, requireModule } from './redis_module.js';
+import {
+  copyToScratch,
+  keyLength,
+  lastErrorMessage,
+  readBytes,
+  readRedisChunk,
+  readRedisInfo,
+  writeKey,
+} from './heap.js';
+import { copyKeys, describe, integerKeyHalves, type Key, ownUint8View, typedLength } from './key_codec.js';
+import { ready, type RedisModule, requireModule } from './redis_module.js';
 
 /** CF.RESERVE's arguments. */
 export interface RedisCuckooFilterOptions {
@@ -39,10 +47,10 @@ export interface RedisDumpChunk {
   chunk: Uint8Array;
 }
 
-
 function integerOption(o: Record<string, unknown>, name: string, fallback: number): number {
   const value = o[name] ?? fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid(`${name} must be an integer, got ${describe(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw invalid(`${name} must be an integer, got ${describe(value)}`);
   return value;
 }
 
@@ -70,12 +78,15 @@ function itemOf(key: RedisItem): Key {
 // The error of the module's last failed call: OUT_OF_MEMORY, or `otherwise` (its own code and wording).
 function moduleError(m: RedisModule, otherwise: (message: string) => CuckooFilterError): CuckooFilterError {
   const message = lastErrorMessage(m);
-  return m.lastErrorCode() === ErrorCode.outOfMemory ? new CuckooFilterError('OUT_OF_MEMORY', message) : otherwise(message);
+  return m.lastErrorCode() === ErrorCode.outOfMemory
+    ? new CuckooFilterError('OUT_OF_MEMORY', message)
+    : otherwise(message);
 }
 
-const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry<number>((handle) => requireModule().redisDestroy(handle))
-  : undefined;
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<number>((handle) => requireModule().redisDestroy(handle))
+    : undefined;
 
 /**
  * RedisBloom's cuckoo filter, byte for byte: MurmurHash64A, 8-bit fingerprints, power-of-two sub-filters,
@@ -91,16 +102,22 @@ export class RedisCuckooFilter {
   /** CF.RESERVE: throws INVALID_ARGUMENT with RedisBloom's text for arguments it refuses. */
   constructor(options: RedisCuckooFilterOptions) {
     const m = requireModule();
-    if (typeof options !== 'object' || options === null) throw invalid(`options must be an object like { capacity: 1000 }, got ${describe(options)}`);
+    if (typeof options !== 'object' || options === null)
+      throw invalid(`options must be an object like { capacity: 1000 }, got ${describe(options)}`);
     const o = options as unknown as Record<string, unknown>;
     for (const name of Object.keys(o)) {
-      if (!['capacity', 'bucketSize', 'maxIterations', 'expansion'].includes(name)) throw invalid(`unknown option "${name}"`);
+      if (!['capacity', 'bucketSize', 'maxIterations', 'expansion'].includes(name))
+        throw invalid(`unknown option "${name}"`);
     }
     if (o.capacity === undefined) throw invalid('capacity is required');
     const capacity = integerOption(o, 'capacity', 0);
     if (capacity < 0) throw invalid('Capacity must be at least (BucketSize * 2)');
-    const handle = m.redisCreate(capacity, u32Option(o, 'bucketSize', RedisLimits.defaultBucketSize),
-      u32Option(o, 'maxIterations', RedisLimits.defaultMaxIterations), u32Option(o, 'expansion', RedisLimits.defaultExpansion));
+    const handle = m.redisCreate(
+      capacity,
+      u32Option(o, 'bucketSize', RedisLimits.defaultBucketSize),
+      u32Option(o, 'maxIterations', RedisLimits.defaultMaxIterations),
+      u32Option(o, 'expansion', RedisLimits.defaultExpansion),
+    );
     if (handle === 0) throw moduleError(m, invalid);
     this.m = m;
     this.handle = handle;
@@ -120,16 +137,24 @@ export class RedisCuckooFilter {
    * count against the occupied slots): BAD_FORMAT names what is wrong. Each chunk goes straight into the
    * filter's tables.
    */
-  static async fromChunks(chunks: Iterable<RedisDumpChunk> | AsyncIterable<RedisDumpChunk>): Promise<RedisCuckooFilter> {
+  static async fromChunks(
+    chunks: Iterable<RedisDumpChunk> | AsyncIterable<RedisDumpChunk>,
+  ): Promise<RedisCuckooFilter> {
     const m = requireModule();
     const source = chunks as Partial<AsyncIterable<RedisDumpChunk> & Iterable<RedisDumpChunk>> | null;
-    if (typeof source !== 'object' || source === null ||
-      (typeof source[Symbol.asyncIterator] !== 'function' && typeof source[Symbol.iterator] !== 'function')) {
-      throw new TypeError(`chunks must be an iterable or async iterable of { iterator, chunk }, got ${describe(chunks)}`);
+    if (
+      typeof source !== 'object' ||
+      source === null ||
+      (typeof source[Symbol.asyncIterator] !== 'function' && typeof source[Symbol.iterator] !== 'function')
+    ) {
+      throw new TypeError(
+        `chunks must be an iterable or async iterable of { iterator, chunk }, got ${describe(chunks)}`,
+      );
     }
     const loader = m.redisLoaderBegin();
     if (loader === 0) throw moduleError(m, invalid);
-    const fail = () => moduleError(m, (message) => new CuckooFilterError('BAD_FORMAT', `not a valid RedisBloom dump: ${message}`));
+    const fail = () =>
+      moduleError(m, (message) => new CuckooFilterError('BAD_FORMAT', `not a valid RedisBloom dump: ${message}`));
     try {
       let index = 0;
       for await (const entry of source as AsyncIterable<RedisDumpChunk>) {
@@ -137,7 +162,8 @@ export class RedisCuckooFilter {
         if (typeof iterator !== 'number' || !Number.isSafeInteger(iterator) || iterator < 0) {
           throw new TypeError(`chunk ${index}: iterator must be a non-negative integer, got ${describe(iterator)}`);
         }
-        if (typedLength(chunk, 'Uint8Array') < 0) throw new TypeError(`chunk ${index}: chunk must be a Uint8Array (a Buffer), got ${describe(chunk)}`);
+        if (typedLength(chunk, 'Uint8Array') < 0)
+          throw new TypeError(`chunk ${index}: chunk must be a Uint8Array (a Buffer), got ${describe(chunk)}`);
         const bytes = ownUint8View(chunk!);
         if (m.redisLoaderPush(loader, iterator, copyToScratch(m, bytes), bytes.length) !== ErrorCode.ok) throw fail();
         index++;
@@ -163,7 +189,8 @@ export class RedisCuckooFilter {
   private added(result: number): boolean {
     if (result === RedisAddResult.added) return true;
     if (result === RedisAddResult.present) return false;
-    if (result === RedisAddResult.maxExpansions) throw new CuckooFilterError('CAPACITY_EXCEEDED', 'Maximum expansions reached');
+    if (result === RedisAddResult.maxExpansions)
+      throw new CuckooFilterError('CAPACITY_EXCEEDED', 'Maximum expansions reached');
     if (result === RedisAddResult.full) throw new CuckooFilterError('CAPACITY_EXCEEDED', 'Filter is full');
     throw new CuckooFilterError('OUT_OF_MEMORY', 'the next sub-filter does not fit in the WebAssembly heap');
   }
@@ -229,9 +256,14 @@ export class RedisCuckooFilter {
     const h = this.live();
     const v = readRedisInfo(this.m, (out) => this.m.redisInfo(h, out));
     return {
-      size: v[RedisInfoRecord.size], numberOfBuckets: v[RedisInfoRecord.numBuckets], numberOfFilters: v[RedisInfoRecord.numFilters],
-      numberOfItemsInserted: v[RedisInfoRecord.numItems], numberOfItemsDeleted: v[RedisInfoRecord.numDeletes],
-      bucketSize: v[RedisInfoRecord.bucketSize], expansionRate: v[RedisInfoRecord.expansion], maxIterations: v[RedisInfoRecord.maxIterations],
+      size: v[RedisInfoRecord.size],
+      numberOfBuckets: v[RedisInfoRecord.numBuckets],
+      numberOfFilters: v[RedisInfoRecord.numFilters],
+      numberOfItemsInserted: v[RedisInfoRecord.numItems],
+      numberOfItemsDeleted: v[RedisInfoRecord.numDeletes],
+      bucketSize: v[RedisInfoRecord.bucketSize],
+      expansionRate: v[RedisInfoRecord.expansion],
+      maxIterations: v[RedisInfoRecord.maxIterations],
     };
   }
 
@@ -245,7 +277,7 @@ export class RedisCuckooFilter {
     const h = this.live();
     if (this.info().numberOfItemsInserted === 0) return;
     yield { iterator: 1, chunk: readBytes(this.m, RedisLimits.headerSize, (out) => this.m.redisHeader(h, out)) };
-    for (let iterator = 1; ;) {
+    for (let iterator = 1; ; ) {
       const { next, chunk } = readRedisChunk(this.m, (out) => this.m.redisChunkAt(this.live(), iterator, out));
       if (next === 0) return;
       yield { iterator: next, chunk };
@@ -262,5 +294,7 @@ export class RedisCuckooFilter {
     this.m.redisDestroy(handle);
   }
 
-  [disposeSymbol](): void { this.dispose(); }
+  [disposeSymbol](): void {
+    this.dispose();
+  }
 }

@@ -2,7 +2,7 @@
 // that only the cuckoo-wasm/redis entry loads it: loaded once, shared by every RedisCuckooFilter.
 import createRedisModule from './generated/cuckoo_redis_wasm.js';
 import deflatedWasm from './generated/cuckoo_redis_wasm_binary.js';
-import { HeapModule, moduleLoader } from './wasm_loader.js';
+import { type HeapModule, moduleLoader } from './wasm_loader.js';
 
 /** The embind surface of cpp/wasm/redis_bindings.cpp; records and codes are in abi.ts. */
 export interface RedisModule extends HeapModule {
@@ -25,8 +25,12 @@ export interface RedisModule extends HeapModule {
   redisLoaderEnd(loader: number): void;
 }
 
-const loader = moduleLoader(createRedisModule, deflatedWasm, "RedisCuckooFilter's WebAssembly module is not loaded yet: " +
-  "`await ready()` from 'cuckoo-wasm/redis' first (or use `await RedisCuckooFilter.create(options)`)");
+const loader = moduleLoader(
+  createRedisModule,
+  deflatedWasm,
+  "RedisCuckooFilter's WebAssembly module is not loaded yet: " +
+    "`await ready()` from 'cuckoo-wasm/redis' first (or use `await RedisCuckooFilter.create(options)`)",
+);
 
 /** Loads RedisCuckooFilter's WebAssembly module. Idempotent: every call returns the same promise. */
 export const ready = (): Promise<void> => loader.ready();

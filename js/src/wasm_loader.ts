@@ -30,8 +30,11 @@ export interface ModuleLoader<M> {
 }
 
 /** `notReady`: the message of NOT_READY, which names the ready() to await. */
-export function moduleLoader<M>(create: (options: { wasmBinary: Uint8Array }) => Promise<M>, deflatedWasm: string,
-  notReady: string): ModuleLoader<M> {
+export function moduleLoader<M>(
+  create: (options: { wasmBinary: Uint8Array }) => Promise<M>,
+  deflatedWasm: string,
+  notReady: string,
+): ModuleLoader<M> {
   let instance: M | undefined;
   let loading: Promise<M> | undefined;
   return {
@@ -75,6 +78,8 @@ export function useUnpacker(unpack: Unpacker): void {
 // The platform's inflater (browsers, workers, Node 18+): about a millisecond for the ~90 KB binary in a
 // browser; in Node, the first use of web streams costs more than the inflating (see useUnpacker).
 async function inflateWithStreams(deflated: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([deflated as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('deflate'));
+  const stream = new Blob([deflated as Uint8Array<ArrayBuffer>])
+    .stream()
+    .pipeThrough(new DecompressionStream('deflate'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }

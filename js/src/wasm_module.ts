@@ -4,7 +4,7 @@ import deflatedWasm from './generated/cuckoo_wasm_binary.js';
 import { ErrorCode } from './abi.js';
 import { CuckooFilterError } from './errors.js';
 import { lastErrorMessage } from './heap.js';
-import { HeapModule, moduleLoader } from './wasm_loader.js';
+import { type HeapModule, moduleLoader } from './wasm_loader.js';
 
 /**
  * The embind surface of cpp/wasm/bindings.cpp. Handles and addresses are u32; counts are doubles; codes and
@@ -72,7 +72,14 @@ export interface CuckooModule extends HeapModule {
   dedupCreate(filter: number, rules: number): number;
   dedupDestroy(handle: number): void;
   /** Keys from fields: `count` pairs of u32 field numbers [first, last] at `ranges` (last 0: to the end). An ErrorCode. */
-  dedupSelect(handle: number, delimiter: number, ranges: number, count: number, names: number, namesLength: number): number;
+  dedupSelect(
+    handle: number,
+    delimiter: number,
+    ranges: number,
+    count: number,
+    names: number,
+    namesLength: number,
+  ): number;
   dedupNextInput(handle: number): number;
   /** The slot width x 256 + the most doublings of a table that doubles in place at this rate; 0: too small a rate. */
   inPlaceShape(fpRate: number): number;
@@ -83,8 +90,11 @@ export interface CuckooModule extends HeapModule {
   declaredLength(address: number, length: number): number;
 }
 
-const loader = moduleLoader(createCuckooModule, deflatedWasm,
-  'the WebAssembly module is not loaded yet: `await ready()` (or use `await CuckooFilter.create(options)`)');
+const loader = moduleLoader(
+  createCuckooModule,
+  deflatedWasm,
+  'the WebAssembly module is not loaded yet: `await ready()` (or use `await CuckooFilter.create(options)`)',
+);
 
 /** Loads and instantiates the WebAssembly module. Idempotent: every call returns the same promise. */
 export const ready = (): Promise<void> => loader.ready();
@@ -99,7 +109,8 @@ export const requireModule = (): CuckooModule => loader.require();
 export function errorFromModule(m: CuckooModule): CuckooFilterError {
   const code = m.lastErrorCode();
   const message = lastErrorMessage(m);
-  if (code === ErrorCode.badFormat) return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
+  if (code === ErrorCode.badFormat)
+    return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
   if (code === ErrorCode.outOfMemory) return new CuckooFilterError('OUT_OF_MEMORY', message);
   if (code === ErrorCode.capacityExceeded) return new CuckooFilterError('CAPACITY_EXCEEDED', message);
   return new CuckooFilterError('INVALID_ARGUMENT', message);

@@ -4,7 +4,7 @@
 import { inspect } from 'node:util';
 import { runInNewContext } from 'node:vm';
 import { Readable } from 'node:stream';
-import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/index';
+import { CuckooFilter, type CuckooFilterError, ready } from '../../js/src/index';
 import { errorOf, rng } from './helpers';
 
 beforeAll(() => ready());
@@ -39,7 +39,10 @@ describe('union and merge', () => {
     using part = new CuckooFilter({ capacity: 5000 });
     const keys = Array.from({ length: 2000 }, (_, i) => `key-${i}`);
     fill(all, keys);
-    fill(part, keys.filter((_, i) => i % 4 === 0));
+    fill(
+      part,
+      keys.filter((_, i) => i % 4 === 0),
+    );
     const before = all.export();
     all.union(all);
     expect(all.export()).toEqual(before);
@@ -93,8 +96,12 @@ describe('JSON and inspection', () => {
     using b = CuckooFilter.fromJSON(JSON.stringify(f));
     expect(a.export()).toEqual(f.export());
     expect(b.export()).toEqual(f.export());
-    expect(errorOf(() => CuckooFilter.fromJSON('{"type":"x"}'))).toMatch(/^BAD_FORMAT: expected \{ type: 'cuckoo-wasm\/CuckooFilter'/);
-    expect(errorOf(() => CuckooFilter.fromJSON({ type: 'cuckoo-wasm/CuckooFilter', data: '@@@@' }))).toBe('BAD_FORMAT: the data is not base64');
+    expect(errorOf(() => CuckooFilter.fromJSON('{"type":"x"}'))).toMatch(
+      /^BAD_FORMAT: expected \{ type: 'cuckoo-wasm\/CuckooFilter'/,
+    );
+    expect(errorOf(() => CuckooFilter.fromJSON({ type: 'cuckoo-wasm/CuckooFilter', data: '@@@@' }))).toBe(
+      'BAD_FORMAT: the data is not base64',
+    );
     expect(errorOf(() => CuckooFilter.fromJSON('not json'))).toMatch(/^BAD_FORMAT: not JSON/);
   });
 
@@ -119,11 +126,18 @@ describe('batches take any iterable, and keys are checked as the engine sees the
       yield new Uint8Array([1, 2]);
     }
     expect(f.addMany(keys())).toEqual([true, true]);
-    expect(f.hasMany(new Map([['a', 1], ['zz', 2]]).keys())).toEqual([true, false]);
+    expect(
+      f.hasMany(
+        new Map([
+          ['a', 1],
+          ['zz', 2],
+        ]).keys(),
+      ),
+    ).toEqual([true, false]);
     expect(f.deleteMany(new Set(['a']))).toEqual([true]);
   });
 
-  test('a Uint8Array from another realm is a key, the same as this realm\'s', () => {
+  test("a Uint8Array from another realm is a key, the same as this realm's", () => {
     using f = new CuckooFilter({ capacity: 100 });
     const foreign = runInNewContext('new Uint8Array([104, 105])') as Uint8Array;
     expect(foreign instanceof Uint8Array).toBe(false);
@@ -155,7 +169,12 @@ describe('batches take any iterable, and keys are checked as the engine sees the
   test('a filter disposed while its batch is read reports DISPOSED, never a trap', () => {
     const f = new CuckooFilter({ capacity: 100 });
     const keys = ['a', 'b'];
-    Object.defineProperty(keys, 1, { get: () => { f.dispose(); return 'b'; } });
+    Object.defineProperty(keys, 1, {
+      get: () => {
+        f.dispose();
+        return 'b';
+      },
+    });
     expect(errorOf(() => f.addMany(keys))).toBe('DISPOSED: this CuckooFilter was disposed');
     const g = new CuckooFilter({ capacity: 100 });
     function* disposing() {
@@ -167,13 +186,25 @@ describe('batches take any iterable, and keys are checked as the engine sees the
   });
 
   test('errors name the type of the value they got', () => {
-    expect(errorOf(() => new CuckooFilter({ capacity: '10' } as never))).toBe("INVALID_ARGUMENT: capacity must be an integer >= 1, got the string '10'");
-    expect(errorOf(() => new CuckooFilter({} as never))).toBe('INVALID_ARGUMENT: capacity must be an integer >= 1, got undefined');
-    expect(errorOf(() => new CuckooFilter({ capacity: 10, bucketSize: 3 } as never))).toBe('INVALID_ARGUMENT: bucketSize must be 2, 4 or 8, got the number 3');
+    expect(errorOf(() => new CuckooFilter({ capacity: '10' } as never))).toBe(
+      "INVALID_ARGUMENT: capacity must be an integer >= 1, got the string '10'",
+    );
+    expect(errorOf(() => new CuckooFilter({} as never))).toBe(
+      'INVALID_ARGUMENT: capacity must be an integer >= 1, got undefined',
+    );
+    expect(errorOf(() => new CuckooFilter({ capacity: 10, bucketSize: 3 } as never))).toBe(
+      'INVALID_ARGUMENT: bucketSize must be 2, 4 or 8, got the number 3',
+    );
     using f = new CuckooFilter({ capacity: 10 });
-    expect(errorOf(() => f.add(undefined as never))).toBe('TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got undefined');
-    expect(errorOf(() => f.add(new Uint16Array(2) as never))).toBe('TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got a Uint16Array');
-    expect(errorOf(() => f.add(12.5 as never))).toBe('TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 12.5');
+    expect(errorOf(() => f.add(undefined as never))).toBe(
+      'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got undefined',
+    );
+    expect(errorOf(() => f.add(new Uint16Array(2) as never))).toBe(
+      'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got a Uint16Array',
+    );
+    expect(errorOf(() => f.add(12.5 as never))).toBe(
+      'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 12.5',
+    );
   });
 
   test('a lone surrogate hashes as U+FFFD (documented)', () => {
@@ -206,11 +237,17 @@ describe('export and import in chunks', () => {
     const chunks = f.exportChunks(100);
     chunks.next();
     f.add('b');
-    expect(errorOf(() => chunks.next())).toBe('INVALID_ARGUMENT: the filter changed during exportChunks(): export it again');
+    expect(errorOf(() => chunks.next())).toBe(
+      'INVALID_ARGUMENT: the filter changed during exportChunks(): export it again',
+    );
     const whole = f.export();
-    await expect(CuckooFilter.importChunks([whole.subarray(0, 100)])).rejects.toThrow(/truncated: 100 bytes, but the header describes/);
+    await expect(CuckooFilter.importChunks([whole.subarray(0, 100)])).rejects.toThrow(
+      /truncated: 100 bytes, but the header describes/,
+    );
     await expect(CuckooFilter.importChunks([whole, new Uint8Array(1)])).rejects.toThrow(/trailing data/);
-    await expect(CuckooFilter.importChunks(['x' as never])).rejects.toThrow("chunk 0 must be a Uint8Array, got the string 'x'");
+    await expect(CuckooFilter.importChunks(['x' as never])).rejects.toThrow(
+      "chunk 0 must be a Uint8Array, got the string 'x'",
+    );
     expect(errorOf(() => f.exportChunks(0))).toMatch(/^INVALID_ARGUMENT: chunkBytes must be an integer/);
   });
 });

@@ -2,9 +2,23 @@
 // adapters; how it sizes and grows its filter.
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CuckooFilter, CuckooFilterError, LineDeduper, MIN_GROWING_FP_RATE, planDedup, ready } from '../../js/src/index';
+import {
+  CuckooFilter,
+  CuckooFilterError,
+  LineDeduper,
+  MIN_GROWING_FP_RATE,
+  planDedup,
+  ready,
+} from '../../js/src/index';
 import { dedupLines } from '../../js/src/node';
-import { BUDGET_START_LIMIT, DEDUP_LOSS_BUDGET, dedupLineStream, expectedWrongDrops, LineDeduperOptions, parseFields } from '../../js/src/dedup';
+import {
+  BUDGET_START_LIMIT,
+  DEDUP_LOSS_BUDGET,
+  dedupLineStream,
+  expectedWrongDrops,
+  type LineDeduperOptions,
+  parseFields,
+} from '../../js/src/dedup';
 import { requireModule } from '../../js/src/wasm_module';
 import { dedupCases, parseCsv, randomCsv, randomInput, referenceCsvDedup, referenceDedup } from './dedup_cases';
 import { rng } from './helpers';
@@ -15,11 +29,15 @@ beforeAll(() => ready());
 const EXACT = { fpRate: 1e-8 };
 
 /** Pushes the input in blocks cut at random places (some empty, some one byte). */
-function runInBlocks(input: Buffer, seed: number, options: LineDeduperOptions = EXACT): { out: Buffer; d: LineDeduper } {
+function runInBlocks(
+  input: Buffer,
+  seed: number,
+  options: LineDeduperOptions = EXACT,
+): { out: Buffer; d: LineDeduper } {
   const random = rng(seed);
   const d = new LineDeduper({ ...options, inputBytes: input.length });
   const out: Uint8Array[] = [];
-  for (let at = 0; at < input.length;) {
+  for (let at = 0; at < input.length; ) {
     const r = random();
     const size = r < 0.1 ? 0 : r < 0.3 ? 1 : r < 0.8 ? Math.floor(random() * 100) : Math.floor(random() * (1 << 21));
     out.push(d.push(input.subarray(at, at + size)));
@@ -35,7 +53,8 @@ describe('the documented line rules', () => {
     for (const seed of [1, 2, 3]) {
       const { out, d } = runInBlocks(input, seed);
       expect(out.equals(expected)).toBe(true);
-      const lines = input.length === 0 ? 0 : input.toString('latin1').split('\n').length - (input[input.length - 1] === 10 ? 1 : 0);
+      const lines =
+        input.length === 0 ? 0 : input.toString('latin1').split('\n').length - (input[input.length - 1] === 10 ? 1 : 0);
       expect(d.stats).toMatchObject({ lines, unique: expected.toString('latin1').split('\n').length - 1 });
       d.dispose();
     }
@@ -54,21 +73,24 @@ describe('the documented line rules', () => {
     ['NUL-terminated records', { zeroTerminated: true }],
     ['duplicates written instead', { duplicates: true }],
     ['NUL-terminated duplicates', { zeroTerminated: true, duplicates: true }],
-  ] as [string, { zeroTerminated?: boolean; duplicates?: boolean }][])('property: %s, random inputs and block boundaries, against the reference', (_name, rules) => {
-    for (let seed = 200; seed < 212; seed++) {
-      // Lines of random bytes with NULs, CRs and LFs among them, repeated, cut into NUL records too.
-      let input = randomInput(seed, 300 + seed, seed % 4 === 0 ? 1 << 16 : 64);
-      if (rules.zeroTerminated) input = Buffer.from(input.map((byte, i) => (byte === 10 && i % 3 !== 0 ? 0 : byte)));
-      const { out, d } = runInBlocks(input, seed, { ...EXACT, ...rules });
-      expect(out.equals(referenceDedup(input, rules))).toBe(true);
-      const reference = referenceDedup(input, { zeroTerminated: rules.zeroTerminated });
-      const records = (b: Buffer) => b.toString('latin1').split(rules.zeroTerminated ? '\0' : '\n').length - 1;
-      expect(d.stats.unique).toBe(records(reference));
-      d.dispose();
-    }
-  });
+  ] as [string, { zeroTerminated?: boolean; duplicates?: boolean }][])(
+    'property: %s, random inputs and block boundaries, against the reference',
+    (_name, rules) => {
+      for (let seed = 200; seed < 212; seed++) {
+        // Lines of random bytes with NULs, CRs and LFs among them, repeated, cut into NUL records too.
+        let input = randomInput(seed, 300 + seed, seed % 4 === 0 ? 1 << 16 : 64);
+        if (rules.zeroTerminated) input = Buffer.from(input.map((byte, i) => (byte === 10 && i % 3 !== 0 ? 0 : byte)));
+        const { out, d } = runInBlocks(input, seed, { ...EXACT, ...rules });
+        expect(out.equals(referenceDedup(input, rules))).toBe(true);
+        const reference = referenceDedup(input, { zeroTerminated: rules.zeroTerminated });
+        const records = (b: Buffer) => b.toString('latin1').split(rules.zeroTerminated ? '\0' : '\n').length - 1;
+        expect(d.stats.unique).toBe(records(reference));
+        d.dispose();
+      }
+    },
+  );
 
-  test('seen: lines of earlier runs are dropped, new ones added to the caller\'s filter, which stays', () => {
+  test("seen: lines of earlier runs are dropped, new ones added to the caller's filter, which stays", () => {
     using seen = new CuckooFilter({ capacity: 1000, fpRate: 1e-8, growth: 2 });
     const first = new LineDeduper({ seen });
     const out1 = Buffer.concat([first.push(Buffer.from('a\nb\na\n')), first.end()]);
@@ -91,7 +113,9 @@ describe('the documented line rules', () => {
   test('seen is a filter, and its own rate and sizing apply', () => {
     using f = new CuckooFilter({ capacity: 10 });
     expect(() => new LineDeduper({ seen: {} as never })).toThrow(/seen must be a CuckooFilter/);
-    expect(() => new LineDeduper({ seen: f, fpRate: 0.01 })).toThrow('seen must be a CuckooFilter, and goes without fpRate, capacity and inputBytes (its own apply)');
+    expect(() => new LineDeduper({ seen: f, fpRate: 0.01 })).toThrow(
+      'seen must be a CuckooFilter, and goes without fpRate, capacity and inputBytes (its own apply)',
+    );
     // A stream's options are checked when it is made, not at its first write.
     expect(() => dedupLines({ fields: 2 as never })).toThrow(/fields must be a string/);
   });
@@ -104,7 +128,10 @@ describe('the documented line rules', () => {
       const lines: string[] = [];
       for (let i = 0; i < 400; i++) {
         const n = Math.floor(random() * 7);
-        lines.push(Array.from({ length: n }, () => ['a', 'b', '', 'ccc'][Math.floor(random() * 4)]).join(delimiter) + (random() < 0.2 ? '\r' : ''));
+        lines.push(
+          Array.from({ length: n }, () => ['a', 'b', '', 'ccc'][Math.floor(random() * 4)]).join(delimiter) +
+            (random() < 0.2 ? '\r' : ''),
+        );
       }
       const input = Buffer.from(lines.join('\n') + (seed % 2 ? '\n' : ''), 'latin1');
       const lists = ['1', '2', '2,4', '2-3', '3-', '1,3-', '4,2', '1-2,2-3', '5'];
@@ -112,14 +139,22 @@ describe('the documented line rules', () => {
       const flat = Array.from(parseFields(list));
       const ranges = flat.filter((_, i) => i % 2 === 0).map((v, i): [number, number] => [v, flat[2 * i + 1]]);
       const { out, d } = runInBlocks(input, seed, { ...EXACT, fields: list, delimiter });
-      expect([list, out.toString('latin1')]).toEqual([list, referenceDedup(input, { fields: ranges, delimiter }).toString('latin1')]);
+      expect([list, out.toString('latin1')]).toEqual([
+        list,
+        referenceDedup(input, { fields: ranges, delimiter }).toString('latin1'),
+      ]);
       d.dispose();
     }
   });
 
   test('property: CSV, whole records and columns by number or name, quotes split across random blocks, against the reference', () => {
     const selections: [string | undefined, number[] | undefined][] = [
-      [undefined, undefined], ['2', [2]], ['name', [2]], ['city,1', [1, 3]], ['note,name', [2, 4]], ['5', [5]],
+      [undefined, undefined],
+      ['2', [2]],
+      ['name', [2]],
+      ['city,1', [1, 3]],
+      ['note,name', [2, 4]],
+      ['5', [5]],
     ];
     for (let seed = 400; seed < 424; seed++) {
       const delimiter = seed % 3 === 0 ? ';' : ',';
@@ -151,9 +186,14 @@ describe('the documented line rules', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(CuckooFilterError);
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'no column named "town" in the header (its columns: "id", "the "long" name", "x")' });
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: 'no column named "town" in the header (its columns: "id", "the "long" name", "x")',
+    });
     expect(() => bad.push(Buffer.from('1\n'))).toThrow(/no column named "town"/); // stopped for good
-    expect(() => new LineDeduper({ csv: true, zeroTerminated: true })).toThrow(/csv and zeroTerminated do not go together/);
+    expect(() => new LineDeduper({ csv: true, zeroTerminated: true })).toThrow(
+      /csv and zeroTerminated do not go together/,
+    );
     expect(() => new LineDeduper({ csv: true, delimiter: '"' })).toThrow(/not a quote or line end/);
     expect(() => new LineDeduper({ csv: 'yes' as never })).toThrow('csv must be true or false');
     // Without csv a name is not a field list.
@@ -168,7 +208,14 @@ describe('the documented line rules', () => {
     expect(Buffer.from(d.push(Buffer.from('b\nc\n'))).toString()).toBe('c\n');
     expect(Buffer.from(d.nextInput()).toString()).toBe('');
     using c = new LineDeduper({ ...EXACT, csv: true, fields: 'k' });
-    const out = [c.push(Buffer.from('k,v\n1,x\n')), c.nextInput(), c.push(Buffer.from('"k",v\n1,y\n2,z')), c.nextInput(), c.push(Buffer.from('k,v\r\n3,')), c.end()];
+    const out = [
+      c.push(Buffer.from('k,v\n1,x\n')),
+      c.nextInput(),
+      c.push(Buffer.from('"k",v\n1,y\n2,z')),
+      c.nextInput(),
+      c.push(Buffer.from('k,v\r\n3,')),
+      c.end(),
+    ];
     expect(Buffer.concat(out).toString()).toBe('k,v\n1,x\n2,z\n3,\n');
     expect(c.stats).toMatchObject({ lines: 4, unique: 3 });
     using bad = new LineDeduper({ ...EXACT, csv: true });
@@ -181,18 +228,23 @@ describe('the documented line rules', () => {
     expect(Array.from(parseFields('3-,5'))).toEqual([3, 0]);
     expect(Array.from(parseFields('-2,5'))).toEqual([1, 2, 5, 5]);
     // 2-0 is a decreasing range (cut refuses it too), not "2-".
-    for (const bad of ['', '0', 'x', '3-2', '2-0', '1,,2', '-', '10001']) expect(() => parseFields(bad)).toThrow(/fields must be a list like/);
+    for (const bad of ['', '0', 'x', '3-2', '2-0', '1,,2', '-', '10001'])
+      expect(() => parseFields(bad)).toThrow(/fields must be a list like/);
     expect(() => new LineDeduper({ fields: 2 as never })).toThrow(/fields must be a string/);
     expect(() => new LineDeduper({ fields: '2', delimiter: ',,' })).toThrow(/delimiter must be one ASCII character/);
     expect(() => new LineDeduper({ delimiter: ',' })).toThrow(/with fields/);
   });
 
   test('options zeroTerminated and duplicates are checked', () => {
-    expect(() => new LineDeduper({ zeroTerminated: 1 as never })).toThrow('zeroTerminated must be true or false, got the number 1');
-    expect(() => new LineDeduper({ duplicates: 'yes' as never })).toThrow("duplicates must be true or false, got the string 'yes'");
+    expect(() => new LineDeduper({ zeroTerminated: 1 as never })).toThrow(
+      'zeroTerminated must be true or false, got the number 1',
+    );
+    expect(() => new LineDeduper({ duplicates: 'yes' as never })).toThrow(
+      "duplicates must be true or false, got the string 'yes'",
+    );
   });
 
-  test('a block larger than the engine\'s piece size (16 MiB) is fed in pieces, with the same result', () => {
+  test("a block larger than the engine's piece size (16 MiB) is fed in pieces, with the same result", () => {
     const line = Buffer.alloc(20 << 20, 0x61);
     const input = Buffer.concat([line, Buffer.from('\nb\n'), line, Buffer.from('\nb')]);
     using d = new LineDeduper(EXACT);
@@ -215,8 +267,11 @@ describe('growth and sizing', () => {
 
   test('a known size guarantees room for every line, even when the first block has long lines and the rest short ones', () => {
     // The page used to stop with "the filter is full" on such a file: the first 64 KiB set the size.
-    const input = Buffer.concat([Buffer.alloc(1 << 16, 0x78), Buffer.from('\n'),
-      Buffer.from(Array.from({ length: 200_000 }, (_, i) => `${i}\n`).join(''))]);
+    const input = Buffer.concat([
+      Buffer.alloc(1 << 16, 0x78),
+      Buffer.from('\n'),
+      Buffer.from(Array.from({ length: 200_000 }, (_, i) => `${i}\n`).join('')),
+    ]);
     for (const fpRate of [1e-6, 1e-8, MIN_GROWING_FP_RATE]) {
       const d = new LineDeduper({ fpRate, inputBytes: input.length });
       expect(d.push(input.subarray(0, 70_000)).length).toBeGreaterThan(0);
@@ -239,42 +294,69 @@ describe('growth and sizing', () => {
     expect(planDedup({})).toMatchObject({ capacity: 65_536, growth: 2, slotBits: 32, maxDoublings: 15 });
     expect(planDedup({}).reach).toBeGreaterThanOrEqual(1e9);
     expect(planDedup({ fpRate: 1e-7 }).reach).toBeGreaterThanOrEqual(1e9);
-    expect(planDedup({ fpRate: 1e-8 })).toMatchObject({ capacity: 2_000_000, growth: 2, slotBits: 32, maxDoublings: 3, reach: 16_000_000 });
+    expect(planDedup({ fpRate: 1e-8 })).toMatchObject({
+      capacity: 2_000_000,
+      growth: 2,
+      slotBits: 32,
+      maxDoublings: 3,
+      reach: 16_000_000,
+    });
     // 16-bit slots double 7 times: enough for a file's lines (its start raised if need be), not for a pipe's.
-    expect(planDedup({ fpRate: 0.001, inputBytes: 1e6 })).toMatchObject({ slotBits: 16, maxDoublings: 7, capacity: 65_536 });
-    expect(planDedup({ fpRate: 0.001, inputBytes: 1e9 })).toMatchObject({ slotBits: 16, maxDoublings: 7, capacity: Math.ceil((5e8 + 1) / 128) });
+    expect(planDedup({ fpRate: 0.001, inputBytes: 1e6 })).toMatchObject({
+      slotBits: 16,
+      maxDoublings: 7,
+      capacity: 65_536,
+    });
+    expect(planDedup({ fpRate: 0.001, inputBytes: 1e9 })).toMatchObject({
+      slotBits: 16,
+      maxDoublings: 7,
+      capacity: Math.ceil((5e8 + 1) / 128),
+    });
     expect(planDedup({ fpRate: 0.001 })).toMatchObject({ slotBits: 32, maxDoublings: 15 });
   });
 
   test('the automatic default: a file starts large enough that even all-unique lines expect at most 0.01 wrong drops', () => {
-    const lines = (n: number) => Buffer.from(Array.from({ length: 2000 }, (_, i) => `line ${String(i).padStart(6, '0')}\n`).join('')).subarray(0, n);
+    const lines = (n: number) =>
+      Buffer.from(Array.from({ length: 2000 }, (_, i) => `line ${String(i).padStart(6, '0')}\n`).join('')).subarray(
+        0,
+        n,
+      );
     const sample = lines(24_000); // 12-byte lines
     for (const fileLines of [1_000, 500_000, 2_000_000, 4_000_000, 20_000_000]) {
       const plan = planDedup({ inputBytes: fileLines * 12 }, sample);
       expect(plan).toMatchObject({ automatic: true, slotBits: 32, maxDoublings: 15 });
       const estimated = Math.ceil(fileLines * 1.1);
       if (fileLines <= 5_000_000) {
-        expect([fileLines, expectedWrongDrops(estimated, plan.capacity) <= DEDUP_LOSS_BUDGET]).toEqual([fileLines, true]);
+        expect([fileLines, expectedWrongDrops(estimated, plan.capacity) <= DEDUP_LOSS_BUDGET]).toEqual([
+          fileLines,
+          true,
+        ]);
         // ... and no larger than the lines, nor than needed by much (where the small start would miss it).
         expect(plan.capacity).toBeLessThanOrEqual(estimated);
-        if (plan.capacity > 65_536) expect(expectedWrongDrops(estimated, plan.capacity / 2)).toBeGreaterThan(DEDUP_LOSS_BUDGET);
+        if (plan.capacity > 65_536)
+          expect(expectedWrongDrops(estimated, plan.capacity / 2)).toBeGreaterThan(DEDUP_LOSS_BUDGET);
       } else {
         expect(plan.capacity).toBe(BUDGET_START_LIMIT);
       }
     }
     expect(planDedup({ inputBytes: 1_000 * 12 }, sample).capacity).toBe(1_100); // a small file: no larger than its lines
     // A first block of one long line tells little about a large input: the budget plans for all it can hold.
-    expect(planDedup({ inputBytes: 40_000_000 }, Buffer.from(`${'x'.repeat(3_000_000)}\n`)).capacity).toBe(BUDGET_START_LIMIT);
+    expect(planDedup({ inputBytes: 40_000_000 }, Buffer.from(`${'x'.repeat(3_000_000)}\n`)).capacity).toBe(
+      BUDGET_START_LIMIT,
+    );
     // One long line among short ones: the median, not the mean.
     const mixed = Buffer.concat([Buffer.from(`${'x'.repeat(3_000_000)}\n`), sample]);
     expect(planDedup({ inputBytes: 4_000_000 * 12 }, mixed).capacity).toBeGreaterThan(1_000_000);
-    expect(planDedup({ fpRate: 1e-6, inputBytes: 4_000_000 * 12 }, sample)).toMatchObject({ automatic: false, capacity: 65_536 });
+    expect(planDedup({ fpRate: 1e-6, inputBytes: 4_000_000 * 12 }, sample)).toMatchObject({
+      automatic: false,
+      capacity: 65_536,
+    });
     // From a pipe the expectation grows with the unique lines: 0.01 is passed at about 1.2 million.
     expect(expectedWrongDrops(1_100_000, 65_536)).toBeLessThan(0.01);
     expect(expectedWrongDrops(1_300_000, 65_536)).toBeGreaterThan(0.01);
   });
 
-  test('stats.wrongDropBound sums each block\'s new lines at the rate after it: close to the model, from a pipe', () => {
+  test("stats.wrongDropBound sums each block's new lines at the rate after it: close to the model, from a pipe", () => {
     using d = new LineDeduper();
     const unique = 600_000;
     for (let at = 0; at < unique; at += 20_000) {
@@ -298,7 +380,9 @@ describe('growth and sizing', () => {
     }
     expect(error).toBeInstanceOf(CuckooFilterError);
     expect((error as CuckooFilterError).code).toBe('CAPACITY_EXCEEDED');
-    expect((error as Error).message).toMatch(/full after \d+ unique lines.*doubled 3 times, the most fpRate 1e-8 allows.*larger capacity, or allow a larger fpRate/);
+    expect((error as Error).message).toMatch(
+      /full after \d+ unique lines.*doubled 3 times, the most fpRate 1e-8 allows.*larger capacity, or allow a larger fpRate/,
+    );
     expect(() => d.push(Buffer.from('x\n'))).toThrow(error as Error);
   });
 });
@@ -336,7 +420,7 @@ describe('the API', () => {
     expect(d.stats.lines).toBe(0);
   });
 
-  test('pushInHeap (the command\'s in-place push) reads a block in the heap, and refuses any other', () => {
+  test("pushInHeap (the command's in-place push) reads a block in the heap, and refuses any other", () => {
     const m = requireModule();
     using d = new LineDeduper({ fpRate: 1e-8 });
     expect(() => d.pushInHeap(Buffer.from('a\n'))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
@@ -366,8 +450,16 @@ describe('stream adapters', () => {
   test('Node: readable.pipe(dedupLines()).pipe(out)', async () => {
     const chunks: Buffer[] = [];
     const transform = dedupLines(EXACT);
-    await pipeline(Readable.from([input.subarray(0, 1000), input.subarray(1000, 50_000), input.subarray(50_000)]), transform,
-      new Writable({ write(chunk, _encoding, done) { chunks.push(chunk); done(); } }));
+    await pipeline(
+      Readable.from([input.subarray(0, 1000), input.subarray(1000, 50_000), input.subarray(50_000)]),
+      transform,
+      new Writable({
+        write(chunk, _encoding, done) {
+          chunks.push(chunk);
+          done();
+        },
+      }),
+    );
     expect(Buffer.concat(chunks).equals(expected)).toBe(true);
     expect(transform.stats.unique).toBe(expected.toString('latin1').split('\n').length - 1);
   });
@@ -388,7 +480,16 @@ describe('stream adapters', () => {
   });
 
   test('Node: an error (a rate that cannot grow) reaches the pipeline', async () => {
-    await expect(pipeline(Readable.from([Buffer.from('a\n')]), dedupLines({ fpRate: 1e-9 }),
-      new Writable({ write(_c, _e, done) { done(); } }))).rejects.toThrow(/too small for a filter that grows/);
+    await expect(
+      pipeline(
+        Readable.from([Buffer.from('a\n')]),
+        dedupLines({ fpRate: 1e-9 }),
+        new Writable({
+          write(_c, _e, done) {
+            done();
+          },
+        }),
+      ),
+    ).rejects.toThrow(/too small for a filter that grows/);
   });
 });

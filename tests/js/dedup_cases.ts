@@ -27,13 +27,15 @@ export function fieldKey(record: string, delimiter: string, ranges: [number, num
   return picked.join(delimiter);
 }
 
-export function referenceDedup(input: Buffer,
-  rules: { zeroTerminated?: boolean; duplicates?: boolean; fields?: [number, number][]; delimiter?: string } = {}): Buffer {
+export function referenceDedup(
+  input: Buffer,
+  rules: { zeroTerminated?: boolean; duplicates?: boolean; fields?: [number, number][]; delimiter?: string } = {},
+): Buffer {
   // With zeroTerminated a record ends at NUL and "\r" is data; with duplicates the seen ones are written.
   const endByte = rules.zeroTerminated ? 0 : 10;
   const seen = new Set<string>();
   const out: Buffer[] = [];
-  for (let start = 0; start < input.length;) {
+  for (let start = 0; start < input.length; ) {
     const newline = input.indexOf(endByte, start);
     const end = newline === -1 ? input.length : newline + 1;
     const line = input.subarray(start, end);
@@ -64,7 +66,8 @@ export function randomInput(seed: number, lines: number, maxLine: number): Buffe
     } else {
       // Mostly short lines, some long ones, a few up to maxLine.
       const r = random();
-      const length = r < 0.8 ? Math.floor(random() * 40) : r < 0.97 ? Math.floor(random() * 4000) : Math.floor(random() * maxLine);
+      const length =
+        r < 0.8 ? Math.floor(random() * 40) : r < 0.97 ? Math.floor(random() * 4000) : Math.floor(random() * maxLine);
       // Random bytes (lone CRs and non-ASCII among them); a long line repeats a random 4 KiB pattern and
       // ends with random bytes of its own, so that it is distinct.
       const pattern = Buffer.alloc(Math.min(length, 4096));
@@ -151,7 +154,8 @@ export function referenceCsvDedup(input: Buffer, columns?: number[], delimiter =
   parseCsv(input.toString('latin1'), delimiter).forEach(({ raw, fields }, i) => {
     const written = raw.endsWith('\n') ? raw : `${raw}\n`;
     const key = JSON.stringify(columns ? columns.map((c) => fields[c - 1] ?? '') : fields);
-    if (i === 0) out += written; // the header: written, never a key
+    if (i === 0)
+      out += written; // the header: written, never a key
     else if (!seen.has(key)) out += written;
     if (i > 0) seen.add(key);
   });

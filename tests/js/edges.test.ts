@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { CuckooFilter, dedupLines, dedupLineStream, LineDeduper, planDedup, ready } from '../../js/src/node';
 import { loadedModule } from '../../js/src/wasm_module';
 import { loadedModule as loadedRedisModule } from '../../js/src/redis_module';
-import { ready as readyRedis, RedisCuckooFilter, RedisDumpChunk } from '../../js/src/redis';
+import { ready as readyRedis, RedisCuckooFilter, type RedisDumpChunk } from '../../js/src/redis';
 import { errorOf } from './helpers';
 
 beforeAll(async () => {
@@ -55,8 +55,9 @@ describe('dedup streams free their memory at once, however they end', () => {
           controller.close();
         },
       });
-      expect(await drain(stringy.pipeThrough(dedupLineStream() as unknown as TransformStream<unknown, Uint8Array>)))
-        .toBeInstanceOf(TypeError);
+      expect(
+        await drain(stringy.pipeThrough(dedupLineStream() as unknown as TransformStream<unknown, Uint8Array>)),
+      ).toBeInstanceOf(TypeError);
 
       const endless = new ReadableStream<Uint8Array>({
         pull(controller) {
@@ -102,7 +103,11 @@ test('a union repeated changes nothing, once growing filters differ in length', 
   const once = { size: a.size, count: a.count('b0'), rate: a.expectedFpRate, bytes: a.export() };
   // Before: size 2,700 -> 4,500 -> 6,300 -> 8,100, count('b0') 4, then CAPACITY_EXCEEDED.
   for (let round = 0; round < 4; round++) a.union(b);
-  expect({ size: a.size, count: a.count('b0'), rate: a.expectedFpRate }).toEqual({ size: once.size, count: 1, rate: once.rate });
+  expect({ size: a.size, count: a.count('b0'), rate: a.expectedFpRate }).toEqual({
+    size: once.size,
+    count: 1,
+    rate: once.rate,
+  });
   expect(Buffer.from(a.export()).equals(Buffer.from(once.bytes))).toBe(true);
   // Every key of both, still.
   for (let i = 0; i < 1800; i++) expect(a.has(`b${i}`)).toBe(true);
@@ -128,22 +133,31 @@ describe('a detached buffer is a TypeError that names it, with nothing changed',
     const f = new CuckooFilter({ capacity: 10_000 });
     const keys: (string | Uint8Array)[] = Array.from({ length: 5000 }, (_, i) => `k${i}`);
     keys.push(detached());
-    expect(() => f.addMany(keys)).toThrow(new TypeError(
-      'keys[5000] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got a Uint8Array whose buffer was detached (or shrank below it)'));
+    expect(() => f.addMany(keys)).toThrow(
+      new TypeError(
+        'keys[5000] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got a Uint8Array whose buffer was detached (or shrank below it)',
+      ),
+    );
     expect(f.size).toBe(0);
     expect(() => f.add(detached())).toThrow(/got a Uint8Array whose buffer was detached/);
     expect(() => f.addMany(new Uint32Array(detached(8).buffer))).toThrow(TypeError);
     const ids = new BigUint64Array(4);
     structuredClone(ids.buffer, { transfer: [ids.buffer] });
-    expect(() => f.hasMany(ids)).toThrow(/keys must be an iterable of keys .*got a BigUint64Array whose buffer was detached/);
+    expect(() => f.hasMany(ids)).toThrow(
+      /keys must be an iterable of keys .*got a BigUint64Array whose buffer was detached/,
+    );
     expect(f.size).toBe(0);
     f.dispose();
   });
 
   test('given to import, importChunks, fromChunks, push and addIfAbsentRanges', async () => {
-    expect(() => CuckooFilter.import(detached())).toThrow(/bytes must be a Uint8Array, got a Uint8Array whose buffer was detached/);
+    expect(() => CuckooFilter.import(detached())).toThrow(
+      /bytes must be a Uint8Array, got a Uint8Array whose buffer was detached/,
+    );
     await expect(CuckooFilter.importChunks([detached()])).rejects.toThrow(/whose buffer was detached/);
-    await expect(RedisCuckooFilter.fromChunks([{ iterator: 1, chunk: detached(38) }])).rejects.toThrow(/whose buffer was detached/);
+    await expect(RedisCuckooFilter.fromChunks([{ iterator: 1, chunk: detached(38) }])).rejects.toThrow(
+      /whose buffer was detached/,
+    );
     const d = new LineDeduper();
     expect(() => d.push(detached())).toThrow(/block must be a Uint8Array, got a Uint8Array whose buffer was detached/);
     d.dispose();
@@ -154,13 +168,20 @@ describe('a detached buffer is a TypeError that names it, with nothing changed',
 
   test('a view past the end of a resizable buffer that shrank: refused the same way, nothing added', () => {
     const f = new CuckooFilter({ capacity: 10_000 });
-    const buffer = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void })(16, { maxByteLength: 16 });
+    const buffer = new (
+      ArrayBuffer as unknown as new (
+        n: number,
+        o: { maxByteLength: number },
+      ) => ArrayBuffer & { resize(n: number): void }
+    )(16, { maxByteLength: 16 });
     const view = new Uint8Array(buffer, 8, 8);
     buffer.resize(4);
     const keys: (string | Uint8Array)[] = Array.from({ length: 4100 }, (_, i) => `r${i}`);
     keys.push(view);
     // Before: 4,096 keys added, then V8's "Cannot perform %TypedArray%.prototype.set on a detached ArrayBuffer".
-    expect(() => f.addMany(keys)).toThrow(/keys\[4100\] must be .*got a Uint8Array whose buffer was detached \(or shrank below it\)/);
+    expect(() => f.addMany(keys)).toThrow(
+      /keys\[4100\] must be .*got a Uint8Array whose buffer was detached \(or shrank below it\)/,
+    );
     expect(f.size).toBe(0);
     // Alone it was the empty key, silently.
     expect(() => f.addIfAbsentRanges(view, new Uint32Array([0, 0]))).toThrow(TypeError);
@@ -233,7 +254,10 @@ describe('RedisCuckooFilter', () => {
     const piece = 16 << 20;
     const start = loadedRedisModule()!.HEAPU8.length;
     for (let round = 0; round < 3; round++) {
-      const chunks: RedisDumpChunk[] = [{ iterator: 1, chunk: header }, { iterator: 1 + piece, chunk: new Uint8Array(piece) }];
+      const chunks: RedisDumpChunk[] = [
+        { iterator: 1, chunk: header },
+        { iterator: 1 + piece, chunk: new Uint8Array(piece) },
+      ];
       await expect(RedisCuckooFilter.fromChunks(chunks)).rejects.toThrow(/^not a valid RedisBloom dump: truncated/);
     }
     // Before: the 2 GiB table was allocated at the first chunk.

@@ -59,17 +59,33 @@ test('a table that does not fit in 4 GiB gives OUT_OF_MEMORY, and the module kee
 });
 
 describe('keys of the wrong type are TypeErrors and change nothing', () => {
-  const badKeys: unknown[] = [1.5, NaN, 2 ** 53, null, undefined, {}, [], true, Symbol('s'), new Uint16Array(2), new ArrayBuffer(4)];
+  const badKeys: unknown[] = [
+    1.5,
+    NaN,
+    2 ** 53,
+    null,
+    undefined,
+    {},
+    [],
+    true,
+    Symbol('s'),
+    new Uint16Array(2),
+    new ArrayBuffer(4),
+  ];
   test.each(badKeys.map((k) => [String(typeof k), k]))('%s', (_t, key) => {
     using f = new CuckooFilter({ capacity: 100 });
     f.add('existing');
     const before = f.export();
     for (const op of ['add', 'has', 'delete', 'count', 'addIfAbsent', 'locate'] as const) {
-      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(key))).toMatch(/^TypeError: key must be a string, a Uint8Array or an integer/);
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(key))).toMatch(
+        /^TypeError: key must be a string, a Uint8Array or an integer/,
+      );
     }
     for (const op of ['addMany', 'hasMany', 'deleteMany'] as const) {
       // The bad key comes after good ones: the whole batch is refused before anything is added.
-      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(['a', 'b', key]))).toMatch(/^TypeError: keys\[2\] must be/);
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(['a', 'b', key]))).toMatch(
+        /^TypeError: keys\[2\] must be/,
+      );
     }
     expect(f.export()).toEqual(before);
   });
@@ -82,18 +98,26 @@ describe('keys of the wrong type are TypeErrors and change nothing', () => {
     const manyKeys: unknown[] = [...Array.from({ length: 5000 }, (_, i) => `k${i}`), 4.2];
     const longKeys: unknown[] = ['x'.repeat(400_000), 'y'.repeat(400_000), 'z'.repeat(400_000), null];
     for (const op of ['addMany', 'hasMany', 'deleteMany'] as const) {
-      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(manyKeys))).toBe('TypeError: keys[5000] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 4.2');
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(manyKeys))).toBe(
+        'TypeError: keys[5000] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 4.2',
+      );
       expect(f.export()).toEqual(before); // after each call: a deleteMany could undo an addMany's damage
-      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(longKeys))).toBe('TypeError: keys[3] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got null');
+      expect(codeOf(() => (f[op] as (k: unknown) => unknown)(longKeys))).toBe(
+        'TypeError: keys[3] must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got null',
+      );
       expect(f.export()).toEqual(before);
     }
   });
 
   test('a batch is any iterable of keys, but not a string', () => {
     using f = new CuckooFilter({ capacity: 100 });
-    expect(codeOf(() => f.addMany('abc' as never))).toBe("TypeError: keys must be an iterable of keys (an array, a Set, " +
-      "a generator), got the string 'abc' (for one key, use the single-key method)");
-    expect(codeOf(() => f.addMany(42 as never))).toMatch(/^TypeError: keys must be an iterable of keys .*, got the number 42$/);
+    expect(codeOf(() => f.addMany('abc' as never))).toBe(
+      'TypeError: keys must be an iterable of keys (an array, a Set, ' +
+        "a generator), got the string 'abc' (for one key, use the single-key method)",
+    );
+    expect(codeOf(() => f.addMany(42 as never))).toMatch(
+      /^TypeError: keys must be an iterable of keys .*, got the number 42$/,
+    );
     expect(codeOf(() => f.addMany(undefined as never))).toMatch(/, got undefined$/);
     expect(f.size).toBe(0);
   });
@@ -105,11 +129,28 @@ test('every method refuses use after dispose(); dispose twice is fine', () => {
   f.dispose();
   f.dispose();
   const calls: Array<() => unknown> = [
-    () => f.add('x'), () => f.has('x'), () => f.delete('x'), () => f.count('x'), () => f.addIfAbsent('x'),
-    () => f.addMany(['x']), () => f.hasMany(['x']), () => f.deleteMany(['x']), () => f.clear(), () => f.export(),
-    () => f.size, () => f.capacity, () => f.loadFactor, () => f.byteLength, () => f.fingerprintBits,
-    () => f.bucketSize, () => f.expectedFpRate, () => f.seed, () => f.slot(0, 0), () => f.locate('x'),
-    () => f.addTraced('x'), () => f.alternate(0, 1),
+    () => f.add('x'),
+    () => f.has('x'),
+    () => f.delete('x'),
+    () => f.count('x'),
+    () => f.addIfAbsent('x'),
+    () => f.addMany(['x']),
+    () => f.hasMany(['x']),
+    () => f.deleteMany(['x']),
+    () => f.clear(),
+    () => f.export(),
+    () => f.size,
+    () => f.capacity,
+    () => f.loadFactor,
+    () => f.byteLength,
+    () => f.fingerprintBits,
+    () => f.bucketSize,
+    () => f.expectedFpRate,
+    () => f.seed,
+    () => f.slot(0, 0),
+    () => f.locate('x'),
+    () => f.addTraced('x'),
+    () => f.alternate(0, 1),
   ];
   for (const call of calls) expect(codeOf(call)).toBe('DISPOSED: this CuckooFilter was disposed');
 });

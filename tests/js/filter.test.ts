@@ -127,7 +127,14 @@ describe('properties', () => {
   });
 
   test('fpRate picks the smallest fingerprint with 2b / (2^f - 1) <= fpRate', () => {
-    const cases: Array<[number, number, number]> = [[0.001, 4, 13], [0.01, 4, 10], [0.5, 4, 5], [1e-6, 4, 23], [0.001, 2, 12], [0.001, 8, 14]];
+    const cases: Array<[number, number, number]> = [
+      [0.001, 4, 13],
+      [0.01, 4, 10],
+      [0.5, 4, 5],
+      [1e-6, 4, 23],
+      [0.001, 2, 12],
+      [0.001, 8, 14],
+    ];
     for (const [fpRate, bucketSize, bits] of cases) {
       using f = new CuckooFilter({ capacity: 1000, fpRate, bucketSize: bucketSize as 2 | 4 | 8 });
       expect(f.fingerprintBits).toBe(bits);
@@ -172,7 +179,8 @@ describe('batches', () => {
     using single = new CuckooFilter(options);
     using batched = new CuckooFilter(options);
     const keys = Array.from({ length: 10000 }, (_, i) =>
-      i === 5000 ? 'zwölf-5000' : i === 9999 ? '🦆-9999' : `k${'x'.repeat(i % 13)}-${i}`);
+      i === 5000 ? 'zwölf-5000' : i === 9999 ? '🦆-9999' : `k${'x'.repeat(i % 13)}-${i}`,
+    );
     expect(batched.addMany(keys)).toEqual(keys.map((k) => single.add(k)));
     expect(batched.export()).toEqual(single.export());
     const probes = [...keys.slice(4000, 6000), 'zwölf-5001', ...keys.slice(0, 10)];
@@ -240,18 +248,30 @@ describe('addIfAbsentRanges', () => {
     const text = utf8(keys.join(''));
     const ranges = new Uint32Array(keys.length * 2);
     let at = 0;
-    keys.forEach((k, i) => { ranges[2 * i] = at; at += k.length; ranges[2 * i + 1] = at; });
+    keys.forEach((k, i) => {
+      ranges[2 * i] = at;
+      at += k.length;
+      ranges[2 * i + 1] = at;
+    });
     const codes = f.addIfAbsentRanges(text, ranges);
     expect(codes.includes(2)).toBe(true);
     expect(f.size).toBe(codes.filter((c) => c === 1).length);
-    keys.forEach((k, i) => { if (codes[i] === 1) expect(f.has(k)).toBe(true); });
+    keys.forEach((k, i) => {
+      if (codes[i] === 1) expect(f.has(k)).toBe(true);
+    });
   });
 
   test('refuses ranges outside the buffer and odd-length ranges, changing nothing', () => {
     using f = new CuckooFilter({ capacity: 10 });
-    expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([0, 4]))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([2, 1]))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([0]))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([0, 4]))).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+    expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([2, 1]))).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+    expect(() => f.addIfAbsentRanges(utf8('abc'), new Uint32Array([0]))).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
     expect(() => f.addIfAbsentRanges('abc' as never, new Uint32Array([0, 1]))).toThrow(TypeError);
     expect(f.size).toBe(0);
   });

@@ -22,7 +22,10 @@ function importError(bytes: Uint8Array): string {
 }
 
 test('export then import gives the same filter', () => {
-  for (const options of [{ capacity: 5000, fingerprintBits: 7, bucketSize: 2 as const }, { capacity: 5000, fpRate: 0.0001, bucketSize: 8 as const, seed: 99n, maxKicks: 77 }]) {
+  for (const options of [
+    { capacity: 5000, fingerprintBits: 7, bucketSize: 2 as const },
+    { capacity: 5000, fpRate: 0.0001, bucketSize: 8 as const, seed: 99n, maxKicks: 77 },
+  ]) {
     using f = new CuckooFilter(options);
     const keys = Array.from({ length: 4000 }, (_, i) => `r${i}`);
     f.addMany(keys);

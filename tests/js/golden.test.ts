@@ -18,7 +18,13 @@ test('locations match the native build', () => {
     });
     expect(f.bucketCount).toBe(Number(v.num_buckets));
     const at = f.locate(fromHex(v.key_hex as string));
-    expect({ key: v.key_hex, hash: at.hash, index: at.index, fingerprint: at.fingerprint, alt: at.alternateIndex }).toEqual({
+    expect({
+      key: v.key_hex,
+      hash: at.hash,
+      index: at.index,
+      fingerprint: at.fingerprint,
+      alt: at.alternateIndex,
+    }).toEqual({
       key: v.key_hex,
       hash: BigInt(v.hash as string),
       index: v.index,
@@ -54,7 +60,7 @@ test('exports are byte-identical to the native build and load', () => {
   }
 });
 
-test('tables that double in place (format version 5) export the native build\'s bytes, and load', () => {
+test("tables that double in place (format version 5) export the native build's bytes, and load", () => {
   const inPlace = (vectors as unknown as { in_place: Record<string, unknown>[] }).in_place;
   expect(inPlace.map((v) => v.slot_bits)).toEqual(expect.arrayContaining([16, 32]));
   for (const v of inPlace) {
@@ -88,12 +94,24 @@ test('integer keys locate as their 8 little-endian bytes, as in the native build
       seed: BigInt(v.seed as string),
     });
     const key = BigInt(v.key as string);
-    const expected = { key: v.key, hash: BigInt(v.hash as string), index: v.index, fingerprint: v.fingerprint, alt: v.alternate_index };
+    const expected = {
+      key: v.key,
+      hash: BigInt(v.hash as string),
+      index: v.index,
+      fingerprint: v.fingerprint,
+      alt: v.alternate_index,
+    };
     const forms: (bigint | number | Uint8Array)[] = [key, fromHex(v.key_hex as string)];
     if (Number.isSafeInteger(Number(key)) && BigInt(Number(key)) === key) forms.push(Number(key));
     for (const form of forms) {
       const at = f.locate(form);
-      expect({ key: v.key, hash: at.hash, index: at.index, fingerprint: at.fingerprint, alt: at.alternateIndex }).toEqual(expected);
+      expect({
+        key: v.key,
+        hash: at.hash,
+        index: at.index,
+        fingerprint: at.fingerprint,
+        alt: at.alternateIndex,
+      }).toEqual(expected);
     }
   }
 });

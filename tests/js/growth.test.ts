@@ -60,7 +60,9 @@ describe('growth', () => {
     const atLimit = f.export();
     expect(f.has(failed)).toBe(false); // so addIfAbsent has to try to add it
     expect(errorOf(() => f.addIfAbsent(failed))).toMatch(/^CAPACITY_EXCEEDED/);
-    expect(errorOf(() => f.addMany([failed, `x-${i}`]))).toMatch(/^CAPACITY_EXCEEDED: keys\[0\]: the filter reached its limit/);
+    expect(errorOf(() => f.addMany([failed, `x-${i}`]))).toMatch(
+      /^CAPACITY_EXCEEDED: keys\[0\]: the filter reached its limit/,
+    );
     expect(f.export()).toEqual(atLimit);
     // Everything added before the limit is still there.
     expect(f.hasMany(keys('limit-', i - 1)).every(Boolean)).toBe(true);
@@ -73,8 +75,10 @@ describe('growth', () => {
     const failed = `limit-${i}`;
     const text = utf8(`${failed}limit-0fresh`);
     const atLimit = f.export();
-    const codes = f.addIfAbsentRanges(text, new Uint32Array([0, failed.length, failed.length, failed.length + 7,
-      failed.length + 7, text.length]));
+    const codes = f.addIfAbsentRanges(
+      text,
+      new Uint32Array([0, failed.length, failed.length, failed.length + 7, failed.length + 7, text.length]),
+    );
     // Before this, "no room" and "not tried" were both 2.
     expect([...codes]).toEqual([3, 4, 4]);
     expect(f.export()).toEqual(atLimit);
@@ -182,7 +186,7 @@ describe('merge', () => {
     expect(a.export()).toEqual(before);
   });
 
-  test('with growth, a merge that does not fit in place takes the other\'s sub-filters', () => {
+  test("with growth, a merge that does not fit in place takes the other's sub-filters", () => {
     using a = new CuckooFilter({ capacity: 100, growth: 2, maxSubFilters: 16 });
     using b = new CuckooFilter({ capacity: 100, growth: 2, maxSubFilters: 16 });
     a.addMany(keys('a', 150));
@@ -197,7 +201,14 @@ describe('merge', () => {
 describe('growth in place (growth 2)', () => {
   test('one table that doubles: every key kept, the getters and the summary say so', () => {
     using f = new CuckooFilter({ capacity: 1000, growth: 2 });
-    expect([f.growsInPlace, f.growth, f.fingerprintBits, f.doublings, f.maxDoublings, f.subFilterCount]).toEqual([true, 2, 16, 0, 7, 1]);
+    expect([f.growsInPlace, f.growth, f.fingerprintBits, f.doublings, f.maxDoublings, f.subFilterCount]).toEqual([
+      true,
+      2,
+      16,
+      0,
+      7,
+      1,
+    ]);
     const bucketsAtFirst = f.bucketCount;
     expect(f.addMany(keys('p', 30_000)).every(Boolean)).toBe(true);
     expect(f.doublings).toBe(5);
@@ -215,7 +226,8 @@ describe('growth in place (growth 2)', () => {
     using plain = new CuckooFilter({ capacity: 1000 });
     expect([plain.growsInPlace, plain.doublings, plain.maxDoublings]).toEqual([false, 0, 0]);
     expect(errorOf(() => new CuckooFilter({ capacity: 10, fpRate: 1e-9, growth: 2 }))).toBe(
-      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 5.3e-9: even 32-bit slots could not double once)');
+      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 5.3e-9: even 32-bit slots could not double once)',
+    );
   });
 
   test('at its last doubling an add throws CAPACITY_EXCEEDED naming the limit, and changes nothing', () => {
@@ -224,13 +236,17 @@ describe('growth in place (growth 2)', () => {
     const error = errorOf(() => {
       for (;;) f.add(`l${n++}`);
     });
-    expect(error).toMatch(/^CAPACITY_EXCEEDED: the filter reached its limit of 7 doublings \(capacity \d+\) and cannot grow further; nothing was added$/);
+    expect(error).toMatch(
+      /^CAPACITY_EXCEEDED: the filter reached its limit of 7 doublings \(capacity \d+\) and cannot grow further; nothing was added$/,
+    );
     expect(f.size).toBe(n - 1);
     expect(f.doublings).toBe(7);
     expect(f.hasMany(keys('l', n - 1)).every(Boolean)).toBe(true);
     // A batch stops at that key and names it.
     using g = new CuckooFilter({ capacity: 1, growth: 2 });
-    expect(errorOf(() => g.addMany(keys('l', n + 10)))).toMatch(new RegExp(`^CAPACITY_EXCEEDED: keys\\[${n - 1}\\]: the filter reached its limit of 7 doublings`));
+    expect(errorOf(() => g.addMany(keys('l', n + 10)))).toMatch(
+      new RegExp(`^CAPACITY_EXCEEDED: keys\\[${n - 1}\\]: the filter reached its limit of 7 doublings`),
+    );
     expect(g.export()).toEqual(f.export());
   });
 
@@ -269,12 +285,16 @@ describe('growth in place (growth 2)', () => {
     expect(c.size).toBe(3500);
     expect(c.hasMany([...keys('c', 500), ...keys('b', 3000)]).every(Boolean)).toBe(true);
     using chain = new CuckooFilter({ capacity: 100, growth: 2, maxSubFilters: 16 });
-    expect(errorOf(() => c.merge(chain))).toBe('INVALID_ARGUMENT: cannot merge a filter that doubles in place and a chain of sub-filters');
+    expect(errorOf(() => c.merge(chain))).toBe(
+      'INVALID_ARGUMENT: cannot merge a filter that doubles in place and a chain of sub-filters',
+    );
   });
 
   test('alternate() and addTraced() are refused: they describe a table of plain fingerprints', () => {
     using f = new CuckooFilter({ capacity: 100, growth: 2 });
-    expect(errorOf(() => f.alternate(0, 1))).toMatch(/^INVALID_ARGUMENT: alternate\(\) describes a table of plain fingerprints; this filter doubles in place/);
+    expect(errorOf(() => f.alternate(0, 1))).toMatch(
+      /^INVALID_ARGUMENT: alternate\(\) describes a table of plain fingerprints; this filter doubles in place/,
+    );
     expect(errorOf(() => f.addTraced('x'))).toMatch(/^INVALID_ARGUMENT: addTraced\(\)/);
     expect(f.size).toBe(0);
   });

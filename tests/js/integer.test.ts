@@ -20,7 +20,12 @@ test('a number, its bigint and its 8 little-endian bytes are one key; its decima
     expect(f.locate(String(v)).hash).not.toBe(at.hash);
   }
   expect(f.add(-1)).toBe(true);
-  expect([f.has(2n ** 64n - 1n), f.has(-1n), f.has(new Uint8Array(8).fill(255)), f.has('-1')]).toEqual([true, true, true, false]);
+  expect([f.has(2n ** 64n - 1n), f.has(-1n), f.has(new Uint8Array(8).fill(255)), f.has('-1')]).toEqual([
+    true,
+    true,
+    true,
+    false,
+  ]);
   expect(f.add(2n ** 63n)).toBe(true);
   expect(f.has(-(2n ** 63n))).toBe(true); // the same 64 bits
   expect(f.count(42)).toBe(0);
@@ -33,17 +38,31 @@ test('non-integers and out-of-range bigints are typed errors naming the value, a
   f.add(1);
   const before = f.export();
   for (const [key, message] of [
-    [1.5, 'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 1.5'],
-    [NaN, 'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number NaN'],
-    [2 ** 53, 'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 9007199254740992'],
-    [Infinity, 'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number Infinity'],
+    [
+      1.5,
+      'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 1.5',
+    ],
+    [
+      NaN,
+      'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number NaN',
+    ],
+    [
+      2 ** 53,
+      'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number 9007199254740992',
+    ],
+    [
+      Infinity,
+      'TypeError: key must be a string, a Uint8Array or an integer (a safe-integer number or a bigint), got the number Infinity',
+    ],
     [2n ** 64n, 'RangeError: key 18446744073709551616n is outside -2^63 .. 2^64 - 1'],
     [-(2n ** 63n) - 1n, 'RangeError: key -9223372036854775809n is outside -2^63 .. 2^64 - 1'],
   ] as const) {
     expect(errorOf(() => f.add(key))).toBe(message);
   }
   expect(errorOf(() => f.addMany([1, 2, 0.5]))).toMatch(/^TypeError: keys\[2\] must be .* got the number 0\.5$/);
-  expect(errorOf(() => f.addMany([1, 2n ** 70n]))).toBe('RangeError: keys[1] 1180591620717411303424n is outside -2^63 .. 2^64 - 1');
+  expect(errorOf(() => f.addMany([1, 2n ** 70n]))).toBe(
+    'RangeError: keys[1] 1180591620717411303424n is outside -2^63 .. 2^64 - 1',
+  );
   expect(f.export()).toEqual(before);
 });
 
@@ -56,7 +75,11 @@ describe('typed arrays of integers are batches, with the answers of single calls
   test.each([
     ['BigUint64Array', () => BigUint64Array.from(values), (i: number) => values[i]],
     ['BigInt64Array', () => BigInt64Array.from(values.map((v) => BigInt.asIntN(64, v))), (i: number) => values[i]],
-    ['Uint32Array', () => Uint32Array.from(values.map((v) => Number(v & 0xffffffffn))), (i: number) => values[i] & 0xffffffffn],
+    [
+      'Uint32Array',
+      () => Uint32Array.from(values.map((v) => Number(v & 0xffffffffn))),
+      (i: number) => values[i] & 0xffffffffn,
+    ],
   ] as const)('%s', (_name, make, keyAt) => {
     using batched = new CuckooFilter({ capacity: 3000, growth: 2 });
     using single = new CuckooFilter({ capacity: 3000, growth: 2 });
@@ -66,7 +89,9 @@ describe('typed arrays of integers are batches, with the answers of single calls
     expect(batched.export()).toEqual(single.export());
     expect(batched.doublings).toBeGreaterThan(0); // grew mid-batch
     expect(batched.hasMany(keys).every(Boolean)).toBe(true);
-    expect(batched.deleteMany(keys.subarray(0, 100))).toEqual(asBytes(Array.from({ length: 100 }, (_, i) => single.delete(keyAt(i)))));
+    expect(batched.deleteMany(keys.subarray(0, 100))).toEqual(
+      asBytes(Array.from({ length: 100 }, (_, i) => single.delete(keyAt(i)))),
+    );
     expect(batched.export()).toEqual(single.export());
   });
 
@@ -98,7 +123,7 @@ describe('typed arrays of integers are batches, with the answers of single calls
   test('arrays of numbers, several chunks long, with negatives', () => {
     using batched = new CuckooFilter({ capacity: 20_000 });
     using single = new CuckooFilter({ capacity: 20_000 });
-    const numbers = Array.from({ length: 10_000 }, (_, i) => (i % 3 === 0 ? -1 : 1) * (i * 2654435761 % 2 ** 52));
+    const numbers = Array.from({ length: 10_000 }, (_, i) => (i % 3 === 0 ? -1 : 1) * ((i * 2654435761) % 2 ** 52));
     expect(batched.addMany(numbers)).toEqual(numbers.map((k) => single.add(k)));
     expect(batched.export()).toEqual(single.export());
     expect(batched.hasMany(numbers.map(BigInt)).every(Boolean)).toBe(true);

@@ -8,11 +8,16 @@ import { ready as readyRedis, RedisCuckooFilter } from '../../js/src/redis';
 import { repoRoot } from './helpers';
 
 const run = (script: string, flags: string[] = [], env: Record<string, string> = {}) =>
-  JSON.parse(execFileSync(process.execPath, [...flags, join(__dirname, 'memory', script), repoRoot], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-    maxBuffer: 1 << 24,
-  }).trim().split('\n').pop()!);
+  JSON.parse(
+    execFileSync(process.execPath, [...flags, join(__dirname, 'memory', script), repoRoot], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+      maxBuffer: 1 << 24,
+    })
+      .trim()
+      .split('\n')
+      .pop()!,
+  );
 
 test('100,000 filters dropped without dispose() leave the heap bounded, with one hint', () => {
   const { start, end, warnings } = run('dropped.cjs', ['--expose-gc']);
@@ -34,7 +39,12 @@ test('no hint in production', () => {
 });
 
 test('a full heap: OUT_OF_MEMORY, every other filter still works, freeing makes room', () => {
-  expect(run('full.cjs')).toEqual({ made: expect.any(Number), code: 'OUT_OF_MEMORY', allStillWork: true, roomAgain: true });
+  expect(run('full.cjs')).toEqual({
+    made: expect.any(Number),
+    code: 'OUT_OF_MEMORY',
+    allStillWork: true,
+    roomAgain: true,
+  });
 });
 
 test('a heap full to its last bytes: thousands of refusals, each OUT_OF_MEMORY; every key kept; a fresh export loads elsewhere', async () => {
@@ -45,8 +55,21 @@ test('a heap full to its last bytes: thousands of refusals, each OUT_OF_MEMORY; 
   expect(result.others).toEqual([]);
   expect(result.filters).toBeGreaterThan(20);
   expect(result.refused).toBeGreaterThanOrEqual(5000);
-  expect(Object.keys(result.refusals).sort()).toEqual(['addMany', 'batchThenLongKey', 'create', 'createTiny', 'dedup',
-    'export', 'exportChunks', 'growth', 'import', 'longKey', 'merge', 'traced', 'union']);
+  expect(Object.keys(result.refusals).sort()).toEqual([
+    'addMany',
+    'batchThenLongKey',
+    'create',
+    'createTiny',
+    'dedup',
+    'export',
+    'exportChunks',
+    'growth',
+    'import',
+    'longKey',
+    'merge',
+    'traced',
+    'union',
+  ]);
   expect(result.lost).toBe(0);
   expect(result.batchUnchanged).toBe(true);
   expect(result.reimported).toBe(true);
@@ -66,8 +89,12 @@ test("RedisCuckooFilter's module full to its last bytes: every refusal OUT_OF_ME
   expect(Object.keys(result.refusals).sort()).toEqual(['create', 'createTiny', 'doubling', 'fromChunks', 'growth']);
   expect(result.lost).toBe(0);
   await readyRedis();
-  const copy = await RedisCuckooFilter.fromChunks(result.dump.map(({ iterator, chunk }: { iterator: number; chunk: string }) =>
-    ({ iterator, chunk: Buffer.from(chunk, 'base64') })));
+  const copy = await RedisCuckooFilter.fromChunks(
+    result.dump.map(({ iterator, chunk }: { iterator: number; chunk: string }) => ({
+      iterator,
+      chunk: Buffer.from(chunk, 'base64'),
+    })),
+  );
   expect(copy.has(result.item)).toBe(true);
   copy.dispose();
 });

@@ -43,15 +43,29 @@ const expected = JSON.stringify([true, true, false, [true, false], true, 'BAD_FO
 
 test('the tarball holds the built package and nothing else of the repo', () => {
   const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
-  expect(listing).toEqual(expect.arrayContaining([
-    'package/package.json', 'package/js/dist/esm/index.js', 'package/js/dist/cjs/index.js',
-    'package/js/dist/esm/index.d.ts', 'package/js/dist/cjs/index.d.ts', 'package/js/dist/esm/generated/cuckoo_wasm.js',
-    'package/js/dist/cjs/generated/cuckoo_wasm.js', 'package/js/dist/esm/generated/cuckoo_wasm_binary.js',
-    'package/js/dist/cjs/generated/cuckoo_wasm_binary.js', 'package/js/dist/esm/generated/cuckoo_redis_wasm_binary.js',
-    'package/js/dist/cjs/generated/cuckoo_redis_wasm_binary.js', 'package/js/dist/esm/redis.d.ts', 'package/README.md', 'package/LICENSE',
-    'package/js/dist/esm/cli/cuckoo.js', 'package/js/dist/esm/node.js', 'package/js/dist/esm/node.d.ts',
-    'package/js/dist/cjs/node.d.ts', 'package/docs/DEDUP.md',
-  ]));
+  expect(listing).toEqual(
+    expect.arrayContaining([
+      'package/package.json',
+      'package/js/dist/esm/index.js',
+      'package/js/dist/cjs/index.js',
+      'package/js/dist/esm/index.d.ts',
+      'package/js/dist/cjs/index.d.ts',
+      'package/js/dist/esm/generated/cuckoo_wasm.js',
+      'package/js/dist/cjs/generated/cuckoo_wasm.js',
+      'package/js/dist/esm/generated/cuckoo_wasm_binary.js',
+      'package/js/dist/cjs/generated/cuckoo_wasm_binary.js',
+      'package/js/dist/esm/generated/cuckoo_redis_wasm_binary.js',
+      'package/js/dist/cjs/generated/cuckoo_redis_wasm_binary.js',
+      'package/js/dist/esm/redis.d.ts',
+      'package/README.md',
+      'package/LICENSE',
+      'package/js/dist/esm/cli/cuckoo.js',
+      'package/js/dist/esm/node.js',
+      'package/js/dist/esm/node.d.ts',
+      'package/js/dist/cjs/node.d.ts',
+      'package/docs/DEDUP.md',
+    ]),
+  );
   expect(listing.filter((p) => p.startsWith('package/cpp/') || p.startsWith('package/tests/'))).toEqual([]);
   // Every document the README links to is in the package, where npm's page and an installed copy look.
   const readme = execFileSync('tar', ['-xzOf', tarball, 'package/README.md']).toString();
@@ -86,8 +100,14 @@ test('stays within its size budget: what one environment loads, wasm included, a
     return [...seen].map(read);
   };
   // The cuckoo-wasm/redis entry loads a wasm module of its own, and none of the main one.
-  for (const entry of ['js/dist/esm/index.js', 'js/dist/esm/node.js', 'js/dist/cjs/index.js', 'js/dist/cjs/node.js',
-    'js/dist/esm/redis.js', 'js/dist/cjs/redis.js']) {
+  for (const entry of [
+    'js/dist/esm/index.js',
+    'js/dist/esm/node.js',
+    'js/dist/cjs/index.js',
+    'js/dist/cjs/node.js',
+    'js/dist/esm/redis.js',
+    'js/dist/cjs/redis.js',
+  ]) {
     const files = closure(entry);
     expect(files.length).toBeGreaterThanOrEqual(5);
     expect([entry, gzipSync(Buffer.concat(files), { level: 9 }).length <= 75_000]).toEqual([entry, true]);
@@ -95,19 +115,31 @@ test('stays within its size budget: what one environment loads, wasm included, a
 });
 
 test('works from an ES module', () => {
-  writeFileSync(join(project, 'use.mjs'), script("import { ready, CuckooFilter, CuckooFilterError } from 'cuckoo-wasm';"));
+  writeFileSync(
+    join(project, 'use.mjs'),
+    script("import { ready, CuckooFilter, CuckooFilterError } from 'cuckoo-wasm';"),
+  );
   expect(execFileSync('node', ['use.mjs'], { cwd: project, encoding: 'utf8' }).trim()).toBe(expected);
 });
 
 test('works from CommonJS', () => {
-  writeFileSync(join(project, 'use.cjs'), script("const { ready, CuckooFilter, CuckooFilterError } = require('cuckoo-wasm');"));
+  writeFileSync(
+    join(project, 'use.cjs'),
+    script("const { ready, CuckooFilter, CuckooFilterError } = require('cuckoo-wasm');"),
+  );
   expect(execFileSync('node', ['use.cjs'], { cwd: project, encoding: 'utf8' }).trim()).toBe(expected);
 });
 
 test('Node inflates the wasm with node:zlib, not the web streams (their first use cost 25 ms of a 34 ms ready())', () => {
   const withoutStreams = 'delete globalThis.DecompressionStream; delete globalThis.Response;';
-  writeFileSync(join(project, 'zlib.mjs'), `${withoutStreams}\n${script("const { ready, CuckooFilter, CuckooFilterError } = await import('cuckoo-wasm');")}`);
-  writeFileSync(join(project, 'zlib.cjs'), `${withoutStreams}\n${script("const { ready, CuckooFilter, CuckooFilterError } = require('cuckoo-wasm');")}`);
+  writeFileSync(
+    join(project, 'zlib.mjs'),
+    `${withoutStreams}\n${script("const { ready, CuckooFilter, CuckooFilterError } = await import('cuckoo-wasm');")}`,
+  );
+  writeFileSync(
+    join(project, 'zlib.cjs'),
+    `${withoutStreams}\n${script("const { ready, CuckooFilter, CuckooFilterError } = require('cuckoo-wasm');")}`,
+  );
   for (const file of ['zlib.mjs', 'zlib.cjs']) {
     expect([file, execFileSync('node', [file], { cwd: project, encoding: 'utf8' }).trim()]).toEqual([file, expected]);
   }
@@ -115,12 +147,17 @@ test('Node inflates the wasm with node:zlib, not the web streams (their first us
 
 test('has no install scripts', () => {
   const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
-  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts?.[hook]).toBeUndefined();
+  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+    expect(manifest.scripts?.[hook]).toBeUndefined();
   expect(readdirSync(join(project, 'node_modules', 'cuckoo-wasm'))).toContain('js');
 });
 
 test('installs the cuckoo command', () => {
-  const out = execFileSync(join(project, 'node_modules', '.bin', 'cuckoo'), ['dedup'], { cwd: project, input: 'b\na\nb\n', encoding: 'utf8' });
+  const out = execFileSync(join(project, 'node_modules', '.bin', 'cuckoo'), ['dedup'], {
+    cwd: project,
+    input: 'b\na\nb\n',
+    encoding: 'utf8',
+  });
   expect(out).toBe('b\na\n');
 });
 
@@ -148,13 +185,21 @@ const parts = [];
 Readable.from([Buffer.from('a\\nb\\na\\n')]).pipe(dedupLines()).on('data', (c) => parts.push(c)).on('end', () => console.log(Buffer.concat(parts).toString().trim()));`;
   writeFileSync(join(project, 'lines.cjs'), use);
   expect(execFileSync('node', ['lines.cjs'], { cwd: project, encoding: 'utf8' })).toBe('a\nb\n');
-  writeFileSync(join(project, 'lines.mjs'), "import { dedupLines, LineDedupTransform } from 'cuckoo-wasm'; console.log(dedupLines() instanceof LineDedupTransform);");
+  writeFileSync(
+    join(project, 'lines.mjs'),
+    "import { dedupLines, LineDedupTransform } from 'cuckoo-wasm'; console.log(dedupLines() instanceof LineDedupTransform);",
+  );
   expect(execFileSync('node', ['lines.mjs'], { cwd: project, encoding: 'utf8' }).trim()).toBe('true');
 });
 
 const bin = (name: string) => join(repoRoot, 'node_modules', '.bin', name);
 const runIn = (cwd: string, command: string, args: string[], env: Record<string, string> = {}) =>
-  execFileSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 test('publint finds nothing to fix in the packed package', () => {
   const unpacked = join(project, 'unpacked');
@@ -171,7 +216,9 @@ test('are-the-types-wrong finds no problem in any resolution mode', () => {
   expect(main).toMatch(/No problems found/);
   // runIn throws when attw exits non-zero, which it does for any problem it was not told to ignore.
   const all = runIn(project, bin('attw'), [tarball, '--format', 'table-flipped', '--profile', 'node16']);
-  expect(all.split('\n').find((line) => line.includes('"cuckoo-wasm/redis"'))).toMatch(/🟢 \(CJS\).*🟢 \(ESM\).*🟢.*\(ignored\)/);
+  expect(all.split('\n').find((line) => line.includes('"cuckoo-wasm/redis"'))).toMatch(
+    /🟢 \(CJS\).*🟢 \(ESM\).*🟢.*\(ignored\)/,
+  );
 });
 
 describe('TypeScript consumers compile with strict settings', () => {
@@ -179,14 +226,32 @@ describe('TypeScript consumers compile with strict settings', () => {
   const compile = (name: string, options: Record<string, unknown>, files: Record<string, string>) => {
     const dir = join(project, `ts-${name}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `ts-${name}`, private: true, type: options.module === 'node16' || options.module === 'nodenext' ? 'module' : undefined }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: `ts-${name}`,
+        private: true,
+        type: options.module === 'node16' || options.module === 'nodenext' ? 'module' : undefined,
+      }),
+    );
     for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'ES2022', typeRoots: [typeRoots], ...options },
-      include: Object.keys(files),
-    }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          target: 'ES2022',
+          typeRoots: [typeRoots],
+          ...options,
+        },
+        include: Object.keys(files),
+      }),
+    );
     // The consumer resolves cuckoo-wasm from the project's node_modules, where the tarball is installed.
-    if (!existsSync(join(dir, 'node_modules'))) execFileSync('ln', ['-s', join(project, 'node_modules'), join(dir, 'node_modules')]);
+    if (!existsSync(join(dir, 'node_modules')))
+      execFileSync('ln', ['-s', join(project, 'node_modules'), join(dir, 'node_modules')]);
     try {
       return runIn(dir, process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.']);
     } catch (error) {
@@ -204,28 +269,44 @@ console.log(added, many, e, JSON.stringify(f));
 f.dispose();
 `;
   test.each(['node16', 'nodenext'])('%s resolution, ES module and CommonJS files', (mode) => {
-    const out = compile(mode, { module: mode, moduleResolution: mode, types: ['node'] }, {
-      'use.mts': use,
-      'use.cts': "import { CuckooFilter } from 'cuckoo-wasm';\nexport const make = () => new CuckooFilter({ capacity: 10 });\n",
-    });
+    const out = compile(
+      mode,
+      { module: mode, moduleResolution: mode, types: ['node'] },
+      {
+        'use.mts': use,
+        'use.cts':
+          "import { CuckooFilter } from 'cuckoo-wasm';\nexport const make = () => new CuckooFilter({ capacity: 10 });\n",
+      },
+    );
     expect(out).toBe('');
   });
 
   test('node16: a default import is refused (the ES module entry has named exports only)', () => {
-    const out = compile('default-import', { module: 'node16', moduleResolution: 'node16', types: ['node'] }, {
-      'bad.mts': "import cuckoo from 'cuckoo-wasm';\nconsole.log(cuckoo);\n",
-    });
+    const out = compile(
+      'default-import',
+      { module: 'node16', moduleResolution: 'node16', types: ['node'] },
+      {
+        'bad.mts': "import cuckoo from 'cuckoo-wasm';\nconsole.log(cuckoo);\n",
+      },
+    );
     expect(out).toMatch(/has no default export/);
   });
 
   test('bundler resolution for a browser: lib ES2022 + DOM, no @types/node, no skipLibCheck', () => {
-    const out = compile('browser', { module: 'esnext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], types: [] }, { 'use.ts': use });
+    const out = compile(
+      'browser',
+      { module: 'esnext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], types: [] },
+      { 'use.ts': use },
+    );
     expect(out).toBe('');
   });
 
   test('`using` with esnext.disposable, and the option types: bucketSize 2 | 4 | 8, fpRate xor fingerprintBits', () => {
-    const out = compile('using', { module: 'esnext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM', 'esnext.disposable'], types: [] }, {
-      'use.ts': `import { ready, CuckooFilter } from 'cuckoo-wasm';
+    const out = compile(
+      'using',
+      { module: 'esnext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM', 'esnext.disposable'], types: [] },
+      {
+        'use.ts': `import { ready, CuckooFilter } from 'cuckoo-wasm';
 await ready();
 {
   using f = new CuckooFilter({ capacity: 10, fingerprintBits: 8 });
@@ -236,7 +317,8 @@ new CuckooFilter({ capacity: 10, bucketSize: 3 });
 // @ts-expect-error fpRate and fingerprintBits exclude each other
 new CuckooFilter({ capacity: 10, fpRate: 0.01, fingerprintBits: 8 });
 `,
-    });
+      },
+    );
     expect(out).toBe('');
   });
 });
@@ -252,46 +334,68 @@ describe('test runners load and use the package', () => {
     const dir = join(project, 'jest-consumer');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'jest-consumer', private: true }));
-    writeFileSync(join(dir, 'use.test.js'), `const { ready, CuckooFilter } = require('cuckoo-wasm');
+    writeFileSync(
+      join(dir, 'use.test.js'),
+      `const { ready, CuckooFilter } = require('cuckoo-wasm');
 test('filter', async () => {
   ${body}
 });
-`);
-    if (!existsSync(join(dir, 'node_modules'))) execFileSync('ln', ['-s', join(project, 'node_modules'), join(dir, 'node_modules')]);
-    const out = execFileSync(bin('jest'), ['--ci', '--rootDir', dir], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, JEST_WORKER_ID: '' } });
+`,
+    );
+    if (!existsSync(join(dir, 'node_modules')))
+      execFileSync('ln', ['-s', join(project, 'node_modules'), join(dir, 'node_modules')]);
+    const out = execFileSync(bin('jest'), ['--ci', '--rootDir', dir], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, JEST_WORKER_ID: '' },
+    });
     expect(out).toBe('');
   });
 
   test('Vitest', () => {
     const dir = join(project, 'vitest-consumer');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'vitest-consumer', private: true, type: 'module' }));
-    writeFileSync(join(dir, 'use.test.js'), `import { ready, CuckooFilter } from 'cuckoo-wasm';
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'vitest-consumer', private: true, type: 'module' }),
+    );
+    writeFileSync(
+      join(dir, 'use.test.js'),
+      `import { ready, CuckooFilter } from 'cuckoo-wasm';
 test('filter', async () => {
   ${body}
 });
-`);
-    if (!existsSync(join(dir, 'node_modules'))) execFileSync('ln', ['-s', join(project, 'node_modules'), join(dir, 'node_modules')]);
+`,
+    );
+    if (!existsSync(join(dir, 'node_modules')))
+      execFileSync('ln', ['-s', join(project, 'node_modules'), join(dir, 'node_modules')]);
     const out = runIn(dir, bin('vitest'), ['run', '--globals', '--root', dir]);
     expect(out).toMatch(/1 passed/);
   });
 
   test('node:test, from an ES module and from CommonJS', () => {
     const assertBody = body.replace(/expect\(([^)]*\))\)\.toBe\((\w+)\)/g, 'assert.equal($1, $2)');
-    writeFileSync(join(project, 'node-test.test.mjs'), `import test from 'node:test';
+    writeFileSync(
+      join(project, 'node-test.test.mjs'),
+      `import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ready, CuckooFilter } from 'cuckoo-wasm';
 test('filter', async () => {
   ${assertBody}
 });
-`);
-    writeFileSync(join(project, 'node-test.test.cjs'), `const test = require('node:test');
+`,
+    );
+    writeFileSync(
+      join(project, 'node-test.test.cjs'),
+      `const test = require('node:test');
 const assert = require('node:assert/strict');
 const { ready, CuckooFilter } = require('cuckoo-wasm');
 test('filter', async () => {
   ${assertBody}
 });
-`);
+`,
+    );
     const out = runIn(project, process.execPath, ['--test', 'node-test.test.mjs', 'node-test.test.cjs']);
     expect(out).toMatch(/# pass 2/);
     expect(out).toMatch(/# fail 0/);
@@ -314,8 +418,16 @@ describe('the README, as a newcomer reads it', () => {
     writeFileSync(join(project, 'example.mjs'), esm);
     writeFileSync(join(project, 'example.cjs'), cjs);
     // Each console.log line's comment starts with the value it prints.
-    const printed = (code: string) => code.split('\n').filter((line) => /console\.log\(/.test(line))
-      .map((line) => line.replace(/^.*\/\/ /, '').replace(/:.*$/, '').replace(/, \.\.\. \}$/, ''));
+    const printed = (code: string) =>
+      code
+        .split('\n')
+        .filter((line) => /console\.log\(/.test(line))
+        .map((line) =>
+          line
+            .replace(/^.*\/\/ /, '')
+            .replace(/:.*$/, '')
+            .replace(/, \.\.\. \}$/, ''),
+        );
     const check = (file: string, code: string) => {
       const lines = runIn(project, process.execPath, [file]).trim().split('\n');
       const want = printed(code);
@@ -328,7 +440,9 @@ describe('the README, as a newcomer reads it', () => {
 
   test('every link and image it has resolves inside the installed package', () => {
     const installed = join(project, 'node_modules', 'cuckoo-wasm');
-    const targets = [...readme.matchAll(/!?\[[^\]]*\]\(([^)#\s]+)[^)]*\)/g)].map((m) => m[1]).filter((t) => !/^[a-z]+:/.test(t));
+    const targets = [...readme.matchAll(/!?\[[^\]]*\]\(([^)#\s]+)[^)]*\)/g)]
+      .map((m) => m[1])
+      .filter((t) => !/^[a-z]+:/.test(t));
     expect(targets.length).toBeGreaterThanOrEqual(5);
     expect(targets.filter((t) => !existsSync(join(installed, t)))).toEqual([]);
   });

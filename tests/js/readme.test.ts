@@ -21,17 +21,24 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('the TypeScript example runs', () => {
-  const source = block('ts').replace("from 'cuckoo-wasm'", `from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'index.js'))}`);
+  const source = block('ts').replace(
+    "from 'cuckoo-wasm'",
+    `from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'index.js'))}`,
+  );
   // Every expression statement with a `// value` comment is checked against that value.
-  const checked = source.replace(/^(\w+\.\w+\([^)]*\));\s*\/\/ (true|false|\[[^\]]*\])(?!\w).*$/gm,
-    (_line, call: string, value: string) => `check(${JSON.stringify(call)}, ${call}, ${value});`);
+  const checked = source.replace(
+    /^(\w+\.\w+\([^)]*\));\s*\/\/ (true|false|\[[^\]]*\])(?!\w).*$/gm,
+    (_line, call: string, value: string) => `check(${JSON.stringify(call)}, ${call}, ${value});`,
+  );
   const program = `Symbol.dispose ??= Symbol.for('Symbol.dispose');
 const check = (what, actual, expected) => {
   if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(what + ' gave ' + JSON.stringify(actual));
 };
 ${checked}
 console.log('ok');`;
-  const js = ts.transpileModule(program, { compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext } }).outputText;
+  const js = ts.transpileModule(program, {
+    compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext },
+  }).outputText;
   writeFileSync(join(dir, 'example.mjs'), js);
   expect(checked.match(/check\(/g)?.length).toBeGreaterThanOrEqual(7);
   expect(execFileSync('node', [join(dir, 'example.mjs')], { encoding: 'utf8' }).trim()).toBe('ok');
@@ -39,21 +46,38 @@ console.log('ok');`;
 
 test('the C++ example compiles and runs', () => {
   const body = block('cpp');
-  const includes = body.split('\n').filter((line) => line.startsWith('#include')).join('\n');
-  const statements = body.split('\n').filter((line) => !line.startsWith('#include')).join('\n    ');
-  writeFileSync(join(dir, 'example.cpp'), `${includes}
+  const includes = body
+    .split('\n')
+    .filter((line) => line.startsWith('#include'))
+    .join('\n');
+  const statements = body
+    .split('\n')
+    .filter((line) => !line.startsWith('#include'))
+    .join('\n    ');
+  writeFileSync(
+    join(dir, 'example.cpp'),
+    `${includes}
 #include <cstdio>
 int main() {
     ${statements}
     return maybe && copy.contains("user-42") ? 0 : 1;
 }
-`);
+`,
+  );
   const exe = join(dir, 'example');
-  execFileSync('g++', ['-std=c++20', '-O1', `-I${join(repoRoot, 'cpp', 'include')}`, `-I${join(repoRoot, 'build', 'native', 'vendor-include')}`, join(dir, 'example.cpp'), '-o', exe]);
+  execFileSync('g++', [
+    '-std=c++20',
+    '-O1',
+    `-I${join(repoRoot, 'cpp', 'include')}`,
+    `-I${join(repoRoot, 'build', 'native', 'vendor-include')}`,
+    join(dir, 'example.cpp'),
+    '-o',
+    exe,
+  ]);
   execFileSync(exe);
 });
 
-test("the RedisCuckooFilter example runs, and its chunks read back", () => {
+test('the RedisCuckooFilter example runs, and its chunks read back', () => {
   const match = readme.match(/```js\n(import \{ RedisCuckooFilter \} from 'cuckoo-wasm\/redis';[\s\S]*?)```/);
   if (!match) throw new Error('no cuckoo-wasm/redis example in README.md');
   const entry = JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'redis.js'));
@@ -65,24 +89,32 @@ console.log(copy.has('user-42') && chunks.length === 2 ? 'ok' : 'wrong');`;
 });
 
 test('the semi-sorted example gives the byteLength it states, one bit less per item than plain buckets', async () => {
-  const snippet = tsBlocks().find((code) => code.includes('using small = '))?.match(/([\s\S]*)/);
+  const snippet = tsBlocks()
+    .find((code) => code.includes('using small = '))
+    ?.match(/([\s\S]*)/);
   expect(snippet).not.toBeUndefined();
-  const stated = snippet![1].match(/small\.byteLength;\s*\/\/ ([\d,]+) bytes: ([\d.]+) bits per item \(([\d.]+) without semiSorted\)/);
+  const stated = snippet![1].match(
+    /small\.byteLength;\s*\/\/ ([\d,]+) bytes: ([\d.]+) bits per item \(([\d.]+) without semiSorted\)/,
+  );
   expect(stated).not.toBeNull();
   await ready();
   using small = new CuckooFilter({ capacity: 1_000_000, fpRate: 0.001, semiSorted: true });
   using plain = new CuckooFilter({ capacity: 1_000_000, fpRate: 0.001 });
   expect(small.byteLength).toBe(Number(stated![1].replace(/,/g, '')));
-  expect(((small.byteLength - 8) * 8 / 1e6).toFixed(2)).toBe(stated![2]);
-  expect(((plain.byteLength - 8) * 8 / 1e6).toFixed(2)).toBe(stated![3]);
+  expect((((small.byteLength - 8) * 8) / 1e6).toFixed(2)).toBe(stated![2]);
+  expect((((plain.byteLength - 8) * 8) / 1e6).toFixed(2)).toBe(stated![3]);
 });
 
 test('the semi-sorted section states where 4-slot filters become smaller than a Bloom filter, as the library sizes them', async () => {
-  const claim = readme.match(/first takes fewer bits than an optimal Bloom filter at about ([\d.]+)% false positives, and at\s+every rate below about ([\d.]+)% \(without: ([\d.]+)% and ([\d.]+)%/);
+  const claim = readme.match(
+    /first takes fewer bits than an optimal Bloom filter at about ([\d.]+)% false positives, and at\s+every rate below about ([\d.]+)% \(without: ([\d.]+)% and ([\d.]+)%/,
+  );
   expect(claim).not.toBeNull();
   await ready();
   // The demo's grid and reading (demo/lesson/sizing.js): 240 rates from 20% down to 1e-6, log-spaced.
-  const grid = Array.from({ length: 240 }, (_, i) => Math.exp(Math.log(0.2) - ((Math.log(0.2) - Math.log(1e-6)) * i) / 239));
+  const grid = Array.from({ length: 240 }, (_, i) =>
+    Math.exp(Math.log(0.2) - ((Math.log(0.2) - Math.log(1e-6)) * i) / 239),
+  );
   const bloom = (rate: number) => Math.log2(1 / rate) / Math.LN2;
   const crossover = (semiSorted: boolean) => {
     const smaller = grid.map((fpRate) => {
@@ -108,16 +140,26 @@ test('every TypeScript example type-checks against the package as written, and r
     return file;
   });
   const program = ts.createProgram(files, {
-    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts', 'lib.dom.d.ts'],
-    types: [], skipLibCheck: true,
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts', 'lib.dom.d.ts'],
+    types: [],
+    skipLibCheck: true,
   });
-  const problems = ts.getPreEmitDiagnostics(program).map((d) =>
-    `${d.file ? d.file.fileName.replace(dir, '') : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  const problems = ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        `${d.file ? d.file.fileName.replace(dir, '') : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
   expect(problems).toEqual([]);
   for (const file of files) {
-    const js = ts.transpileModule(`Symbol.dispose ??= Symbol.for('Symbol.dispose');\n${readFileSync(file, 'utf8')}`,
-      { compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext } }).outputText;
+    const js = ts.transpileModule(`Symbol.dispose ??= Symbol.for('Symbol.dispose');\n${readFileSync(file, 'utf8')}`, {
+      compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ESNext },
+    }).outputText;
     writeFileSync(file.replace(/\.mts$/, '.mjs'), js);
     execFileSync('node', [file.replace(/\.mts$/, '.mjs')], { encoding: 'utf8' });
   }

@@ -5,12 +5,15 @@
 // layer.)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CuckooFilterError, ready, RedisCuckooFilter, RedisDumpChunk } from '../../js/src/redis';
+import { CuckooFilterError, ready, RedisCuckooFilter, type RedisDumpChunk } from '../../js/src/redis';
 import { errorOf } from './helpers';
 
 type Arg = string | { hex: string };
 type ReplyValue = number | string | null | { error: string } | { hex: string } | ReplyValue[];
-interface Command { args: Arg[]; reply: ReplyValue }
+interface Command {
+  args: Arg[];
+  reply: ReplyValue;
+}
 interface Config {
   name: string;
   key: string;
@@ -20,8 +23,11 @@ interface Config {
   probes: { item: Arg; exists: number; count: number }[];
 }
 
-const vectors = JSON.parse(readFileSync(join(__dirname, '..', 'vectors', 'redisbloom.json'), 'utf8')) as { configs: Config[] };
-const bytes = (a: Arg): Uint8Array => typeof a === 'string' ? new TextEncoder().encode(a) : Uint8Array.from(Buffer.from(a.hex, 'hex'));
+const vectors = JSON.parse(readFileSync(join(__dirname, '..', 'vectors', 'redisbloom.json'), 'utf8')) as {
+  configs: Config[];
+};
+const bytes = (a: Arg): Uint8Array =>
+  typeof a === 'string' ? new TextEncoder().encode(a) : Uint8Array.from(Buffer.from(a.hex, 'hex'));
 const text = (a: Arg): string => Buffer.from(bytes(a)).toString('latin1');
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
@@ -40,7 +46,7 @@ function outcome(run: () => ReplyValue): ReplyValue {
 // Replays the commands of a config that only uses the filter's own commands, through the API.
 function replay(config: Config): RedisCuckooFilter {
   let filter: RedisCuckooFilter | undefined;
-  const orDefault = (capacity = 1024) => filter ??= new RedisCuckooFilter({ capacity });
+  const orDefault = (capacity = 1024) => (filter ??= new RedisCuckooFilter({ capacity }));
   config.commands.forEach((command, index) => {
     const [name, , ...rest] = command.args;
     const got = outcome((): ReplyValue => {
@@ -50,34 +56,45 @@ function replay(config: Config): RedisCuckooFilter {
           const options: Record<string, number> = { capacity: Number(text(rest[0])) };
           for (let i = 1; i < rest.length; i += 2) {
             const keyword = text(rest[i]).toUpperCase();
-            const field = keyword === 'BUCKETSIZE' ? 'bucketSize' : keyword === 'MAXITERATIONS' ? 'maxIterations' : 'expansion';
+            const field =
+              keyword === 'BUCKETSIZE' ? 'bucketSize' : keyword === 'MAXITERATIONS' ? 'maxIterations' : 'expansion';
             options[field] = Number(text(rest[i + 1]));
           }
           filter = new RedisCuckooFilter(options as never);
           return 'OK';
         }
-        case 'CF.ADD': return orDefault().add(bytes(rest[0])) ? 1 : 0;
-        case 'CF.ADDNX': return orDefault().addIfAbsent(bytes(rest[0])) ? 1 : 0;
-        case 'CF.INSERT': case 'CF.INSERTNX': {
+        case 'CF.ADD':
+          return orDefault().add(bytes(rest[0])) ? 1 : 0;
+        case 'CF.ADDNX':
+          return orDefault().addIfAbsent(bytes(rest[0])) ? 1 : 0;
+        case 'CF.INSERT':
+        case 'CF.INSERTNX': {
           const at = rest.findIndex((a) => text(a).toLowerCase().startsWith('i'));
           const capacity = rest.findIndex((a) => text(a).toLowerCase().startsWith('c'));
           const noCreate = rest.findIndex((a) => text(a).toLowerCase().startsWith('n'));
           if (!filter && noCreate >= 0 && noCreate < at) return { error: 'ERR not found' };
           const f = orDefault(capacity >= 0 && capacity < at ? Number(text(rest[capacity + 1])) : 1024);
           const items = rest.slice(at + 1).map(bytes);
-          if (text(name).toUpperCase() === 'CF.INSERT') return f.addMany(items).map((ok: boolean) => ok ? 1 : -1);
+          if (text(name).toUpperCase() === 'CF.INSERT') return f.addMany(items).map((ok: boolean) => (ok ? 1 : -1));
           if (f.info().numberOfFilters >= 32) return { error: 'Maximum expansions reached' };
           return items.map((item) => {
-            const r = outcome(() => f.addIfAbsent(item) ? 1 : 0);
+            const r = outcome(() => (f.addIfAbsent(item) ? 1 : 0));
             return typeof r === 'object' && r !== null && 'error' in r && r.error === 'Filter is full' ? -1 : r;
           });
         }
-        case 'CF.EXISTS': return filter?.has(bytes(rest[0])) ? 1 : 0;
-        case 'CF.MEXISTS': return filter ? filter.hasMany(rest.map(bytes)).map(Number) : rest.map(() => 0);
-        case 'CF.COUNT': return filter ? filter.count(bytes(rest[0])) : 0;
-        case 'CF.DEL': return filter ? (filter.delete(bytes(rest[0])) ? 1 : 0) : { error: 'Not found' };
-        case 'CF.COMPACT': filter!.compact(); return 'OK';
-        case 'CF.INFO': return Object.entries(fieldsOf(filter!)).flat();
+        case 'CF.EXISTS':
+          return filter?.has(bytes(rest[0])) ? 1 : 0;
+        case 'CF.MEXISTS':
+          return filter ? filter.hasMany(rest.map(bytes)).map(Number) : rest.map(() => 0);
+        case 'CF.COUNT':
+          return filter ? filter.count(bytes(rest[0])) : 0;
+        case 'CF.DEL':
+          return filter ? (filter.delete(bytes(rest[0])) ? 1 : 0) : { error: 'Not found' };
+        case 'CF.COMPACT':
+          filter!.compact();
+          return 'OK';
+        case 'CF.INFO':
+          return Object.entries(fieldsOf(filter!)).flat();
         case 'CF.SCANDUMP': {
           const iterator = Number(text(rest[0]));
           const walk = [...filter!.toChunks()];
@@ -87,7 +104,8 @@ function replay(config: Config): RedisCuckooFilter {
           if (at < 0) return command.reply; // an iterator the walk does not reach: not a reply the API gives
           return at + 1 < walk.length ? [walk[at + 1].iterator, { hex: hex(walk[at + 1].chunk) }] : [0, null];
         }
-        default: throw new Error(`not replayed: ${text(name)}`);
+        default:
+          throw new Error(`not replayed: ${text(name)}`);
       }
     });
     expect([config.name, index, got]).toEqual([config.name, index, command.reply]);
@@ -99,28 +117,40 @@ function replay(config: Config): RedisCuckooFilter {
 function fieldsOf(f: RedisCuckooFilter): Record<string, number> {
   const i = f.info();
   return {
-    Size: i.size, 'Number of buckets': i.numberOfBuckets, 'Number of filters': i.numberOfFilters,
-    'Number of items inserted': i.numberOfItemsInserted, 'Number of items deleted': i.numberOfItemsDeleted,
-    'Bucket size': i.bucketSize, 'Expansion rate': i.expansionRate, 'Max iterations': i.maxIterations,
+    Size: i.size,
+    'Number of buckets': i.numberOfBuckets,
+    'Number of filters': i.numberOfFilters,
+    'Number of items inserted': i.numberOfItemsInserted,
+    'Number of items deleted': i.numberOfItemsDeleted,
+    'Bucket size': i.bucketSize,
+    'Expansion rate': i.expansionRate,
+    'Max iterations': i.maxIterations,
   };
 }
 
-const uses = (config: Config, names: string[]) => config.commands.some((c) => names.includes(text(c.args[0]).toUpperCase()));
+const uses = (config: Config, names: string[]) =>
+  config.commands.some((c) => names.includes(text(c.args[0]).toUpperCase()));
 const replayable = vectors.configs.filter((c) => !uses(c, ['CF.LOADCHUNK', 'SET']));
 
 test('the vectors hold sequences to replay through the API', () => {
-  expect(replayable.map((c) => c.name)).toEqual(expect.arrayContaining(['bs1', 'full-exp0', 'del-compact', 'max-expansions']));
+  expect(replayable.map((c) => c.name)).toEqual(
+    expect.arrayContaining(['bs1', 'full-exp0', 'del-compact', 'max-expansions']),
+  );
 });
 
 describe.each(replayable.map((c) => [c.name, c] as const))('%s', (_name, config) => {
-  test('every reply, the SCANDUMP bytes, CF.INFO and the probe answers are the server\'s', () => {
+  test("every reply, the SCANDUMP bytes, CF.INFO and the probe answers are the server's", () => {
     using f = replay(config);
     const walk = [...f.toChunks()];
     const recorded = config.scandump.slice(0, -1); // without the end marker [0, nil]
     expect(walk.map((c) => [c.iterator, hex(c.chunk)])).toEqual(recorded.map((c) => [c.iterator, c.chunk]));
     expect(fieldsOf(f)).toEqual(config.info);
     for (const probe of config.probes) {
-      expect([probe.item, f.has(bytes(probe.item)) ? 1 : 0, f.count(bytes(probe.item))]).toEqual([probe.item, probe.exists, probe.count]);
+      expect([probe.item, f.has(bytes(probe.item)) ? 1 : 0, f.count(bytes(probe.item))]).toEqual([
+        probe.item,
+        probe.exists,
+        probe.count,
+      ]);
     }
   });
 });
@@ -164,8 +194,12 @@ describe('toChunks / fromChunks', () => {
     };
     expect(await refused(good.slice(0, -1))).toMatch(/^BAD_FORMAT: not a valid RedisBloom dump: truncated/);
     expect(await refused([good[0], good[2], good[1], ...good.slice(3)])).toMatch(/^BAD_FORMAT: .*CF\.SCANDUMP gives/);
-    expect(await refused([{ iterator: 1, chunk: new Uint8Array(32) }])).toMatch(/32-byte header is RedisBloom 1\.0-2\.0's/);
-    expect(await refused([{ iterator: 1, chunk: new Uint8Array(46) }])).toMatch(/46-byte header is RedisBloom 2\.2\.0-2\.2\.10's/);
+    expect(await refused([{ iterator: 1, chunk: new Uint8Array(32) }])).toMatch(
+      /32-byte header is RedisBloom 1\.0-2\.0's/,
+    );
+    expect(await refused([{ iterator: 1, chunk: new Uint8Array(46) }])).toMatch(
+      /46-byte header is RedisBloom 2\.2\.0-2\.2\.10's/,
+    );
     const flipped = good.map((c) => ({ ...c, chunk: c.chunk.slice() }));
     flipped[0].chunk[8] ^= 1; // num_buckets no longer a power of two
     expect(await refused(flipped)).toMatch(/^BAD_FORMAT: .*number of buckets/);
@@ -174,10 +208,15 @@ describe('toChunks / fromChunks', () => {
 });
 
 test('options and disposal errors are typed', () => {
-  expect(errorOf(() => new RedisCuckooFilter({ capacity: 3 }))).toBe('INVALID_ARGUMENT: Capacity must be at least (BucketSize * 2)');
+  expect(errorOf(() => new RedisCuckooFilter({ capacity: 3 }))).toBe(
+    'INVALID_ARGUMENT: Capacity must be at least (BucketSize * 2)',
+  );
   expect(errorOf(() => new RedisCuckooFilter({ capacity: 100, bucketSize: 256 }))).toBe(
-    'INVALID_ARGUMENT: BUCKETSIZE: value must be an integer between 1 and 255, inclusive.');
-  expect(errorOf(() => new RedisCuckooFilter({ capacity: 1.5 }))).toMatch(/^INVALID_ARGUMENT: capacity must be an integer/);
+    'INVALID_ARGUMENT: BUCKETSIZE: value must be an integer between 1 and 255, inclusive.',
+  );
+  expect(errorOf(() => new RedisCuckooFilter({ capacity: 1.5 }))).toMatch(
+    /^INVALID_ARGUMENT: capacity must be an integer/,
+  );
   const f = new RedisCuckooFilter({ capacity: 100 });
   f.dispose();
   expect(errorOf(() => f.has('x'))).toMatch(/^DISPOSED/);

@@ -21,12 +21,15 @@ test('semiSorted: one bit less per fingerprint at the same width and false-posit
 });
 
 test('semiSorted errors name the option and change nothing', () => {
-  expect(errorOf(() => new CuckooFilter({ capacity: 10, semiSorted: 1 as unknown as boolean })))
-    .toBe('INVALID_ARGUMENT: semiSorted must be true or false, got the number 1');
-  expect(errorOf(() => new CuckooFilter({ capacity: 10, semiSorted: true, bucketSize: 8 })))
-    .toBe('INVALID_ARGUMENT: semiSorted needs bucketSize 4, got the number 8');
-  expect(errorOf(() => new CuckooFilter({ capacity: 10, semiSorted: true, fingerprintBits: 4 })))
-    .toBe('INVALID_ARGUMENT: semiSorted needs fingerprintBits from 5 to 32, got the number 4');
+  expect(errorOf(() => new CuckooFilter({ capacity: 10, semiSorted: 1 as unknown as boolean }))).toBe(
+    'INVALID_ARGUMENT: semiSorted must be true or false, got the number 1',
+  );
+  expect(errorOf(() => new CuckooFilter({ capacity: 10, semiSorted: true, bucketSize: 8 }))).toBe(
+    'INVALID_ARGUMENT: semiSorted needs bucketSize 4, got the number 8',
+  );
+  expect(errorOf(() => new CuckooFilter({ capacity: 10, semiSorted: true, fingerprintBits: 4 }))).toBe(
+    'INVALID_ARGUMENT: semiSorted needs fingerprintBits from 5 to 32, got the number 4',
+  );
   // A rate that 4-bit fingerprints meet gets 5 bits with semi-sorted buckets.
   using coarse = new CuckooFilter({ capacity: 10, fpRate: 0.6, semiSorted: true });
   expect(coarse.fingerprintBits).toBe(5);

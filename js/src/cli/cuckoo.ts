@@ -4,10 +4,27 @@
 // are the ones docs/DEDUP.md states.
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs, ParseArgsConfig } from 'node:util';
-import { CuckooFilter, CuckooFilterError, LineDeduper, ready, DEDUP_LOSS_BUDGET, MIN_GROWING_FP_RATE } from '../node.js';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import {
+  CuckooFilter,
+  CuckooFilterError,
+  LineDeduper,
+  ready,
+  DEDUP_LOSS_BUDGET,
+  MIN_GROWING_FP_RATE,
+} from '../node.js';
 import { parseFields } from '../dedup.js';
-import { abortPending, BrokenPipe, checkInputs, heapBuffers, InputError, openOutput, readBlocks, readFilterFile, UsageError } from './io.js';
+import {
+  abortPending,
+  BrokenPipe,
+  checkInputs,
+  heapBuffers,
+  InputError,
+  openOutput,
+  readBlocks,
+  readFilterFile,
+  UsageError,
+} from './io.js';
 import { requireModule } from '../wasm_module.js';
 import { makeProgress } from './progress.js';
 
@@ -105,9 +122,18 @@ const PROGRESS_OPTIONS = {
 } as const;
 const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
 
-function parse(command: string, args: string[], options: ParseArgsConfig['options']): { values: Values; files: string[] } {
+function parse(
+  command: string,
+  args: string[],
+  options: ParseArgsConfig['options'],
+): { values: Values; files: string[] } {
   try {
-    const { values, positionals } = parseArgs({ args, options: { ...options, ...HELP_OPTION }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args,
+      options: { ...options, ...HELP_OPTION },
+      allowPositionals: true,
+      strict: true,
+    });
     return { values: values as Values, files: positionals };
   } catch (error) {
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
@@ -131,8 +157,10 @@ function rate(flag: string, text: string | boolean | undefined, fallback: number
     throw new UsageError(`${flag} must be a number greater than 0 and less than 1, got "${text}"`);
   }
   if (value < MIN_GROWING_FP_RATE) {
-    throw new UsageError(`${flag} ${text} is too small for a filter that grows: each doubling takes a bit from the ` +
-      `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 32-bit slots leave no bit to give; use ${MIN_GROWING_FP_RATE} or more`);
+    throw new UsageError(
+      `${flag} ${text} is too small for a filter that grows: each doubling takes a bit from the ` +
+        `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 32-bit slots leave no bit to give; use ${MIN_GROWING_FP_RATE} or more`,
+    );
   }
   return value;
 }
@@ -154,16 +182,30 @@ function help(command: keyof typeof HELP): number {
 
 // dedup and build: the engine over the inputs. `keep` receives the new lines (dedup writes them; build
 // has no use for them); returns the deduplicator, ended.
-async function runEngine(values: Values, files: string[], inputBytes: number | undefined, fpRate: number | undefined, what: string,
-  keep: ((bytes: Uint8Array) => Promise<void>) | undefined, seen?: CuckooFilter): Promise<LineDeduper> {
+async function runEngine(
+  values: Values,
+  files: string[],
+  inputBytes: number | undefined,
+  fpRate: number | undefined,
+  what: string,
+  keep: ((bytes: Uint8Array) => Promise<void>) | undefined,
+  seen?: CuckooFilter,
+): Promise<LineDeduper> {
   await ready();
   const rules = {
-    zeroTerminated: values['zero-terminated'] === true, duplicates: values.duplicates === true,
-    fields: values.fields as string | undefined, delimiter: values.delimiter as string | undefined, csv: values.csv === true,
+    zeroTerminated: values['zero-terminated'] === true,
+    duplicates: values.duplicates === true,
+    fields: values.fields as string | undefined,
+    delimiter: values.delimiter as string | undefined,
+    csv: values.csv === true,
   };
   // A --seen state made now is for every run to come, not for this input: it starts as for a pipe.
   const planned = values.seen === undefined ? inputBytes : undefined;
-  const deduper = new LineDeduper(seen ? { seen, ...rules } : { fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes: planned, ...rules });
+  const deduper = new LineDeduper(
+    seen
+      ? { seen, ...rules }
+      : { fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes: planned, ...rules },
+  );
   const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
   // Read into the heap, where the engine reads the blocks in place (no copy of each block into it).
   const heap = heapBuffers(requireModule());
@@ -174,14 +216,16 @@ async function runEngine(values: Values, files: string[], inputBytes: number | u
       return call();
     } catch (error) {
       if (error instanceof CuckooFilterError && error.code === 'INVALID_ARGUMENT') {
-        if (error.message.startsWith('no column named')) throw new UsageError(`dedup: -f, --fields "${values.fields}": ${error.message}`);
+        if (error.message.startsWith('no column named'))
+          throw new UsageError(`dedup: -f, --fields "${values.fields}": ${error.message}`);
         throw new InputError(`${file === '-' ? 'standard input' : file}: --csv: ${error.message}`);
       }
       throw error;
     }
   };
   // The new lines are written before the next call, so a view of the heap will do.
-  const push = (block: Uint8Array) => usage(() => (heap.holds(block) ? deduper.pushInHeap(block) : deduper.pushView(block)));
+  const push = (block: Uint8Array) =>
+    usage(() => (heap.holds(block) ? deduper.pushInHeap(block) : deduper.pushView(block)));
   // With --csv each file has its header (the first's written, the others' checked against it).
   let file = files[0];
   const nextFile = async (next: string) => {
@@ -204,34 +248,57 @@ async function runEngine(values: Values, files: string[], inputBytes: number | u
 
 async function dedup(args: string[]): Promise<number> {
   const { values, files } = parse('dedup', args, {
-    output: { type: 'string', short: 'o' }, capacity: { type: 'string' }, 'fp-rate': { type: 'string' },
-    stats: { type: 'boolean' }, 'zero-terminated': { type: 'boolean', short: 'z' }, duplicates: { type: 'boolean', short: 'D' },
-    seen: { type: 'string' }, delimiter: { type: 'string', short: 't' }, fields: { type: 'string', short: 'f' },
-    csv: { type: 'boolean' }, ...PROGRESS_OPTIONS,
+    output: { type: 'string', short: 'o' },
+    capacity: { type: 'string' },
+    'fp-rate': { type: 'string' },
+    stats: { type: 'boolean' },
+    'zero-terminated': { type: 'boolean', short: 'z' },
+    duplicates: { type: 'boolean', short: 'D' },
+    seen: { type: 'string' },
+    delimiter: { type: 'string', short: 't' },
+    fields: { type: 'string', short: 'f' },
+    csv: { type: 'boolean' },
+    ...PROGRESS_OPTIONS,
   });
   if (values.help) return help('dedup');
   const csv = values.csv === true;
-  if (csv && values['zero-terminated'] === true) throw new UsageError('dedup: --csv and -z, --zero-terminated do not go together (CSV records end with a newline)');
+  if (csv && values['zero-terminated'] === true)
+    throw new UsageError('dedup: --csv and -z, --zero-terminated do not go together (CSV records end with a newline)');
   if (values.fields !== undefined) {
     try {
       parseFields(values.fields as string, csv ? [] : undefined);
     } catch {
-      throw new UsageError(`dedup: -f, --fields must be a list like 2, 2,4, 2-3 or 3- (field numbers from 1 to 10000` +
-        `${csv ? ') or of column names' : ')'}, got "${values.fields}"`);
+      throw new UsageError(
+        `dedup: -f, --fields must be a list like 2, 2,4, 2-3 or 3- (field numbers from 1 to 10000` +
+          `${csv ? ') or of column names' : ')'}, got "${values.fields}"`,
+      );
     }
   }
-  if (values.delimiter !== undefined && ((values.fields === undefined && !csv) || !/^[\0-\x7f]$/.test(values.delimiter as string) ||
-      (csv && /^["\r\n]$/.test(values.delimiter as string)))) {
-    throw new UsageError(`dedup: -t, --delimiter takes one ASCII character (with --csv, not a quote or line end) and goes with -f or --csv, got "${values.delimiter}"`);
+  if (
+    values.delimiter !== undefined &&
+    ((values.fields === undefined && !csv) ||
+      !/^[\0-\x7f]$/.test(values.delimiter as string) ||
+      (csv && /^["\r\n]$/.test(values.delimiter as string)))
+  ) {
+    throw new UsageError(
+      `dedup: -t, --delimiter takes one ASCII character (with --csv, not a quote or line end) and goes with -f or --csv, got "${values.delimiter}"`,
+    );
   }
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = values['fp-rate'] === undefined ? undefined : rate('--fp-rate', values['fp-rate'], 0);
   // Every flag is checked before the inputs are (a usage error is one whatever the files).
   const seenPath = values.seen as string | undefined;
   wholeNumber('--capacity', values.capacity); // checked whether or not an existing FILE makes it unused
-  if (values.output === '') throw new UsageError('dedup: -o, --output needs a file name (or - for standard output), got ""');
-  if (seenPath === '' || seenPath === STDIN || (seenPath !== undefined && values.output !== undefined && sameFile(seenPath, values.output as string))) {
-    throw new UsageError(`dedup: --seen FILE must be a file of its own, not standard input or the output, got "${seenPath}"`);
+  if (values.output === '')
+    throw new UsageError('dedup: -o, --output needs a file name (or - for standard output), got ""');
+  if (
+    seenPath === '' ||
+    seenPath === STDIN ||
+    (seenPath !== undefined && values.output !== undefined && sameFile(seenPath, values.output as string))
+  ) {
+    throw new UsageError(
+      `dedup: --seen FILE must be a file of its own, not standard input or the output, got "${seenPath}"`,
+    );
   }
   const inputBytes = checkInputs(inputs); // before the output is created
   // The lines of earlier runs, when FILE exists and is not empty (read and checked before anything is
@@ -240,7 +307,9 @@ async function dedup(args: string[]): Promise<number> {
   try {
     seenStat = seenPath === undefined ? undefined : statSync(seenPath, { throwIfNoEntry: false });
   } catch (error) {
-    throw new InputError(`--seen ${seenPath}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a part of the path is not a folder' : (error as Error).message}`);
+    throw new InputError(
+      `--seen ${seenPath}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a part of the path is not a folder' : (error as Error).message}`,
+    );
   }
   let seen: CuckooFilter | undefined;
   if (seenStat && !(seenStat.isFile() && seenStat.size === 0)) {
@@ -273,15 +342,19 @@ async function dedup(args: string[]): Promise<number> {
       (values.duplicates
         ? `${NAME} dedup: ${s.lines} lines read, ${s.duplicates} duplicates written, ${s.unique} unique lines dropped\n`
         : `${NAME} dedup: ${s.lines} lines read, ${s.unique} unique lines written, ${s.duplicates} duplicates removed\n`) +
-      (plan
-        ? `${NAME} dedup: filter started with room for ${plan.capacity} lines and doubles in place up to ` +
-          `${plan.maxDoublings} times; doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
-        : `${NAME} dedup: the filter of ${seenPath}: ` + (seen?.growsInPlace
-          ? `doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
-          : `${s.subFilters} sub-filter(s), ${s.fingerprintBits}-bit fingerprints at first, ${s.filterBytes} bytes\n`)) +
-      `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${s.wrongDropBound.toPrecision(3)}` +
-      (plan?.automatic ? ` (the default aims at ${DEDUP_LOSS_BUDGET} or less: ${s.wrongDropBound <= DEDUP_LOSS_BUDGET ? 'met' : `not met at this many unique lines; ${plan.capacity < s.unique ? '--capacity near their number lowers it' : 'no start does better'}`})` : '') + '\n' +
-      (csv ? `${NAME} dedup: the CSV header was written and is not counted above\n` : ''),
+        (plan
+          ? `${NAME} dedup: filter started with room for ${plan.capacity} lines and doubles in place up to ` +
+            `${plan.maxDoublings} times; doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
+          : `${NAME} dedup: the filter of ${seenPath}: ` +
+            (seen?.growsInPlace
+              ? `doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
+              : `${s.subFilters} sub-filter(s), ${s.fingerprintBits}-bit fingerprints at first, ${s.filterBytes} bytes\n`)) +
+        `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${s.wrongDropBound.toPrecision(3)}` +
+        (plan?.automatic
+          ? ` (the default aims at ${DEDUP_LOSS_BUDGET} or less: ${s.wrongDropBound <= DEDUP_LOSS_BUDGET ? 'met' : `not met at this many unique lines; ${plan.capacity < s.unique ? '--capacity near their number lowers it' : 'no start does better'}`})`
+          : '') +
+        '\n' +
+        (csv ? `${NAME} dedup: the CSV header was written and is not counted above\n` : ''),
     );
   }
   deduper.dispose();
@@ -291,10 +364,14 @@ async function dedup(args: string[]): Promise<number> {
 
 async function build(args: string[]): Promise<number> {
   const { values, files } = parse('build', args, {
-    output: { type: 'string', short: 'o' }, capacity: { type: 'string' }, 'fp-rate': { type: 'string' }, ...PROGRESS_OPTIONS,
+    output: { type: 'string', short: 'o' },
+    capacity: { type: 'string' },
+    'fp-rate': { type: 'string' },
+    ...PROGRESS_OPTIONS,
   });
   if (values.help) return help('build');
-  if (values.output === undefined) throw new UsageError('build: -o FILTER is required (where to write the filter; - for standard output)');
+  if (values.output === undefined)
+    throw new UsageError('build: -o FILTER is required (where to write the filter; - for standard output)');
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], BUILD_FP_RATE);
   const inputBytes = checkInputs(inputs); // before the output is created
@@ -314,7 +391,9 @@ async function loadFilter(path: string | undefined): Promise<CuckooFilter> {
     return CuckooFilter.import(bytes);
   } catch (error) {
     if (error instanceof CuckooFilterError && error.code === 'BAD_FORMAT') {
-      throw new InputError(`${path === '-' ? 'standard input' : path}: ${error.message.replace(/^not a valid cuckoo filter export: /, 'not a valid filter file: ')}`);
+      throw new InputError(
+        `${path === '-' ? 'standard input' : path}: ${error.message.replace(/^not a valid cuckoo filter export: /, 'not a valid filter file: ')}`,
+      );
     }
     throw error;
   }
@@ -328,7 +407,7 @@ function rawArguments(count: number): Buffer[] | undefined {
   try {
     const all = readFileSync('/proc/self/cmdline');
     const parts: Buffer[] = [];
-    for (let start = 0; start < all.length;) {
+    for (let start = 0; start < all.length; ) {
       const end = all.indexOf(0, start);
       parts.push(all.subarray(start, end === -1 ? all.length : end));
       start = end === -1 ? all.length : end + 1;
@@ -359,8 +438,10 @@ function checkKeyArguments(keys: string[], userArgs: string[]): void {
       });
     }
     if (!valid) {
-      throw new UsageError(`query: a KEY argument is not valid UTF-8 (${JSON.stringify(key)}); pass keys of other bytes ` +
-        'on standard input, one per line');
+      throw new UsageError(
+        `query: a KEY argument is not valid UTF-8 (${JSON.stringify(key)}); pass keys of other bytes ` +
+          'on standard input, one per line',
+      );
     }
   }
 }
@@ -370,7 +451,8 @@ async function query(args: string[]): Promise<number> {
   if (values.help) return help('query');
   const [path, ...keys] = files;
   checkKeyArguments(keys, args);
-  if (path === '-' && keys.length === 0) throw new UsageError('query: with FILTER - (standard input), give the keys as arguments');
+  if (path === '-' && keys.length === 0)
+    throw new UsageError('query: with FILTER - (standard input), give the keys as arguments');
   const filter = await loadFilter(path);
   const out = await openOutput(undefined);
   let anyAbsent = false;
@@ -400,7 +482,10 @@ const ABSENT = Buffer.from('absent\t');
 const NEWLINE = Buffer.from('\n');
 
 /** Answers for the lines of the blocks, by the line rules of docs/DEDUP.md, one output block per input block. */
-async function* queryLines(filter: CuckooFilter, blocks: AsyncIterable<Uint8Array>): AsyncGenerator<{ bytes: Buffer; anyAbsent: boolean }> {
+async function* queryLines(
+  filter: CuckooFilter,
+  blocks: AsyncIterable<Uint8Array>,
+): AsyncGenerator<{ bytes: Buffer; anyAbsent: boolean }> {
   let carry: Buffer[] = []; // the pieces of a line not yet complete (joined once, when it is)
   const answer = (line: Buffer, parts: Buffer[]): boolean => {
     const key = line.length > 0 && line[line.length - 1] === 13 ? line.subarray(0, line.length - 1) : line;
@@ -449,7 +534,12 @@ async function info(args: string[]): Promise<number> {
     ['max kicks', filter.maxKicks],
     filter.growsInPlace
       ? ['growth', `doubles in place: ${filter.doublings} doubling(s) of at most ${filter.maxDoublings}`]
-      : ['sub-filters', filter.growth ? `${filter.subFilterCount} (growth ${filter.growth}, at most ${filter.maxSubFilters})` : '1 (no growth)'],
+      : [
+          'sub-filters',
+          filter.growth
+            ? `${filter.subFilterCount} (growth ${filter.growth}, at most ${filter.maxSubFilters})`
+            : '1 (no growth)',
+        ],
     ['seed', `0x${filter.seed.toString(16)}`],
     ['bytes', filter.byteLength],
     ['bits per item', filter.size > 0 ? ((filter.byteLength * 8) / filter.size).toFixed(2) : 'n/a (empty)'],
@@ -463,7 +553,9 @@ async function info(args: string[]): Promise<number> {
 }
 
 function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return manifest.version;
 }
 
@@ -482,7 +574,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const commands: Record<string, (args: string[]) => Promise<number>> = { dedup, build, query, info };
-  if (!Object.hasOwn(commands, command)) throw new UsageError(`unknown command "${command}" (dedup, build, query, info; see ${NAME} --help)`);
+  if (!Object.hasOwn(commands, command))
+    throw new UsageError(`unknown command "${command}" (dedup, build, query, info; see ${NAME} --help)`);
   return commands[command](rest);
 }
 
@@ -513,6 +606,7 @@ try {
   const known = error instanceof UsageError || error instanceof InputError || error instanceof CuckooFilterError;
   const message = known ? (error as Error).message : `unexpected error: ${(error as Error)?.message ?? String(error)}`;
   process.stderr.write(`${NAME}: ${message}\n`);
-  if (process.env.CUCKOO_DEBUG === '1' && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  if (process.env.CUCKOO_DEBUG === '1' && error instanceof Error && error.stack)
+    process.stderr.write(`${error.stack}\n`);
   process.exitCode = exitCodeOf(error, process.argv[2]);
 }

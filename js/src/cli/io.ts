@@ -1,9 +1,25 @@
 // The command's files: inputs read as streams (files, pipes, FIFOs, /dev/stdin, <(cmd), /proc files,
 // character devices), outputs written to a temporary file and renamed into place when complete, and
 // filter files read exactly as far as their header declares.
-import { closeSync, constants, createReadStream, fstatSync, fsyncSync, open as openCallback, openSync, read, readSync, realpathSync, renameSync,
-  type Stats, statSync, unlinkSync, write, fchmodSync } from 'node:fs';
-import { FileHandle, open } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  fstatSync,
+  fsyncSync,
+  open as openCallback,
+  openSync,
+  read,
+  readSync,
+  realpathSync,
+  renameSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  write,
+  fchmodSync,
+} from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { declaredExportLength } from '../filter.js';
@@ -22,19 +38,30 @@ const BLOCK = 4 << 20;
 
 function describeError(error: NodeJS.ErrnoException): string {
   switch (error.code) {
-    case 'ENOENT': return 'no such file or directory';
-    case 'EISDIR': return 'is a directory';
-    case 'EACCES': case 'EPERM': return 'permission denied';
-    case 'ENOSPC': return 'no space left on device';
-    case 'ENOTDIR': return 'not a directory';
-    case 'EROFS': return 'read-only file system';
-    case 'EDQUOT': return 'disk quota exceeded';
-    default: return error.code ?? error.message;
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ENOSPC':
+      return 'no space left on device';
+    case 'ENOTDIR':
+      return 'not a directory';
+    case 'EROFS':
+      return 'read-only file system';
+    case 'EDQUOT':
+      return 'disk quota exceeded';
+    default:
+      return error.code ?? error.message;
   }
 }
 
 export function fileError(path: string, error: unknown): InputError {
-  return new InputError(`${path === STDIN ? 'standard input' : path}: ${describeError(error as NodeJS.ErrnoException)}`);
+  return new InputError(
+    `${path === STDIN ? 'standard input' : path}: ${describeError(error as NodeJS.ErrnoException)}`,
+  );
 }
 
 /**
@@ -57,7 +84,8 @@ export function checkInputs(files: readonly string[]): number | undefined {
     }
     if (stat.isDirectory()) throw new InputError(`${file}: is a directory`);
     // A /proc or /sys file reads as size 0 whatever it holds; any other empty file is empty.
-    if (stat.isFile() && (stat.size > 0 || !/^\/(proc|sys)\//.test(realpathSync(file))) && total !== undefined) total += stat.size;
+    if (stat.isFile() && (stat.size > 0 || !/^\/(proc|sys)\//.test(realpathSync(file))) && total !== undefined)
+      total += stat.size;
     else total = undefined;
   }
   return total;
@@ -74,11 +102,15 @@ function inheritedDescriptor(path: string): number | undefined {
 // Opened off the main thread: opening a FIFO waits for its other end, and the main thread must stay free
 // to handle a signal meanwhile (as cat does).
 function openDescriptor(path: string, flags: string): Promise<number> {
-  return new Promise((resolve, reject) => openCallback(path, flags, (error, fd) => (error ? reject(error) : resolve(fd))));
+  return new Promise((resolve, reject) =>
+    openCallback(path, flags, (error, fd) => (error ? reject(error) : resolve(fd))),
+  );
 }
 
 function readInto(fd: number, buffer: Uint8Array): Promise<number> {
-  return new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? reject(error) : resolve(n))));
+  return new Promise((resolve, reject) =>
+    read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? reject(error) : resolve(n))),
+  );
 }
 
 // The n bytes of a regular file at `offset` read again (the descriptor's position has moved past them).
@@ -143,8 +175,13 @@ function ownBuffers(): BlockBuffers {
  * into memory V8 had let go of: on 64-bit platforms V8 reserves a wasm memory's maximum up front, 4 GiB
  * here, and does not move it.)
  */
-export async function* readBlocks(files: readonly string[], heap?: BlockBuffers, recordEnd?: number,
-  readAheadPipes = false, nextFile?: (file: string) => Promise<void>): AsyncGenerator<Uint8Array> {
+export async function* readBlocks(
+  files: readonly string[],
+  heap?: BlockBuffers,
+  recordEnd?: number,
+  readAheadPipes = false,
+  nextFile?: (file: string) => Promise<void>,
+): AsyncGenerator<Uint8Array> {
   let own: BlockBuffers | undefined;
   let turn = 0;
   let unended = false; // the last file's last byte was not recordEnd
@@ -159,7 +196,7 @@ export async function* readBlocks(files: readonly string[], heap?: BlockBuffers,
     try {
       const inherited = inheritedDescriptor(file);
       handle = file === STDIN || inherited !== undefined ? undefined : await open(file, 'r');
-      const fd = handle ? handle.fd : inherited ?? 0;
+      const fd = handle ? handle.fd : (inherited ?? 0);
       const stat = fstatSync(fd);
       const readAhead = stat.isFile() || (readAheadPipes && !handle && stat.isFIFO());
       let buffers: BlockBuffers;
@@ -316,10 +353,18 @@ export async function openOutput(path: string | undefined): Promise<Output> {
     },
     abort() {
       if (open) {
-        try { closeSync(fd); } catch { /* already closed */ }
+        try {
+          closeSync(fd);
+        } catch {
+          /* already closed */
+        }
         open = false;
       }
-      try { unlinkSync(temporary); } catch { /* gone already */ }
+      try {
+        unlinkSync(temporary);
+      } catch {
+        /* gone already */
+      }
       pending.delete(output);
     },
   };
@@ -346,17 +391,23 @@ async function inPlaceOutput(path: string): Promise<Output> {
       }
     },
     abort() {
-      try { closeSync(fd); } catch { /* already closed */ }
+      try {
+        closeSync(fd);
+      } catch {
+        /* already closed */
+      }
     },
   };
 }
 
 function writeSome(fd: number, bytes: Uint8Array, at: number): Promise<number> {
-  return new Promise((resolve, reject) => write(fd, bytes, at, bytes.length - at, null, (error, n) => (error ? reject(error) : resolve(n))));
+  return new Promise((resolve, reject) =>
+    write(fd, bytes, at, bytes.length - at, null, (error, n) => (error ? reject(error) : resolve(n))),
+  );
 }
 
 async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
-  for (let at = 0; at < bytes.length;) {
+  for (let at = 0; at < bytes.length; ) {
     try {
       at += await writeSome(fd, bytes, at);
     } catch (error) {
@@ -409,7 +460,9 @@ export async function readFilterFile(path: string): Promise<Uint8Array> {
       }
       if (notAnExport) break; // import() names what is wrong
       if (declared > MAX_FILTER_BYTES) {
-        throw new InputError(`${path}: not a valid filter file: its header declares ${declared} bytes, more than a filter can have`);
+        throw new InputError(
+          `${path}: not a valid filter file: its header declares ${declared} bytes, more than a filter can have`,
+        );
       }
       if (declared !== 0 && have > declared) break;
     }
@@ -421,7 +474,9 @@ export async function readFilterFile(path: string): Promise<Uint8Array> {
     else process.stdin.pause();
   }
   if (declared !== 0 && have > declared) {
-    throw new InputError(`${path}: not a valid filter file: more data follows the ${declared} bytes its header declares`);
+    throw new InputError(
+      `${path}: not a valid filter file: more data follows the ${declared} bytes its header declares`,
+    );
   }
   return Buffer.concat(parts, have);
 }

@@ -6,7 +6,13 @@ export interface Progress {
   done(lines: number): void;
 }
 
-export function makeProgress(name: string, what: string, totalBytes: number | undefined, forced: boolean, never: boolean): Progress | undefined {
+export function makeProgress(
+  name: string,
+  what: string,
+  totalBytes: number | undefined,
+  forced: boolean,
+  never: boolean,
+): Progress | undefined {
   const terminal = Boolean(process.stderr.isTTY);
   if (never || !(forced || terminal)) return undefined;
   const started = Date.now();
