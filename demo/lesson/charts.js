@@ -2,13 +2,13 @@
 // band, vertical markers, and an HTML legend beside it (so it wraps on a phone instead of being clipped).
 import { svgElement } from './text.js';
 
-const WIDTH = [300, 620]; // drawn at its width on screen (within these), so that text is 11 px as in the CSS
+const WIDTH = [300, 620]; // drawn at its width on screen (within these), so that text is 12 px as in the CSS
 const HEIGHT = 260;
 const LEFT = 58;
 const RIGHT = 26; // room for the last x label ("100%") to be drawn whole
 const TOP_MARGIN = 14;
 const BOTTOM = 40;
-const MARKER_ROW = 14; // each marker's label has a row of its own above the plot, clear of the lines
+const MARKER_ROW = 17; // each marker's label has a row of its own above the plot, clear of the lines
 
 function scale(axis, from, to) {
   const f = axis.log ? Math.log10 : (v) => v;
@@ -19,14 +19,17 @@ function scale(axis, from, to) {
 
 /**
  * chart: { x: axis, y: axis, series: [{ name, className, kind: 'line' | 'dots', points: [{ x, y, low?, high? }] }],
- * markers: [{ x, label, className }] }, an axis being { min, max, log?, label, ticks, format }.
+ * markers: [{ x, label, short?, className }] }, an axis being { min, max, log?, label, ticks, format }. A marker's
+ * short label is used where its label does not fit beside its line.
  */
 export function drawChart(svg, legend, chart) {
   // A fixed 460-unit viewBox shrank an 11 px label to 7 px on a phone.
   const W = Math.round(Math.min(WIDTH[1], Math.max(WIDTH[0], svg.getBoundingClientRect().width || 460)));
   const markers = chart.markers ?? [];
-  const TOP = TOP_MARGIN + markers.length * MARKER_ROW;
-  const H = HEIGHT + markers.length * MARKER_ROW;
+  // Under the markers' rows, a little room more, so that the top label of the y axis stays clear of them.
+  const MARKERS_H = markers.length > 0 ? markers.length * MARKER_ROW + 6 : 0;
+  const TOP = TOP_MARGIN + MARKERS_H;
+  const H = HEIGHT + MARKERS_H;
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.dataset.width = String(W);
   svg.replaceChildren();
@@ -36,10 +39,10 @@ export function drawChart(svg, legend, chart) {
     svgElement('line', { class: 'chart-grid', x1: LEFT, x2: W - RIGHT, y1: y(t), y2: y(t) }, undefined, svg);
     svgElement('text', { class: 'chart-label', x: LEFT - 5, y: y(t) + 4, 'text-anchor': 'end' }, chart.y.format(t), svg);
   }
-  // On a narrow chart every other tick is labelled when the labels (about 6.5 px a character at 11 px)
+  // On a narrow chart every other tick is labelled when the labels (about 7.1 px a character at 12 px)
   // would run into each other.
   const ticks = chart.x.ticks;
-  const widest = Math.max(...ticks.map((t) => chart.x.format(t).length)) * 6.5;
+  const widest = Math.max(...ticks.map((t) => chart.x.format(t).length)) * 7.1;
   const spacing = ticks.length > 1 ? Math.abs(x(ticks[1]) - x(ticks[0])) : Infinity;
   const every = spacing < widest + 6 ? 2 : 1;
   ticks.forEach((t, i) => {
@@ -70,11 +73,34 @@ export function drawChart(svg, legend, chart) {
       for (const p of series.points) svgElement('circle', { class: 'chart-point', cx: x(p.x), cy: y(p.y), r: 3.2 }, undefined, group);
     }
   }
-  markers.forEach((marker, row) => {
+  // Each marker's label sits in a row of its own above the plot, right beside its line, which runs up to
+  // it. The rightmost marker takes the top row; a label goes right of its line if it fits there and
+  // crosses no line already drawn up through its row (those are to its right), else left, where no line
+  // reaches its row (the lines to its left stop at rows below).
+  const placed = [...markers].sort((a, b) => b.x - a.x);
+  const drawnAt = [];
+  placed.forEach((marker, row) => {
+    const at = x(marker.x);
+    const baseline = TOP_MARGIN + row * MARKER_ROW + 9;
     const group = svgElement('g', { class: `chart-marker ${marker.className ?? ''}` }, undefined, svg);
-    svgElement('line', { x1: x(marker.x), x2: x(marker.x), y1: TOP, y2: H - BOTTOM }, undefined, group);
-    const right = x(marker.x) > (LEFT + W - RIGHT) / 2;
-    svgElement('text', { x: x(marker.x) + (right ? -4 : 4), y: TOP_MARGIN + row * MARKER_ROW + 2, 'text-anchor': right ? 'end' : 'start' }, marker.label, group);
+    svgElement('line', { x1: at, x2: at, y1: baseline - 5, y2: H - BOTTOM }, undefined, group);
+    const label = svgElement('text', { x: at + 4, y: baseline, 'text-anchor': 'start' }, marker.label, group);
+    // Its full text if it fits on one side, else its short one (a narrow chart on a phone).
+    const side = () => {
+      const width = label.getComputedTextLength();
+      if (at + 4 + width <= W - 2 && drawnAt.every((other) => other > at + 6 + width)) return 'right';
+      return at - 4 - width >= 2 ? 'left' : undefined;
+    };
+    let where = side();
+    if (where === undefined && marker.short) {
+      label.textContent = marker.short;
+      where = side();
+    }
+    if (where !== 'right') {
+      label.setAttribute('x', String(at - 4));
+      label.setAttribute('text-anchor', 'end');
+    }
+    drawnAt.push(at);
   });
   legend.replaceChildren(...chart.series.filter((s) => s.name).map((series) => {
     const item = document.createElement('li');

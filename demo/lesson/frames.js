@@ -2,7 +2,7 @@
 // the wasm filter once (the filter is the truth), and describes it as a list of frames: the table as it
 // was at that step, what to outline, the pseudo-code line, and one sentence of narration. Inserts replay
 // the trace the core recorded; deletes find the freed slot by comparing the table before and after.
-import { hex, plural, quote } from './text.js';
+import { hex, modSteps, plural, quote } from './text.js';
 
 /**
  * The buckets a kick-out walk starting from `start` can reach: from bucket B it can only send a resident
@@ -87,7 +87,7 @@ function locateFrames(filter, key, at, listing, slots, seed) {
   return [
     frame(1, [], `${listing[0].toUpperCase()}${listing.slice(1)} ${quote(key)}: its hash, XXH3-64 with seed ${seed}, is h = 0x${at.hash.toString(16).padStart(16, '0')}.`),
     frame(2, [at.index], `The fingerprint f = ${f} comes from the hash's low 32 bits (never 0: 0 marks an empty slot), the first bucket i1 = ${at.index} from its high 32 bits.`),
-    frame(3, [at.index, at.alternateIndex], `The second bucket comes from i1 and f alone: r(f) = ${at.alternateOffset} is an odd offset computed from f, and i2 = (${n} − ${at.index} − ${at.alternateOffset}) mod ${n} = ${at.alternateIndex}.`),
+    frame(3, [at.index, at.alternateIndex], `The second bucket comes from i1 and f alone: r(f) = ${at.alternateOffset} is an odd offset computed from f, and i2 = ${modSteps(n, at.index, at.alternateOffset, at.alternateIndex)}.`),
   ];
 }
 
@@ -188,10 +188,12 @@ export function insertFrames(filter, key, seed) {
             cycle = ` Bucket ${to} was already visited at kick ${visitedAt.get(to)}: the walk is going round a cycle, moving the same fingerprints back and forth.`;
           }
           if (!visitedAt.has(to)) visitedAt.set(to, kicks + 1);
+          // The slot marked is where the arriving fingerprint now is; the one it replaced is in hand.
           push({
-            line: 9, reach: [...reach], marks: [[step.bucket, step.slot, 'evicted']], arrows: [[step.bucket, to]],
+            line: 9, reach: [...reach], marks: [[step.bucket, step.slot, 'arrived']], arrows: [[step.bucket, to]],
             hand: { fingerprint: step.fingerprintOut, from: step.bucket, to },
-            text: `Kick ${kicks} of at most ${maxKicks}: ${f(step.fingerprintIn)} goes into bucket ${step.bucket}${semiSorted ? ` (which re-sorts: it is now in slot ${step.slot})` : `, slot ${step.slot},`} and evicts ${f(step.fingerprintOut)}, now in hand. ${lookAhead} Its other bucket: r(${f(step.fingerprintOut)}) = ${r}, so (${n} − ${step.bucket} − ${r}) mod ${n} = ${to}.${cycle}`,
+            arrived: { fingerprint: step.fingerprintIn, replaced: step.fingerprintOut },
+            text: `Kick ${kicks} of at most ${maxKicks}: ${f(step.fingerprintIn)} goes into bucket ${step.bucket}${semiSorted ? ` (which re-sorts: it is now in slot ${step.slot})` : `, slot ${step.slot},`} and evicts ${f(step.fingerprintOut)}, now in hand. ${lookAhead} Its other bucket: r(${f(step.fingerprintOut)}) = ${r}, so ${modSteps(n, step.bucket, r, to)}.${cycle}`,
           });
         } else if (step.kind === 'place') {
           const walk = kicks > 0
@@ -203,7 +205,7 @@ export function insertFrames(filter, key, seed) {
           const lastUndo = i + 1 === steps.length;
           const opening = first ? `Out of kicks: ${plural(maxKicks, 'kick')} found no free slot, so the walk is undone, last kick first. ` : '';
           const held = lastUndo
-            ? `${f(step.fingerprintOut)} is the new key's own fingerprint: it is dropped, and the table is exactly as before.`
+            ? `${f(step.fingerprintOut)} is the new key's own fingerprint: it is dropped (nothing is in hand now), and the table is exactly as before.`
             : `${f(step.fingerprintOut)}, which the walk had put there, is in hand again.`;
           let why = '';
           if (lastUndo) {
@@ -213,9 +215,12 @@ export function insertFrames(filter, key, seed) {
                 : ' The table has no free slot at all.'
               : ` A shaded bucket (${list(freeInside)}) had a free slot, but the walk did not find it within ${plural(maxKicks, 'kick')}.${shorter(maxKicks)}`;
           }
+          // The last undo leaves the new key's fingerprint with no slot: it is dropped, so the drawing shows
+          // nothing in hand, as the sentence says.
           push({
             line: 12, reach: [...reach], marks: [[step.bucket, step.slot, 'restored']],
-            hand: { fingerprint: step.fingerprintOut, from: step.bucket, to: step.bucket },
+            hand: lastUndo ? null : { fingerprint: step.fingerprintOut, from: step.bucket, to: step.bucket },
+            dropped: lastUndo ? step.fingerprintOut : undefined,
             text: `${opening}Bucket ${step.bucket}${semiSorted ? '' : `, slot ${step.slot}`} gets ${f(step.fingerprintIn)} back${semiSorted ? ` (re-sorted: in slot ${step.slot})` : ''}; ${held}${why}`,
           });
         }

@@ -61,6 +61,11 @@ function allEdges(edges, n) {
 }
 
 /** Draws the graph of `frame`'s table, with the key's edge (its two buckets) and the kick of this step. */
+/** The graph's width changed (a resize): its numbers are sized again at the next drawing. */
+export function graphResized() {
+  drawn.buckets = 0;
+}
+
 export function drawGraph(filter, frame) {
   const n = filter.bucketCount;
   const b = filter.bucketSize;
@@ -70,11 +75,27 @@ export function drawGraph(filter, frame) {
     svg.replaceChildren();
     for (const name of ['graph-edges', 'graph-key', 'graph-kick']) svgElement('path', { class: name, d: '' }, undefined, svg);
     drawn.nodes = [];
+    // The numbers are drawn 12.5 px high on screen, whatever the width the graph is shown at (measured
+    // here, when the graph is built, not at every step). Where the points are too close for a number
+    // inside its circle (32 buckets or more), the numbers go outside the ring, every k-th bucket.
+    const scale = (svg.clientWidth || SIZE) / SIZE;
+    const font = 12.5 / scale;
+    const spacing = (2 * Math.PI * RADIUS) / n;
+    const r = Math.min(9, spacing / 2 - 1);
+    const width = 0.62 * font * String(n - 1).length;
+    const inside = width + 3 <= 2 * r;
+    const every = inside ? 1 : Math.ceil((width + 4) / spacing);
+    svg.style.setProperty('--graph-font', `${font.toFixed(2)}px`);
     for (let i = 0; i < n; i++) {
       const [x, y] = place(i, n);
       const node = svgElement('g', { 'data-node': i, transform: `translate(${x.toFixed(1)},${y.toFixed(1)})` }, undefined, svg);
-      svgElement('circle', { r: 9 }, undefined, node);
-      svgElement('text', {}, String(i), node);
+      svgElement('circle', { r: r.toFixed(1) }, undefined, node);
+      if (inside) svgElement('text', {}, String(i), node);
+      else if (i % every === 0) {
+        const angle = (2 * Math.PI * i) / n;
+        const out = r + 0.75 * font;
+        svgElement('text', { x: (out * Math.sin(angle)).toFixed(1), y: (-out * Math.cos(angle)).toFixed(1) }, String(i), node);
+      }
       drawn.nodes.push(node);
     }
     drawn.buckets = n;
@@ -108,7 +129,7 @@ export function drawGraph(filter, frame) {
       (held >= buckets * b
         ? ': it is full, so no walk can make room for one more.'
         : frame.reach
-          ? '. A free slot in the group is not always within reach: a kick moves a fingerprint only out of the bucket it is in (the shading in the table shows where this walk can go).'
+          ? '. A free slot in the group is not always within reach: a kick moves a fingerprint only out of the bucket it is in, so a walk follows the edges in one direction, from the bucket a fingerprint sits in to its other one, which the graph does not draw (the shading in the table shows where this walk can go).'
           : '.'));
   }
   $('graph-text').textContent = said.join(' ');

@@ -4,16 +4,16 @@
 import { ready, CuckooFilter } from '../dist/esm/index.js';
 import { bloomShape, drawBloom, drawSizing } from './bloom.js';
 import { Experiment } from './experiment.js';
-import { drawGraph } from './graph.js';
+import { drawGraph, graphResized } from './graph.js';
 import { deleteFrames, insertFrames, lookupFrames } from './frames.js';
-import { describeSlot, keyFocus, keysBehind, renderKeys } from './keys.js';
+import { describeBucket, describeSlot, keyFocus, keysBehind, renderKeys } from './keys.js';
 import { filterWithBuckets, LIMITS, readParams, writeParams } from './params.js';
 import { Player } from './player.js';
 import { showCode } from './pseudocode.js';
 import { buildScenarios, scenarios } from './scenarios.js';
 import { expectedFpRate, fullLoadBound, tableBytes } from './sizing.js';
-import { drawTable, slotAt } from './table-view.js';
-import { $, hex, percent, plural, quote } from './text.js';
+import { bucketAt, drawTable, onTableResize, slotAt } from './table-view.js';
+import { $, hex, modSteps, percent, plural, quote } from './text.js';
 
 await ready();
 
@@ -22,13 +22,14 @@ const state = {
   params: undefined,
   keys: new Map(), // key -> copies added through this page; null after an import (the keys are unknown)
   lost: new Map(), // keys an unsafe delete made absent -> the key whose delete did it
+  deleted: new Set(), // keys added, then deleted from the cuckoo filter (the last one last): the Bloom filter keeps them
   frame: undefined, // the frame on screen
   focus: undefined, // the key pointed at in the key list
   trace: undefined, // the last insert's trace (for the tests)
   lastOp: 'insert', // what Enter in the key field does
   answer: undefined, // the last operation's answer: [text, kind], shown once the replay reaches its end
   pending: '', // what the replay shows, for the answer line until then
-  snapshot: undefined, // { keys, lost } before the operations that have run but are not shown yet
+  snapshot: undefined, // { keys, lost, deleted } before the operations that have run but are not shown yet
   before: undefined, // the snapshot of the replay on screen: what the key list shows until its end
   listedAtEnd: undefined, // whether the key list shows the state after the replay
 };
@@ -41,6 +42,8 @@ function idleFrame() {
 }
 
 function showFrame(frame) {
+  // What a tap on a slot said describes the table it was tapped on: a step that changes it clears that.
+  if (state.frame !== undefined && frame.slots !== state.frame.slots) showSlotInfo('');
   state.frame = frame;
   const focus = state.focus !== undefined && state.keys !== null ? keyFocus(state.filter, frame.slots, state.focus) : undefined;
   drawTable(state.params, frame, focus);
@@ -50,12 +53,16 @@ function showFrame(frame) {
   showAnswer();
   if (player.atEnd !== state.listedAtEnd) refreshKeys();
   const hand = $('hand');
-  if (frame.hand) {
-    hand.hidden = false;
-    hand.textContent = frame.hand.from === frame.hand.to
-      ? `In hand: ${hex(frame.hand.fingerprint, state.params.bits)}`
-      : `In hand: ${hex(frame.hand.fingerprint, state.params.bits)}, from bucket ${frame.hand.from} to its other bucket, ${frame.hand.to}`;
-  } else hand.hidden = true;
+  const f = (value) => hex(value, state.params.bits);
+  const handText = frame.hand
+    ? frame.hand.from === frame.hand.to
+      ? `In hand: ${f(frame.hand.fingerprint)}`
+      : `In hand: ${f(frame.hand.fingerprint)}, from bucket ${frame.hand.from} to its other bucket, ${frame.hand.to}`
+    : frame.dropped !== undefined
+      ? `In hand: nothing. ${f(frame.dropped)}, the new key's fingerprint, was dropped.`
+      : '';
+  hand.hidden = handText === '';
+  if (hand.textContent !== handText) hand.textContent = handText;
   updateStats(frame.slots);
 }
 
@@ -66,7 +73,9 @@ function updateStats(slots) {
   const load = items / (buckets * b);
   const { byteLength, capacity } = state.filter;
   const table = tableBytes(state.filter);
-  const perItem = (n) => ((byteLength * 8) / n).toFixed(1);
+  // Bits per item count the table only, as the Bloom comparison and an export do: the padding is an
+  // artefact of memory (said under Memory), not of the filter's size.
+  const perItem = (n) => ((table * 8) / n).toFixed(1);
   $('item-count').textContent = String(items);
   $('load-factor').textContent = `${(load * 100).toFixed(1)}%`;
   $('memory').textContent = `${byteLength} bytes: the ${table}-byte table and ${byteLength - table} bytes of padding`;
@@ -78,16 +87,32 @@ function updateStats(slots) {
 }
 
 function say(text, kind) {
-  $('answer').textContent = text;
+  if ($('answer').textContent !== text) $('answer').textContent = text;
   $('answer').className = `answer${kind ? ` ${kind}` : ''}`;
 }
 
+/**
+ * The answer line keeps one height through a replay: under it, hidden, are both texts it will show (the
+ * waiting line and the answer), so its box is as tall as the taller from the first step to the last, and
+ * the table under it never moves while stepping.
+ */
+function reserveAnswer(waiting, answer) {
+  $('answer-reserve-waiting').textContent = waiting;
+  $('answer-reserve-final').textContent = answer;
+}
+
 // The filter has already answered, but the table on screen is the replay's: until the replay shows the
-// result, the answer line says how to get there instead of claiming a table the drawing does not show.
+// result, the answer line says where it comes (short, the same at every step, not bold).
 function showAnswer() {
   if (state.answer === undefined) return;
   if (player.atEnd) say(...state.answer);
-  else say(`${state.pending}: the table shows step ${player.index + 1} of ${player.frames.length}, not yet the result: ▶ (or →) steps, » jumps to it.`);
+  else say(state.pending, 'pending');
+}
+
+function showSlotInfo(text) {
+  const info = $('slot-info');
+  if (info.textContent !== text) info.textContent = text;
+  info.hidden = text === '';
 }
 
 function reset(params) {
@@ -99,6 +124,7 @@ function reset(params) {
   state.filter = filterWithBuckets(params);
   state.keys = new Map();
   state.lost.clear();
+  state.deleted.clear();
   state.focus = undefined;
   state.trace = undefined;
   state.answer = undefined;
@@ -106,6 +132,9 @@ function reset(params) {
   state.before = undefined;
   player.load([]);
   say('');
+  reserveAnswer('', '');
+  showSlotInfo('');
+  $('arithmetic-title').textContent = 'The arithmetic, with a key\'s numbers';
   $('arithmetic').textContent = 'Type a key and press Insert, Look up or Delete.';
   showFrame(idleFrame());
   refreshKeys();
@@ -114,7 +143,12 @@ function reset(params) {
 // The keys (and the keys lost to an unsafe delete) as of the table on screen: until the replay reaches
 // its end, the list and the Bloom filter show them as they were before the operations it replays.
 function listed() {
-  return player.atEnd || state.before === undefined ? { keys: state.keys, lost: state.lost } : state.before;
+  return player.atEnd || state.before === undefined ? { keys: state.keys, lost: state.lost, deleted: state.deleted } : state.before;
+}
+
+function drawListedBloom() {
+  const { keys, lost, deleted } = listed();
+  drawBloom(state.filter, keys, state.focus, lost, deleted);
 }
 
 function refreshKeys() {
@@ -124,18 +158,34 @@ function refreshKeys() {
     onFocus: (key) => {
       state.focus = key;
       showFrame(state.frame);
-      drawBloom(state.filter, listed().keys, key, listed().lost);
+      drawListedBloom();
     },
     onPick: (key) => {
       $('key-input').value = key;
     },
   });
-  drawBloom(state.filter, keys, state.focus, lost);
+  drawListedBloom();
 }
 
 /** Called by every operation before it changes anything: the key list to show while it is replayed. */
 function remember() {
-  state.snapshot ??= { keys: state.keys === null ? null : new Map(state.keys), lost: new Map(state.lost) };
+  state.snapshot ??= { keys: state.keys === null ? null : new Map(state.keys), lost: new Map(state.lost), deleted: new Set(state.deleted) };
+}
+
+/** A key added through the page: it is live again, no longer among the deleted ones. */
+function added(key) {
+  if (state.keys !== null) count(state.keys, key, 1);
+  state.lost.delete(key);
+  state.deleted.delete(key);
+}
+
+/** One copy of an added key deleted: when none is left, the Bloom filter beside it still keeps its bits. */
+function deletedOne(key) {
+  count(state.keys, key, -1);
+  if (!state.keys.has(key)) {
+    state.deleted.delete(key);
+    state.deleted.add(key);
+  }
 }
 
 function count(map, key, delta) {
@@ -151,6 +201,9 @@ function showArithmetic(key, at) {
   const bits = state.params.bits;
   const high = at.hash >> 32n;
   const low = at.hash & 0xffffffffn;
+  // The panel names its key: after a scenario of several operations it is the last one's, which need not
+  // be the key left in the field.
+  $('arithmetic-title').textContent = `The arithmetic, with the numbers of ${quote(key)}`;
   // One element a row, so that a row that wraps continues under its value, not under the names.
   $('arithmetic').replaceChildren(...[
     `key          ${quote(key)}, ${new TextEncoder().encode(key).length} bytes of UTF-8`,
@@ -158,7 +211,7 @@ function showArithmetic(key, at) {
     `i1           high 32 bits × N / 2^32 = 0x${high.toString(16).padStart(8, '0')} × ${n} / 2^32 → ${at.index}`,
     `fingerprint  low 32 bits × (2^${bits} − 1) / 2^32 + 1 = 0x${low.toString(16).padStart(8, '0')} × ${2 ** bits - 1} / 2^32 + 1 → ${at.fingerprint} (${hex(at.fingerprint, bits)})`,
     `r            an odd offset from the fingerprint alone: ((${at.fingerprint} × 2654435761 mod 2^32) × N / 2^32) | 1 → ${at.alternateOffset}`,
-    `i2           (N − i1 − r) mod N = (${n} − ${at.index} − ${at.alternateOffset}) mod ${n} → ${at.alternateIndex}`,
+    `i2           (N − i1 − r) mod N = ${modSteps(n, at.index, at.alternateOffset, at.alternateIndex)}`,
     `             and back: (N − i2 − r) mod N = ${state.filter.alternate(at.alternateIndex, at.fingerprint).alternateIndex} = i1, as for any N and r: N − (N − i − r) − r = i`,
     `             never i2 = i1: that needs 2 × i1 + r to be a multiple of N, but N is even and 2 × i1 + r odd (r is odd)`,
   ].map((line) => {
@@ -184,12 +237,11 @@ function insertOp(key) {
   const b = state.params.slots;
   const result = (answer) => ({ op: 'insert', key, location, frames, answer });
   if (trace.added) {
-    if (state.keys !== null) count(state.keys, key, 1);
-    state.lost.delete(key);
+    added(key);
     return result([`${quote(key)} inserted.`, 'present']);
   }
   if (trace.outcome === 'duplicate_limit') {
-    return result([`${quote(key)} was not added: both buckets already hold ${2 * b} copies of its fingerprint (the duplicate limit). Nothing changed.`, 'warning']);
+    return result([`${quote(key)} was not added: both of its buckets are full of copies of its fingerprint, ${b} in each, ${2 * b} in all (the duplicate limit). Nothing changed.`, 'warning']);
   }
   return result([`${quote(key)} could not be inserted: no room. Nothing changed.`, 'warning']);
 }
@@ -228,7 +280,7 @@ function deleteOp(key) {
     const by = state.lost.get(key);
     if (by !== undefined && state.keys !== null) {
       // It was added, so deleting it is legitimate; the unsafe delete had already taken its fingerprint.
-      count(state.keys, key, -1);
+      deletedOne(key);
       state.lost.delete(key);
       return result([`${quote(key)}: nothing to delete — the delete of ${quote(by)}, which was never added, had already removed its fingerprint.`, 'warning']);
     }
@@ -236,7 +288,7 @@ function deleteOp(key) {
   }
   if (state.keys === null) return result([`${quote(key)}: one copy of its fingerprint deleted (origin unknown: the filter was imported).`, 'present']);
   if (state.keys.has(key)) {
-    count(state.keys, key, -1);
+    deletedOne(key);
     return result([`${quote(key)}: one copy deleted.`, 'present']);
   }
   const owners = keysBehind(state.filter, state.keys, freed[0], location.fingerprint, state.lost).map((o) => o.key);
@@ -258,8 +310,11 @@ function perform(results, key, { animate = true } = {}) {
   state.before = state.snapshot;
   state.snapshot = undefined;
   state.answer = last.answer;
-  state.pending = results.length === 1 ? `Replaying ${DOING[last.op]} of ${quote(last.key)}` : `Replaying ${plural(results.length, 'operation')}`;
-  player.load(results.flatMap((r) => r.frames));
+  const frames = results.flatMap((r) => r.frames);
+  state.pending = `${results.length === 1 ? `Replaying ${DOING[last.op]} of ${quote(last.key)}` : `Replaying ${plural(results.length, 'operation')}`}: ` +
+    `the answer comes at step ${frames.length} (» jumps there).`;
+  reserveAnswer(state.pending, last.answer[0]);
+  player.load(frames);
   if (!animate) player.finish();
   refreshKeys();
   // The button pressed may be all that is in view (a phone, or a tall table): bring up the answer, the
@@ -290,7 +345,7 @@ const lesson = {
   fill(prefix, howMany, { stopAtFirstFailure = false } = {}) {
     for (let i = 0; i < howMany; i++) {
       const key = `${prefix}${i}`;
-      if (state.filter.add(key)) count(state.keys, key, 1);
+      if (state.filter.add(key)) added(key);
       else if (stopAtFirstFailure) break;
     }
     showFrame(idleFrame());
@@ -372,12 +427,15 @@ async function importFile(file) {
   writeParams(state.params);
   state.keys = null;
   state.lost.clear();
+  state.deleted.clear();
   state.focus = undefined;
   state.answer = undefined;
   state.snapshot = undefined;
   state.before = undefined;
   player.load([]);
   say('');
+  reserveAnswer('', '');
+  showSlotInfo('');
   showFrame(idleFrame());
   refreshKeys();
   $('file-status').textContent = `Loaded ${bytes.length} bytes: ${plural(loaded.size, 'fingerprint')}. The keys themselves are not in the file, so their origin is unknown.`;
@@ -386,6 +444,7 @@ async function importFile(file) {
 // --- wiring -----------------------------------------------------------------------------------------
 
 buildScenarios(lesson);
+onTableResize(() => showFrame(state.frame));
 reset({ buckets: 16, slots: 4, bits: 8, seed: 1n, maxKicks: 100 });
 $('params').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -403,13 +462,17 @@ $('delete').addEventListener('click', () => run('delete'));
 $('key-input').addEventListener('keydown', (event) => {
   if (event.key === 'Enter') run(state.lastOp);
 });
+// A slot names its keys, right under the table; a tap elsewhere in a bucket (its label or frame, a larger
+// target than a slot on a phone) lists all of the bucket's slots.
 $('table').addEventListener('click', (event) => {
   const at = slotAt(event.target);
-  if (at) $('slot-info').textContent = describeSlot(state.filter, listed().keys, listed().lost, state.frame.slots, ...at);
+  const bucket = bucketAt(event.target);
+  if (at) showSlotInfo(describeSlot(state.filter, listed().keys, listed().lost, state.frame.slots, ...at));
+  else if (bucket !== undefined) showSlotInfo(describeBucket(state.filter, listed().keys, listed().lost, state.frame.slots, bucket));
 });
 $('table').addEventListener('mouseover', (event) => {
   const at = slotAt(event.target);
-  if (at) $('slot-info').textContent = describeSlot(state.filter, listed().keys, listed().lost, state.frame.slots, ...at);
+  if (at) showSlotInfo(describeSlot(state.filter, listed().keys, listed().lost, state.frame.slots, ...at));
 });
 $('experiment').addEventListener('click', async () => {
   $('experiment').disabled = true;
@@ -430,8 +493,9 @@ let resizeTimer;
 window.addEventListener('resize', () => {
   clearTimeout(resizeTimer);
   resizeTimer = setTimeout(() => {
+    graphResized();
     showFrame(state.frame);
-    drawBloom(state.filter, listed().keys, state.focus, listed().lost);
+    drawListedBloom();
     drawSizing();
     if (experiment.runs.length > 0) experiment.draw();
   }, 100);

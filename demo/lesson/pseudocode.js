@@ -37,18 +37,37 @@ export const LISTINGS = {
   ],
 };
 
+const shown = { listing: undefined, rows: [], line: -1 };
+
 /** Shows `listing` with line `line` (an index into it) marked as the current one. */
 export function showCode(listing, line) {
   const panel = $('code');
-  const lines = LISTINGS[listing] ?? [];
+  if (shown.listing !== listing || shown.rows[0]?.parentNode !== panel) build(panel, listing);
+  if (shown.line === line) return;
+  shown.rows[shown.line]?.classList.remove('current');
+  shown.rows[shown.line]?.removeAttribute('aria-current');
+  shown.line = line;
+  shown.rows[line]?.classList.add('current');
+  shown.rows[line]?.setAttribute('aria-current', 'step');
   panel.setAttribute('aria-label', listing ? `Pseudo-code of ${listing}, line ${line} running` : 'Pseudo-code');
+}
+
+// Built once per listing; a step only moves the marked line.
+function build(panel, listing) {
+  const lines = LISTINGS[listing] ?? [];
+  shown.listing = listing;
+  shown.line = -1;
+  panel.setAttribute('aria-label', 'Pseudo-code');
   $('code-title').textContent = listing ? `The algorithm: ${listing}` : 'The algorithm';
   panel.style.setProperty('--comment-at', `${Math.max(0, ...lines.map((text) => text.indexOf('#')))}ch`);
-  panel.replaceChildren(...lines.map((text, i) => {
+  shown.rows = lines.map((text, i) => {
     const row = document.createElement('span');
-    row.className = i === line ? 'code-line current' : 'code-line';
-    if (i === line) row.setAttribute('aria-current', 'step');
+    row.className = 'code-line';
     row.dataset.line = String(i);
+    // A line that wraps continues two columns right of its own indentation, so that a wrapped "return
+    // true" still reads as inside its loop (the row's hanging indent is its indentation plus 2).
+    const indent = text.length - text.trimStart().length;
+    row.style.setProperty('--indent', `${indent + 2}ch`);
     // The comment in an element of its own, so that it keeps its column (or, where the box is narrow, a
     // line of its own) instead of wrapping under the code.
     const at = text.indexOf('#');
@@ -63,5 +82,6 @@ export function showCode(listing, line) {
       row.append(code, comment);
     }
     return row;
-  }));
+  });
+  panel.replaceChildren(...shown.rows);
 }

@@ -7,8 +7,8 @@ export const scenarios = [
   {
     title: 'A clean insert',
     text: 'An empty table: the first candidate bucket has a free slot, so the fingerprint simply goes there.',
-    question: 'Once bucket i1 is full, where does a second key with the same i1 go?',
-    answer: 'To its own second bucket. i2 = (N − i1 − r(f)) mod N depends on the key\'s fingerprint, so two keys that share i1 usually have different second buckets; only when both are full does a kick-out walk start.',
+    question: 'Once bucket i1 holds 4 fingerprints (it is full), where does the fingerprint of a fifth key with the same i1 go?',
+    answer: 'To that key\'s own second bucket. i2 = (N − i1 − r(f)) mod N depends on the key\'s fingerprint, so keys that share i1 usually have different second buckets; only when both of a key\'s buckets are full does a kick-out walk start.',
     run(lesson) {
       lesson.reset({ buckets: 16, slots: 4, bits: 8, seed: 1n, maxKicks: 100 });
       lesson.perform([lesson.insertOp('apple')], 'apple');
@@ -125,6 +125,13 @@ function buildTour(lesson) {
     $('tour-next').hidden = i + 1 === scenarios.length;
     $('tour-end').textContent = i + 1 === scenarios.length ? 'End the tour (that was the last scenario)' : 'End the tour';
     lesson.bringIntoView();
+    // On a narrow screen the tour comes after the player and the narration (so that a step's sentence is
+    // right under ▶): scrolled just enough to show the question too, never past the answer line.
+    const tour = $('tour').getBoundingClientRect();
+    if (tour.bottom > window.innerHeight) {
+      const answerTop = document.querySelector('.answer-box').getBoundingClientRect().top;
+      window.scrollBy(0, Math.max(0, Math.min(tour.bottom - window.innerHeight + 8, answerTop - 4)));
+    }
   };
   $('tour-start').addEventListener('click', () => show(0));
   $('tour-next').addEventListener('click', () => show(stop + 1));

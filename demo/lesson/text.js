@@ -22,8 +22,22 @@ export function quote(key) {
   return `"${characters.slice(0, SHOWN_CHARACTERS).join('')}…" (${characters.length.toLocaleString('en-US')} characters)`;
 }
 
+// One formatter for the page: toLocaleString builds a new one at every call, which a replay step felt.
+const NUMBER = new Intl.NumberFormat('en-US');
+
 export function plural(n, one, many = `${one}s`) {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  return `${NUMBER.format(n)} ${n === 1 ? one : many}`;
+}
+
+/**
+ * The second-bucket formula worked out: "(16 − 5 − 7) mod 16 = 4", and when N − i − r is negative the
+ * wrap is shown, not hidden: "(16 − 14 − 9) mod 16 = −7 mod 16 = −7 + 16 = 9". (i < N and 0 < r < N, so
+ * one N is always enough.)
+ */
+export function modSteps(n, i, r, result) {
+  const raw = n - i - r;
+  const start = `(${n} − ${i} − ${r}) mod ${n}`;
+  return raw >= 0 ? `${start} = ${result}` : `${start} = −${-raw} mod ${n} = −${-raw} + ${n} = ${result}`;
 }
 
 /** A probability as a percentage with sensible precision: 3.1%, 0.39%, 0.0012%. */
