@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPage, screenshot, Session, startSession, stopSession } from './browser';
+import { openPage, screenshot, type Session, startSession, stopSession } from './browser';
 import { dedupCases, referenceDedup } from '../js/dedup_cases';
 
 let session: Session;
@@ -20,7 +20,10 @@ afterAll(async () => {
 test('a file with known duplicates gives the exact unique lines', async () => {
   // 300,000 lines drawn from 120,000 distinct ones, some CRLF, the last without a newline.
   let seed = 5;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const random = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 4294967296;
+  };
   const lines: string[] = [];
   for (let i = 0; i < 300_000; i++) lines.push(`line ${Math.floor(random() * 120_000)} · ü`);
   const text = lines.map((l, i) => (i % 1000 === 0 ? `${l}\r\n` : `${l}\n`)).join('') + 'tail without newline';
@@ -41,7 +44,9 @@ test('a file with known duplicates gives the exact unique lines', async () => {
   await page.setInputFiles('[data-testid=dedup-file]', path);
   await page.waitForSelector('body[data-state="done"]', { timeout: 60000 });
   expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe(seen.size.toLocaleString('en'));
-  expect(await page.evaluate(() => (document.querySelector('[data-testid=dedup-progress]') as HTMLProgressElement).value)).toBe(1);
+  expect(
+    await page.evaluate(() => (document.querySelector('[data-testid=dedup-progress]') as HTMLProgressElement).value),
+  ).toBe(1);
   expect(await page.textContent('#duplicates')).toBe((300_001 - seen.size).toLocaleString('en'));
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=dedup-download]')]);
   const out = join(dir, `dedup-out-${Date.now()}.txt`);
@@ -94,10 +99,12 @@ test('a file whose first 64 KiB has longer lines than the rest is deduplicated i
   // The table doubled in place from its start: its slot width and the doublings are named.
   expect(await page.textContent('#status')).toMatch(/\(32-bit slots, doubled (once|\d+ times) in place\)/);
   // On a phone the result is brought into view.
-  expect(await page.evaluate(() => {
-    const r = document.getElementById('status')!.getBoundingClientRect();
-    return r.top >= 0 && r.bottom <= window.innerHeight;
-  })).toBe(true);
+  expect(
+    await page.evaluate(() => {
+      const r = document.getElementById('status')!.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    }),
+  ).toBe(true);
   await screenshot(page, 'dedup-phone-done');
   expect(errors).toEqual([]);
   await page.close();
@@ -132,31 +139,48 @@ test('a binary file gets a warning; counters reset between runs; cancel stops a 
  * size known; no fpRate is the page's Automatic.
  */
 function engineStats(page: import('playwright-core').Page, text: string, fpRate: number | undefined) {
-  return page.evaluate(async ([t, rate]) => {
-    // The package as the page loads it (an import written here would be compiled for Node).
-    const load = new Function('url', 'return import(url)') as (url: string) => Promise<any>;
-    const { ready, LineDeduper } = await load(new URL('dist/esm/index.js', location.href).href);
-    await ready();
-    const bytes = new TextEncoder().encode(t);
-    const d = new LineDeduper(rate === undefined ? { inputBytes: bytes.length } : { fpRate: rate, inputBytes: bytes.length });
-    for (let at = 0; at < bytes.length; at += at === 0 ? 64 << 10 : 1 << 20) d.push(bytes.subarray(at, at + (at === 0 ? 64 << 10 : 1 << 20)));
-    d.end();
-    const s = d.stats;
-    d.dispose();
-    return { lines: s.lines, unique: s.unique, filterBytes: s.filterBytes, wrongDropBound: s.wrongDropBound, capacity: s.plan.capacity, fingerprintBits: s.fingerprintBits };
-  }, [text, fpRate] as [string, number | undefined]);
+  return page.evaluate(
+    async ([t, rate]) => {
+      // The package as the page loads it (an import written here would be compiled for Node).
+      const load = new Function('url', 'return import(url)') as (url: string) => Promise<any>;
+      const { ready, LineDeduper } = await load(new URL('dist/esm/index.js', location.href).href);
+      await ready();
+      const bytes = new TextEncoder().encode(t);
+      const d = new LineDeduper(
+        rate === undefined ? { inputBytes: bytes.length } : { fpRate: rate, inputBytes: bytes.length },
+      );
+      for (let at = 0; at < bytes.length; at += at === 0 ? 64 << 10 : 1 << 20)
+        d.push(bytes.subarray(at, at + (at === 0 ? 64 << 10 : 1 << 20)));
+      d.end();
+      const s = d.stats;
+      d.dispose();
+      return {
+        lines: s.lines,
+        unique: s.unique,
+        filterBytes: s.filterBytes,
+        wrongDropBound: s.wrongDropBound,
+        capacity: s.plan.capacity,
+        fingerprintBits: s.fingerprintBits,
+      };
+    },
+    [text, fpRate] as [string, number | undefined],
+  );
 }
 
 function about(x: number): string {
-  for (const [size, word] of [[1e12, 'trillion'], [1e9, 'billion'], [1e6, 'million']] as const) {
+  for (const [size, word] of [
+    [1e12, 'trillion'],
+    [1e9, 'billion'],
+    [1e6, 'million'],
+  ] as const) {
     if (x >= size) return `${Number((x / size).toPrecision(2)).toLocaleString('en')} ${word}`;
   }
   return Number(x.toPrecision(2)).toLocaleString('en');
 }
 
-test('every number after a run is the engine\'s, per line read and per unique line, and the loss budget is said as a chance', async () => {
+test("every number after a run is the engine's, per line read and per unique line, and the loss budget is said as a chance", async () => {
   const { page, errors } = await openPage(session, 'dedup.html');
-  const intro = await page.textContent('#how-title ~ p') ?? '';
+  const intro = (await page.textContent('#how-title ~ p')) ?? '';
   expect(intro).not.toMatch(/3 bytes per unique line/);
   // The filter starts small and doubles: no longer sized from the file's lines.
   expect(intro).toMatch(/its table doubles as new lines come, so its memory\s+follows the unique lines/);
@@ -175,11 +199,17 @@ test('every number after a run is the engine\'s, per line read and per unique li
   expect(s.wrongDropBound).toBeLessThan(1);
   const status = (await page.textContent('#status')) ?? '';
   expect(status).toContain('Done: 5,000 unique lines of 20,000');
-  expect(status).toContain(`The filter took ${s.filterBytes.toLocaleString('en')} bytes (${s.fingerprintBits}-bit slots)`);
+  expect(status).toContain(
+    `The filter took ${s.filterBytes.toLocaleString('en')} bytes (${s.fingerprintBits}-bit slots)`,
+  );
   expect(status).toContain(`with room for ${s.capacity.toLocaleString('en')} lines`);
   const two = (x: number) => x.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  expect(status).toContain(`${two(s.filterBytes / 20_000)} bytes per line read and ${two(s.filterBytes / 5000)} bytes per unique line`);
-  expect(status).toContain(`At most about a 1 in ${about(1 / s.wrongDropBound)} chance that any of the 5,000 unique lines was wrongly dropped.`);
+  expect(status).toContain(
+    `${two(s.filterBytes / 20_000)} bytes per line read and ${two(s.filterBytes / 5000)} bytes per unique line`,
+  );
+  expect(status).toContain(
+    `At most about a 1 in ${about(1 / s.wrongDropBound)} chance that any of the 5,000 unique lines was wrongly dropped.`,
+  );
   expect(await page.textContent('#false-drops')).toBe(`at most 1 in ${about(1 / s.wrongDropBound)}`);
   await screenshot(page, 'dedup-budget', true);
   expect(errors).toEqual([]);
@@ -200,7 +230,9 @@ test('one line is "1 unique line"; an empty file makes no filter', async () => {
   writeFileSync(empty, '');
   await page.setInputFiles('[data-testid=dedup-file]', empty);
   await page.waitForSelector('body[data-state="done"] #status:has-text("empty")');
-  expect(await page.textContent('#status')).toMatch(/^Done: 0 unique lines of 0, in [\d.]+ s\. The input is empty: there was nothing to remember, so no filter was made\. No lines, so none could be dropped\.$/);
+  expect(await page.textContent('#status')).toMatch(
+    /^Done: 0 unique lines of 0, in [\d.]+ s\. The input is empty: there was nothing to remember, so no filter was made\. No lines, so none could be dropped\.$/,
+  );
   expect(await page.textContent('#false-drops')).toBe('–');
   expect(errors).toEqual([]);
   await page.close();
@@ -209,8 +241,11 @@ test('one line is "1 unique line"; an empty file makes no filter', async () => {
 test('the same file gives the same filter on every run', async () => {
   const { page, errors } = await openPage(session, 'dedup.html');
   // Long lines first, short ones after: the estimate depends on which bytes make the first block.
-  const text = Array.from({ length: 2000 }, (_, i) => `${'long line '.repeat(20)}${i}`).join('\n') + '\n' +
-    Array.from({ length: 300_000 }, (_, i) => `s${i % 90_000}`).join('\n') + '\n';
+  const text =
+    Array.from({ length: 2000 }, (_, i) => `${'long line '.repeat(20)}${i}`).join('\n') +
+    '\n' +
+    Array.from({ length: 300_000 }, (_, i) => `s${i % 90_000}`).join('\n') +
+    '\n';
   const sizes: string[] = [];
   for (let run = 0; run < 3; run++) {
     const path = join(dir, `same-${run}-${Date.now()}.txt`);
@@ -218,7 +253,9 @@ test('the same file gives the same filter on every run', async () => {
     await page.setInputFiles('[data-testid=dedup-file]', path);
     await page.waitForSelector('body[data-state="done"]', { timeout: 60000 });
     sizes.push(((await page.textContent('#status')) ?? '').replace(/in [\d.]+ s/, ''));
-    await page.evaluate(() => { document.body.dataset.state = ''; });
+    await page.evaluate(() => {
+      document.body.dataset.state = '';
+    });
   }
   expect(new Set(sizes).size).toBe(1);
   expect(await page.inputValue('#fp-rate')).toBe(''); // Automatic
@@ -258,7 +295,9 @@ function write(name: string, content: string | Buffer): string {
 
 /** Runs the page on `paths`, in this order, and waits for it to end; returns the state it ends in. */
 async function runFiles(page: Page, paths: string[], timeout = 60000): Promise<string | null> {
-  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.evaluate(() => {
+    document.body.dataset.state = '';
+  });
   await page.setInputFiles('[data-testid=dedup-file]', paths);
   await page.waitForSelector('body[data-state="done"], body[data-state="error"]', { timeout });
   return page.getAttribute('body', 'data-state');
@@ -279,19 +318,32 @@ const fileNames = (page: Page) => page.$$eval('#file-list .file-name', (items) =
 
 /** Whether every visible button, input, select and link of the page is at least 44 px tall (and wide, but text fields). */
 function smallTargets(page: Page) {
-  return page.evaluate(() => [...document.querySelectorAll('button, input, select, a, label.check')]
-    .filter((e) => (e as HTMLElement).offsetParent !== null && !e.closest('nav') && !(e.tagName === 'INPUT' && (e as HTMLInputElement).type === 'checkbox'))
-    .map((e) => ({ e, r: e.getBoundingClientRect() }))
-    .filter(({ e, r }) => r.height < 44 || (e.tagName === 'BUTTON' && r.width < 44))
-    .map(({ e, r }) => `${e.tagName}#${e.id} "${(e.textContent ?? '').trim().slice(0, 30)}" ${Math.round(r.width)}x${Math.round(r.height)}`));
+  return page.evaluate(() =>
+    [...document.querySelectorAll('button, input, select, a, label.check')]
+      .filter(
+        (e) =>
+          (e as HTMLElement).offsetParent !== null &&
+          !e.closest('nav') &&
+          !(e.tagName === 'INPUT' && (e as HTMLInputElement).type === 'checkbox'),
+      )
+      .map((e) => ({ e, r: e.getBoundingClientRect() }))
+      .filter(({ e, r }) => r.height < 44 || (e.tagName === 'BUTTON' && r.width < 44))
+      .map(
+        ({ e, r }) =>
+          `${e.tagName}#${e.id} "${(e.textContent ?? '').trim().slice(0, 30)}" ${Math.round(r.width)}x${Math.round(r.height)}`,
+      ),
+  );
 }
 
 /** Whether any element of the page sticks out to the right of the window (cramped layout). */
-const overflowing = (page: Page) => page.evaluate(() => [...document.querySelectorAll('main *')]
-  .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-  .map((e) => `${e.tagName}#${e.id}.${e.className}`));
+const overflowing = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('main *')]
+      .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+      .map((e) => `${e.tagName}#${e.id}.${e.className}`),
+  );
 
-test('several files are deduplicated together, in the order listed; each file\'s last line ends with it', async () => {
+test("several files are deduplicated together, in the order listed; each file's last line ends with it", async () => {
   const { page, errors } = await openPage(session, 'dedup.html', { width: 1440, height: 900 });
   expect(await page.isVisible('#files')).toBe(false);
   const one = 'apple\nbanana\ntail'; // no newline at its end: "tail" must not be joined to "end"
@@ -313,7 +365,9 @@ test('several files are deduplicated together, in the order listed; each file\'s
   await page.click('button[aria-label="Move three.txt up"]');
   await page.click('button[aria-label="Move three.txt up"]');
   expect(await fileNames(page)).toEqual(['three.txt', 'one.txt', 'two.txt']);
-  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.evaluate(() => {
+    document.body.dataset.state = '';
+  });
   expect(await page.textContent('[data-testid=dedup-run-files]')).toBe('Deduplicate these files in this order');
   await page.click('[data-testid=dedup-run-files]');
   await page.waitForSelector('body[data-state="done"]');
@@ -323,12 +377,16 @@ test('several files are deduplicated together, in the order listed; each file\'s
   await screenshot(page, 'dedup-files-desktop', true);
 
   // Dropped together: read in the order they come.
-  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.evaluate(() => {
+    document.body.dataset.state = '';
+  });
   await page.evaluate(() => {
     const files = new DataTransfer();
     files.items.add(new File(['b\nshared'], 'first.txt'));
     files.items.add(new File(['shared\na\nb\n'], 'second.txt'));
-    document.getElementById('drop')!.dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
+    document
+      .getElementById('drop')!
+      .dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
   });
   await page.waitForSelector('body[data-state="done"]');
   expect(await fileNames(page)).toEqual(['first.txt', 'second.txt']);
@@ -343,7 +401,9 @@ test('several files are deduplicated together, in the order listed; each file\'s
   const expected = referenceDedup(together(a, b));
   expect(out.bytes.equals(expected)).toBe(true);
   expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe((150_000).toLocaleString('en'));
-  expect(await page.evaluate(() => (document.querySelector('[data-testid=dedup-progress]') as HTMLProgressElement).value)).toBe(1);
+  expect(
+    await page.evaluate(() => (document.querySelector('[data-testid=dedup-progress]') as HTMLProgressElement).value),
+  ).toBe(1);
   expect(errors).toEqual([]);
   await page.close();
 });
@@ -355,11 +415,15 @@ test('keys from fields: a delimiter and field numbers, as cut', async () => {
   const text = 'a,1,x\nb,1,y\nc,2\nd,,\ne\n';
   expect(await runFiles(page, [write('fields.txt', text)])).toBe('done');
   expect((await downloaded(page)).bytes.toString()).toBe('a,1,x\nc,2\nd,,\n');
-  expect((await downloaded(page)).bytes.equals(referenceDedup(Buffer.from(text), { fields: [[2, 2]], delimiter: ',' }))).toBe(true);
+  expect(
+    (await downloaded(page)).bytes.equals(referenceDedup(Buffer.from(text), { fields: [[2, 2]], delimiter: ',' })),
+  ).toBe(true);
   // Not a field list: the engine's message, plainly.
   await page.fill('[data-testid=dedup-fields]', 'email');
   expect(await runFiles(page, [write('fields.txt', text)])).toBe('error');
-  expect(await page.textContent('#status')).toMatch(/^Stopped: fields must be a list like 2, 2,4, 2-3 or 3- .*got 'email'/);
+  expect(await page.textContent('#status')).toMatch(
+    /^Stopped: fields must be a list like 2, 2,4, 2-3 or 3- .*got 'email'/,
+  );
   expect(await page.isVisible('[data-testid=dedup-download]')).toBe(false);
   expect(errors).toEqual([]);
   await page.close();
@@ -409,8 +473,10 @@ function csvRecords(text: string, delimiter = ','): { raw: string; fields: strin
  */
 function referenceCsvDedup(text: string, columns: string[], delimiter = ','): string {
   const [header, ...records] = csvRecords(text, delimiter);
-  const at = columns.length === 0 ? header.fields.map((_, i) => i)
-    : columns.map((c) => (/^\d+$/.test(c) ? Number(c) - 1 : header.fields.indexOf(c)));
+  const at =
+    columns.length === 0
+      ? header.fields.map((_, i) => i)
+      : columns.map((c) => (/^\d+$/.test(c) ? Number(c) - 1 : header.fields.indexOf(c)));
   const withEnd = (raw: string) => (raw.endsWith('\n') ? raw : `${raw}\n`);
   const seen = new Set<string>();
   let out = withEnd(header.raw);
@@ -444,9 +510,11 @@ test('a CSV column is the key: by name, quoted fields, a newline inside quotes; 
     'last,carl@example.com,no newline at its end',
   ].join('\n');
   const expected = referenceCsvDedup(text, ['email']);
-  expect(expected).toBe('name,email,city\n"Smith, Ann",ann@example.com,"Oslo"\nBob,bob@example.com,Bergen\n' +
-    'Carl,"carl@example.com","Line one\nline two"\nDora,"dora@example.com",Trondheim\nEve,"eve,with comma@example.com",X\n' +
-    'Eve3,"eve",with comma@example.com\n');
+  expect(expected).toBe(
+    'name,email,city\n"Smith, Ann",ann@example.com,"Oslo"\nBob,bob@example.com,Bergen\n' +
+      'Carl,"carl@example.com","Line one\nline two"\nDora,"dora@example.com",Trondheim\nEve,"eve,with comma@example.com",X\n' +
+      'Eve3,"eve",with comma@example.com\n',
+  );
   expect(await runFiles(page, [write('people.csv', text)])).toBe('done');
   let out = await downloaded(page);
   expect(out.bytes.toString()).toBe(expected);
@@ -458,7 +526,10 @@ test('a CSV column is the key: by name, quoted fields, a newline inside quotes; 
 
   // A larger file, by column number: records cross the blocks the worker reads.
   let seed = 11;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const random = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 4294967296;
+  };
   const rows = ['id,email,note'];
   for (let i = 0; i < 6000; i++) {
     const email = `user${Math.floor(random() * 900)}@example.com`;
@@ -471,14 +542,18 @@ test('a CSV column is the key: by name, quoted fields, a newline inside quotes; 
   expect(await runFiles(page, [write('big.csv', big)])).toBe('done');
   out = await downloaded(page);
   expect(out.bytes.toString() === referenceCsvDedup(big, ['2'])).toBe(true);
-  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe(String(csvRecords(referenceCsvDedup(big, ['2'])).length - 1));
+  expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe(
+    String(csvRecords(referenceCsvDedup(big, ['2'])).length - 1),
+  );
 
   // Two columns by name.
   await page.fill('[data-testid=dedup-fields]', 'name, city');
   const pairs = 'name,email,city\nAnn,a@x,Oslo\nAnn,b@x,Bergen\nAnn,c@x,Oslo\n"Bob",d@x,"Oslo"\nBob,e@x,Oslo\n';
   expect(await runFiles(page, [write('pairs.csv', pairs)])).toBe('done');
   expect((await downloaded(page)).bytes.toString()).toBe(referenceCsvDedup(pairs, ['name', 'city']));
-  expect(referenceCsvDedup(pairs, ['name', 'city'])).toBe('name,email,city\nAnn,a@x,Oslo\nAnn,b@x,Bergen\n"Bob",d@x,"Oslo"\n');
+  expect(referenceCsvDedup(pairs, ['name', 'city'])).toBe(
+    'name,email,city\nAnn,a@x,Oslo\nAnn,b@x,Bergen\n"Bob",d@x,"Oslo"\n',
+  );
 
   // Several CSV files with the same header: it is written once.
   await page.fill('[data-testid=dedup-fields]', 'email');
@@ -489,7 +564,9 @@ test('a CSV column is the key: by name, quoted fields, a newline inside quotes; 
 
   // Another header: the run stops and says which file.
   expect(await runFiles(page, [write('people.csv', text), write('other.csv', 'mail,name\nx@y,z\n')])).toBe('error');
-  expect(await page.textContent('#status')).toBe('Stopped: other.csv: an input\'s header differs from the first input\'s: "mail,name", not "name,email,city"');
+  expect(await page.textContent('#status')).toBe(
+    'Stopped: other.csv: an input\'s header differs from the first input\'s: "mail,name", not "name,email,city"',
+  );
 
   // An unknown column: the engine's message, which names it.
   await page.fill('[data-testid=dedup-fields]', 'mail');
@@ -529,20 +606,23 @@ test('a CSV column is the key: by name, quoted fields, a newline inside quotes; 
 
 /** The remembered filter's bytes, as the page keeps them in IndexedDB (a fingerprint of them: length and a sum). */
 function storedFilter(page: Page) {
-  return page.evaluate(() => new Promise<string>((resolve, reject) => {
-    const open = indexedDB.open('cuckoo-wasm-dedup', 1);
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const db = open.result;
-      if (!db.objectStoreNames.contains('remembered')) return resolve('none');
-      const get = db.transaction('remembered').objectStore('remembered').get('filter');
-      get.onsuccess = () => {
-        const bytes = get.result as Uint8Array | undefined;
-        db.close();
-        resolve(bytes ? `${bytes.length}:${bytes.reduce((h, b) => (h * 31 + b) >>> 0, 7)}` : 'none');
-      };
-    };
-  }));
+  return page.evaluate(
+    () =>
+      new Promise<string>((resolve, reject) => {
+        const open = indexedDB.open('cuckoo-wasm-dedup', 1);
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains('remembered')) return resolve('none');
+          const get = db.transaction('remembered').objectStore('remembered').get('filter');
+          get.onsuccess = () => {
+            const bytes = get.result as Uint8Array | undefined;
+            db.close();
+            resolve(bytes ? `${bytes.length}:${bytes.reduce((h, b) => (h * 31 + b) >>> 0, 7)}` : 'none');
+          };
+        };
+      }),
+  );
 }
 
 test('lines are remembered across visits, a cancelled run leaves them as they were, and Forget forgets them', async () => {
@@ -566,8 +646,9 @@ test('lines are remembered across visits, a cancelled run leaves them as they we
   const afterA = await storedFilter(page);
   expect(afterA).not.toBe('none');
   const bytesA = Number(afterA.split(':')[0]);
-  expect(await page.textContent('[data-testid=dedup-remembered]'))
-    .toBe(`Remembered in this browser: 50 lines (keyed by whole lines), in a filter of ${bytesA.toLocaleString('en')} bytes.`);
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toBe(
+    `Remembered in this browser: 50 lines (keyed by whole lines), in a filter of ${bytesA.toLocaleString('en')} bytes.`,
+  );
 
   // The next visit: the page remembers, and B writes only its lines that A did not have.
   await page.reload();
@@ -578,7 +659,9 @@ test('lines are remembered across visits, a cancelled run leaves them as they we
   const onlyNew = Array.from({ length: 25 }, (_, i) => `item ${50 + i}\n`).join('');
   expect((await downloaded(page)).bytes.toString()).toBe(onlyNew);
   expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe('25');
-  expect(await page.textContent('#status')).toMatch(/The remembered filter \(\d+-bit slots\), which held 50 lines from earlier runs, now holds 75 lines\./);
+  expect(await page.textContent('#status')).toMatch(
+    /The remembered filter \(\d+-bit slots\), which held 50 lines from earlier runs, now holds 75 lines\./,
+  );
   const afterB = await storedFilter(page);
   expect(afterB).not.toBe(afterA);
   expect(await page.textContent('[data-testid=dedup-remembered]')).toContain('75 lines');
@@ -590,7 +673,9 @@ test('lines are remembered across visits, a cancelled run leaves them as they we
 
   // A cancelled run, and a failed one, leave the remembered lines as they were.
   const big = write('big.txt', Array.from({ length: 3_000_000 }, (_, i) => `row ${i}`).join('\n'));
-  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.evaluate(() => {
+    document.body.dataset.state = '';
+  });
   await page.setInputFiles('[data-testid=dedup-file]', big);
   await page.click('#cancel');
   await page.waitForSelector('body[data-state="cancelled"]');
@@ -600,7 +685,9 @@ test('lines are remembered across visits, a cancelled run leaves them as they we
   // Keys made another way do not fit the remembered filter: the page says so and keeps it.
   await page.fill('[data-testid=dedup-fields]', '1');
   expect(await runFiles(page, [bPath])).toBe('error');
-  expect(await page.textContent('#status')).toMatch(/^Stopped: the remembered lines were keyed by whole lines, and this run by field 1 split at tab: /);
+  expect(await page.textContent('#status')).toMatch(
+    /^Stopped: the remembered lines were keyed by whole lines, and this run by field 1 split at tab: /,
+  );
   expect(await storedFilter(page)).toBe(stored);
   await page.fill('[data-testid=dedup-fields]', '');
   await screenshot(page, 'dedup-remember-phone', true);
@@ -609,7 +696,9 @@ test('lines are remembered across visits, a cancelled run leaves them as they we
 
   // Off: the remembered lines are left aside, and stay.
   await page.uncheck('[data-testid=dedup-remember]');
-  expect(await page.textContent('[data-testid=dedup-remembered]')).toContain('Runs leave it aside while remembering is off.');
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toContain(
+    'Runs leave it aside while remembering is off.',
+  );
   expect(await runFiles(page, [bPath])).toBe('done');
   expect(await page.textContent('[data-testid=dedup-unique-count]')).toBe('50');
   expect(await storedFilter(page)).toBe(stored);
@@ -634,10 +723,14 @@ test('lines are remembered across visits, a cancelled run leaves them as they we
   const csv = 'name,email\n"Ann",a@x\nBob,b@x\n';
   expect(await runFiles(page, [write('p.csv', csv)])).toBe('done');
   expect((await downloaded(page)).bytes.toString()).toBe(csv);
-  expect(await page.textContent('[data-testid=dedup-remembered]')).toMatch(/^Remembered in this browser: 2 records \(keyed by CSV column email\), /);
+  expect(await page.textContent('[data-testid=dedup-remembered]')).toMatch(
+    /^Remembered in this browser: 2 records \(keyed by CSV column email\), /,
+  );
   expect(await runFiles(page, [write('q.csv', 'name,email\nAnn again,a@x\nCid,c@x\n')])).toBe('done');
   expect((await downloaded(page)).bytes.toString()).toBe('name,email\nCid,c@x\n');
-  expect(await page.textContent('#status')).toMatch(/^Done: 1 unique record of 2 \(the header not counted\), .* which held 2 records from earlier runs, now holds 3 records\./);
+  expect(await page.textContent('#status')).toMatch(
+    /^Done: 1 unique record of 2 \(the header not counted\), .* which held 2 records from earlier runs, now holds 3 records\./,
+  );
   expect(errors).toEqual([]);
   await page.close();
 });
@@ -645,12 +738,14 @@ test('lines are remembered across visits, a cancelled run leaves them as they we
 test('the output is written to a file as the run goes, where the browser allows it; a cancelled run leaves the file as it was', async () => {
   // The picker, stubbed: a file of the Origin Private File System.
   const { page, errors } = await openWith(() => {
-    (window as any).showSaveFilePicker = async () => (await navigator.storage.getDirectory()).getFileHandle('out.txt', { create: true });
+    (window as any).showSaveFilePicker = async () =>
+      (await navigator.storage.getDirectory()).getFileHandle('out.txt', { create: true });
   });
-  const readOut = () => page.evaluate(async () => {
-    const handle = await (await navigator.storage.getDirectory()).getFileHandle('out.txt');
-    return (await handle.getFile()).text();
-  });
+  const readOut = () =>
+    page.evaluate(async () => {
+      const handle = await (await navigator.storage.getDirectory()).getFileHandle('out.txt');
+      return (await handle.getFile()).text();
+    });
   expect(await page.textContent('[data-testid=dedup-save]')).toBe('Save to a file as it runs…');
   await page.click('[data-testid=dedup-save]');
   await page.waitForSelector('#output-hint:has-text("The next run writes its output to out.txt as it goes")');
@@ -661,7 +756,9 @@ test('the output is written to a file as the run goes, where the browser allows 
   const expected = referenceDedup(Buffer.from(text)).toString();
   expect(expected.length).toBeGreaterThan(2 << 20);
   expect((await readOut()) === expected).toBe(true);
-  expect(await page.textContent('#status')).toContain(`Written to out.txt (${expected.length.toLocaleString('en')} bytes).`);
+  expect(await page.textContent('#status')).toContain(
+    `Written to out.txt (${expected.length.toLocaleString('en')} bytes).`,
+  );
   expect(await page.isVisible('[data-testid=dedup-download]')).toBe(false);
   // The handle is used once: the next run is a download again unless a file is chosen.
   expect(await page.textContent('[data-testid=dedup-save]')).toBe('Save to a file as it runs…');
@@ -671,12 +768,20 @@ test('the output is written to a file as the run goes, where the browser allows 
   await page.click('[data-testid=dedup-save]');
   await page.waitForSelector('#save-clear:visible');
   const big = write('big.txt', Array.from({ length: 3_000_000 }, (_, i) => `row ${i}`).join('\n'));
-  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.evaluate(() => {
+    document.body.dataset.state = '';
+  });
   await page.setInputFiles('[data-testid=dedup-file]', big);
-  await page.waitForFunction(() => Number(document.getElementById('lines')!.textContent!.replace(/,/g, '')) > 0, undefined, { timeout: 60000 });
+  await page.waitForFunction(
+    () => Number(document.getElementById('lines')!.textContent!.replace(/,/g, '')) > 0,
+    undefined,
+    { timeout: 60000 },
+  );
   await page.click('#cancel');
   await page.waitForSelector('body[data-state="cancelled"]');
-  expect(await page.textContent('#status')).toBe('Cancelled: the browser discarded what was written, and out.txt is as it was before the run.');
+  expect(await page.textContent('#status')).toBe(
+    'Cancelled: the browser discarded what was written, and out.txt is as it was before the run.',
+  );
   expect((await readOut()) === expected).toBe(true);
   // A failed run too (not a field list).
   await page.fill('[data-testid=dedup-fields]', 'x');
@@ -707,11 +812,19 @@ test('without the file system API the page offers the download only', async () =
 test('the rate is Automatic by default, and the page says what that means', async () => {
   const { page, errors } = await openPage(session, 'dedup.html');
   expect(await page.inputValue('#fp-rate')).toBe('');
-  expect(await page.$$eval('#fp-rate option', (o) => o.map((x) => [(x as HTMLOptionElement).value, x.textContent])))
-    .toEqual([['', 'Automatic'], ['1e-4', '1 in 10,000'], ['1e-6', '1 in a million'], ['1e-8', '1 in 100 million']]);
+  expect(
+    await page.$$eval('#fp-rate option', (o) => o.map((x) => [(x as HTMLOptionElement).value, x.textContent])),
+  ).toEqual([
+    ['', 'Automatic'],
+    ['1e-4', '1 in 10,000'],
+    ['1e-6', '1 in a million'],
+    ['1e-8', '1 in 100 million'],
+  ]);
   const intro = (await page.textContent('section[aria-labelledby="how-title"]'))!.replace(/\s+/g, ' ');
-  expect(intro).toContain('On Automatic (the default) the filter is made so that the expected number of unique lines ' +
-    'wrongly dropped stays at most about 0.01, a 1 in 100 chance that any is, for inputs of up to a few million unique lines');
+  expect(intro).toContain(
+    'On Automatic (the default) the filter is made so that the expected number of unique lines ' +
+      'wrongly dropped stays at most about 0.01, a 1 in 100 chance that any is, for inputs of up to a few million unique lines',
+  );
   expect(intro).toContain('past that it cannot, and the result says how many to expect.');
   // A small input on Automatic: the result says the engine's own bound, whatever it is.
   await page.fill('#paste', 'x\n');
@@ -719,8 +832,11 @@ test('the rate is Automatic by default, and the page says what that means', asyn
   await page.waitForSelector('body[data-state="done"]');
   expect(await page.textContent('#file-list')).toContain('pasted text 2 bytes');
   const s = await engineStats(page, 'x\n', undefined);
-  expect(await page.textContent('#status')).toContain(s.wrongDropBound >= 1 ? `Up to about ${about(s.wrongDropBound)} of the 1 unique line`
-    : `At most about a 1 in ${about(1 / s.wrongDropBound)} chance that the one unique line was wrongly dropped.`);
+  expect(await page.textContent('#status')).toContain(
+    s.wrongDropBound >= 1
+      ? `Up to about ${about(s.wrongDropBound)} of the 1 unique line`
+      : `At most about a 1 in ${about(1 / s.wrongDropBound)} chance that the one unique line was wrongly dropped.`,
+  );
   expect(await page.textContent('#status')).not.toMatch(/\b1 (unique )?lines\b|\b1 bytes\b/);
   expect(errors).toEqual([]);
   await page.close();

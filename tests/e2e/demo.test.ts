@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { openPage, screenshot, Session, startSession, stopSession } from './browser';
+import { openPage, screenshot, type Session, startSession, stopSession } from './browser';
 
 let session: Session;
 let dir: string; // the files the tests write and download, removed at the end
@@ -20,7 +20,10 @@ afterAll(async () => {
 
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
-const VIEWPORTS = [['desktop', DESKTOP], ['phone', PHONE]] as const;
+const VIEWPORTS = [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const;
 
 /** The slots as drawn: data-bucket / data-slot elements, their text read as hex (empty: 0). */
 function drawnSlots(page: Page): Promise<number[]> {
@@ -51,7 +54,17 @@ async function stepToEnd(page: Page): Promise<number> {
   return clicks;
 }
 
-async function setParams(page: Page, params: { buckets: number; slots: number; bits: number; seed?: number | string; kicks?: number | string; semi?: boolean }) {
+async function setParams(
+  page: Page,
+  params: {
+    buckets: number;
+    slots: number;
+    bits: number;
+    seed?: number | string;
+    kicks?: number | string;
+    semi?: boolean;
+  },
+) {
   await page.setChecked('#param-semi', params.semi ?? false);
   await page.fill('#param-buckets', String(params.buckets));
   await page.selectOption('#param-slots', String(params.slots));
@@ -77,7 +90,8 @@ function usable(page: Page, selector: string): Promise<{ selector: string; inVie
   return page.evaluate((sel) => {
     const element = document.querySelector(sel) as HTMLElement;
     const r = element.getBoundingClientRect();
-    const inView = r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth && r.height > 0;
+    const inView =
+      r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth && r.height > 0;
     const hit = inView ? document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 10)) : null;
     return { selector: sel, inView, onTop: hit !== null && (element.contains(hit) || hit.contains(element)) };
   }, selector);
@@ -90,7 +104,12 @@ function candidatesInView(page: Page): Promise<boolean> {
     const box = document.getElementById('table-box')!.getBoundingClientRect();
     return frame.candidates.every((i: number) => {
       const r = document.querySelector(`#table [data-bucket="${i}"]`)!.getBoundingClientRect();
-      return r.top >= Math.max(0, box.top) && r.bottom <= Math.min(window.innerHeight, box.bottom) && r.left >= 0 && r.right <= window.innerWidth;
+      return (
+        r.top >= Math.max(0, box.top) &&
+        r.bottom <= Math.min(window.innerHeight, box.bottom) &&
+        r.left >= 0 &&
+        r.right <= window.innerWidth
+      );
     });
   });
 }
@@ -122,8 +141,13 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     const { page } = await openPage(session, '', viewport);
     for (const bits of [8, 12]) {
       await setParams(page, { buckets: 16, slots: 4, bits });
-      for (let i = 0; i < 40; i++) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `z${i}`);
-      const widths = await page.evaluate(() => Array.from(document.querySelectorAll('#table [data-slot] text'), (t) => t.textContent ?? '').filter((t) => t !== '').map((t) => t.length));
+      for (let i = 0; i < 40; i++)
+        await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `z${i}`);
+      const widths = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('#table [data-slot] text'), (t) => t.textContent ?? '')
+          .filter((t) => t !== '')
+          .map((t) => t.length),
+      );
       expect(new Set(widths)).toEqual(new Set([Math.ceil(bits / 4)]));
       expect(await text(page, '#narration')).toMatch(new RegExp(`0x[0-9a-f]{${Math.ceil(bits / 4)}}\\b`));
     }
@@ -136,9 +160,22 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(count).toBe(6);
     for (let i = 0; i < count; i++) {
       await page.click(`[data-testid=preset-${i}]`);
-      for (let s = 0; s < 4; s++) if (await page.isEnabled('[data-testid=step]')) await page.click('[data-testid=step]');
-      for (const selector of ['[data-testid=key-input]', '[data-testid=add]', '[data-testid=answer]', '[data-testid=step]', '[data-testid=back]', '#narration']) {
-        expect({ scenario: i, ...(await usable(page, selector)) }).toEqual({ scenario: i, selector, inView: true, onTop: true });
+      for (let s = 0; s < 4; s++)
+        if (await page.isEnabled('[data-testid=step]')) await page.click('[data-testid=step]');
+      for (const selector of [
+        '[data-testid=key-input]',
+        '[data-testid=add]',
+        '[data-testid=answer]',
+        '[data-testid=step]',
+        '[data-testid=back]',
+        '#narration',
+      ]) {
+        expect({ scenario: i, ...(await usable(page, selector)) }).toEqual({
+          scenario: i,
+          selector,
+          inView: true,
+          onTop: true,
+        });
       }
       expect({ scenario: i, candidates: await candidatesInView(page) }).toEqual({ scenario: i, candidates: true });
       await screenshot(page, `demo-${name}-scenario-${i}`);
@@ -160,10 +197,12 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
       expect(await usable(page, selector)).toMatchObject({ inView: true, onTop: true });
     }
     // The arithmetic is wrapped, not cut off.
-    expect(await page.evaluate(() => {
-      const pre = document.getElementById('arithmetic')!;
-      return pre.scrollWidth <= pre.clientWidth;
-    })).toBe(true);
+    expect(
+      await page.evaluate(() => {
+        const pre = document.getElementById('arithmetic')!;
+        return pre.scrollWidth <= pre.clientWidth;
+      }),
+    ).toBe(true);
     await screenshot(page, `demo-${name}-long-key`);
     expect(errors).toEqual([]);
     await page.close();
@@ -197,7 +236,9 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
         return {
           outcome: demo.trace?.outcome,
           kicks: steps.filter((s: { kind: string }) => s.kind === 'kick').length,
-          kickBuckets: steps.filter((s: { kind: string }) => s.kind === 'kick').map((s: { bucket: number }) => s.bucket),
+          kickBuckets: steps
+            .filter((s: { kind: string }) => s.kind === 'kick')
+            .map((s: { bucket: number }) => s.bucket),
           undos: steps.filter((s: { kind: string }) => s.kind === 'undo').length,
           answer: document.querySelector('[data-testid=answer]')?.textContent ?? '',
           narration: document.getElementById('narration')?.textContent ?? '',
@@ -215,13 +256,23 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     // The full table: the walk fails, is undone, and the visible free slot is out of its reach.
     const full = await outcome(2);
     expect(full).toMatchObject({ outcome: 'table_full', kicks: 12, undos: 12 });
-    expect(full.narration).toMatch(/No shaded bucket had a free slot: the free slots? in buckets? [\d, and]+ (is|are) out of this walk's reach/);
+    expect(full.narration).toMatch(
+      /No shaded bucket had a free slot: the free slots? in buckets? [\d, and]+ (is|are) out of this walk's reach/,
+    );
     const shading = await page.evaluate(() => {
       const demo = (window as any).cuckooDemo;
       const slots = demo.filter.slots();
       const b = demo.filter.bucketSize;
-      const free = [...Array(demo.filter.bucketCount).keys()].filter((i) => [...Array(b).keys()].some((s) => slots[i * b + s] === 0));
-      return { free, shaded: free.map((i) => document.querySelector(`#table [data-bucket="${i}"]`)!.classList.contains('reach')), candidatesShaded: demo.frame.candidates.every((i: number) => document.querySelector(`#table [data-bucket="${i}"]`)!.classList.contains('reach')) };
+      const free = [...Array(demo.filter.bucketCount).keys()].filter((i) =>
+        [...Array(b).keys()].some((s) => slots[i * b + s] === 0),
+      );
+      return {
+        free,
+        shaded: free.map((i) => document.querySelector(`#table [data-bucket="${i}"]`)!.classList.contains('reach')),
+        candidatesShaded: demo.frame.candidates.every((i: number) =>
+          document.querySelector(`#table [data-bucket="${i}"]`)!.classList.contains('reach'),
+        ),
+      };
     });
     expect(shading.free.length).toBeGreaterThan(0);
     expect(shading.shaded.every((s: boolean) => !s)).toBe(true);
@@ -246,8 +297,14 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
       const frames = await page.evaluate(() => {
         const demo = (window as any).cuckooDemo;
         return demo.frames.map((f: any) => ({
-          line: f.line, text: f.text, hand: f.hand, arrows: f.arrows,
-          expected: f.hand && f.hand.from !== f.hand.to ? demo.filter.alternate(f.hand.from, f.hand.fingerprint).alternateIndex : undefined,
+          line: f.line,
+          text: f.text,
+          hand: f.hand,
+          arrows: f.arrows,
+          expected:
+            f.hand && f.hand.from !== f.hand.to
+              ? demo.filter.alternate(f.hand.from, f.hand.fingerprint).alternateIndex
+              : undefined,
         }));
       });
       const kicks = frames.filter((f: any) => /^Kick \d+/.test(f.text));
@@ -269,7 +326,9 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     await page.click('[data-testid=preset-2]');
     for (let s = 0; s < 6; s++) await page.click('[data-testid=step]');
     const hand = await page.evaluate(() => (window as any).cuckooDemo.frame.hand);
-    expect(await text(page, '#hand')).toMatch(new RegExp(`^In hand: 0x[0-9a-f]{2}, from bucket ${hand.from} to its other bucket, ${hand.to}$`));
+    expect(await text(page, '#hand')).toMatch(
+      new RegExp(`^In hand: 0x[0-9a-f]{2}, from bucket ${hand.from} to its other bucket, ${hand.to}$`),
+    );
     expect(await page.getAttribute(`#table [data-bucket="${hand.from}"]`, 'class')).toContain('hand-from');
     expect(await page.getAttribute(`#table [data-bucket="${hand.to}"]`, 'class')).toContain('hand-to');
     expect(await page.locator('#table .hand-chip').count()).toBe(1);
@@ -282,7 +341,11 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     await setParams(page, { buckets: 8, slots: 2, bits: 8, kicks: 0 });
     let failed = '';
     for (let i = 0; i < 40 && !failed; i++) {
-      const added = await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }).frames && (window as any).cuckooDemo.trace.added, `m${i}`);
+      const added = await page.evaluate(
+        (k) =>
+          (window as any).cuckooDemo.insert(k, { animate: false }).frames && (window as any).cuckooDemo.trace.added,
+        `m${i}`,
+      );
       if (!added) failed = `m${i}`;
     }
     expect(failed).not.toBe('');
@@ -296,7 +359,8 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     const { page, errors } = await openPage(session, '', viewport);
     await page.click('[data-testid=preset-1]');
     const n = await page.evaluate(() => (window as any).cuckooDemo.frames.length);
-    const frameSlots = (i: number) => page.evaluate((k) => Array.from((window as any).cuckooDemo.frames[k].slots as Uint32Array), i);
+    const frameSlots = (i: number) =>
+      page.evaluate((k) => Array.from((window as any).cuckooDemo.frames[k].slots as Uint32Array), i);
     const current = () => page.evaluate(() => (window as any).cuckooDemo.player.index);
     expect(await text(page, '[data-testid=step-counter]')).toBe(`Step 1 of ${n}`);
     expect(await page.isDisabled('[data-testid=back]')).toBe(true);
@@ -321,7 +385,11 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(await current()).toBe(1);
     await page.fill('[data-testid=speed]', '10');
     await page.click('[data-testid=play]');
-    await page.waitForFunction((k) => document.querySelector('[data-testid=step-counter]')?.textContent === `Step ${k} of ${k}`, n, { timeout: 60000 });
+    await page.waitForFunction(
+      (k) => document.querySelector('[data-testid=step-counter]')?.textContent === `Step ${k} of ${k}`,
+      n,
+      { timeout: 60000 },
+    );
     expect(await text(page, '[data-testid=play]')).toBe('Play');
     expect(await drawnSlots(page)).toEqual(await realSlots(page));
     expect(errors).toEqual([]);
@@ -341,7 +409,9 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     await page.fill('[data-testid=key-input]', 'pear');
     await page.click('[data-testid=delete]');
     await page.click('[data-testid=end]');
-    expect(await page.getAttribute(`#table [data-bucket="${at[0]}"] [data-slot="${at[1]}"]`, 'class')).toContain('freed');
+    expect(await page.getAttribute(`#table [data-bucket="${at[0]}"] [data-slot="${at[1]}"]`, 'class')).toContain(
+      'freed',
+    );
     expect(await text(page, '#narration')).toMatch(new RegExp(`slot ${at[1]} is emptied`));
     expect(await drawnSlots(page)).toEqual(new Array(64).fill(0));
     await page.close();
@@ -351,7 +421,10 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     const { page, errors } = await openPage(session, '', viewport);
     await setParams(page, { buckets: 12, slots: 2, bits: 8, seed: 4, kicks: 30 });
     let seed = 99;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 4294967296;
+    };
     const added: string[] = [];
     for (let op = 0; op < 50; op++) {
       const r = random();
@@ -379,8 +452,12 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
   test('look-up answers match has()', async () => {
     const { page } = await openPage(session, '', viewport);
     await setParams(page, { buckets: 8, slots: 4, bits: 5, seed: 2 });
-    for (let i = 0; i < 20; i++) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `in-${i}`);
-    for (const key of [...Array.from({ length: 10 }, (_, i) => `in-${i}`), ...Array.from({ length: 30 }, (_, i) => `out-${i}`)]) {
+    for (let i = 0; i < 20; i++)
+      await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `in-${i}`);
+    for (const key of [
+      ...Array.from({ length: 10 }, (_, i) => `in-${i}`),
+      ...Array.from({ length: 30 }, (_, i) => `out-${i}`),
+    ]) {
       await page.fill('[data-testid=key-input]', key);
       await page.click('[data-testid=lookup]');
       await page.click('[data-testid=end]');
@@ -394,11 +471,14 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
 
   test('keys and slots are connected: the key list, a key outlines its slots, a slot names its keys', async () => {
     const { page } = await openPage(session, '', viewport);
-    for (const key of ['fig', 'kiwi', 'lime']) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), key);
+    for (const key of ['fig', 'kiwi', 'lime'])
+      await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), key);
     expect(await page.locator('#keys .key-chip').allTextContents()).toEqual(['"fig"', '"kiwi"', '"lime"']);
     await page.hover('#keys [data-key="kiwi"]');
     const at = await page.evaluate(() => (window as any).cuckooDemo.filter.locate('kiwi'));
-    const focused = await page.evaluate(() => Array.from(document.querySelectorAll('#table [data-bucket].focus'), (g) => Number(g.getAttribute('data-bucket'))));
+    const focused = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('#table [data-bucket].focus'), (g) => Number(g.getAttribute('data-bucket'))),
+    );
     expect(focused.sort()).toEqual([at.index, at.alternateIndex].sort());
     const slot = await page.evaluate(() => {
       const g = document.querySelector('#table [data-slot].focus')!;
@@ -406,7 +486,9 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     });
     expect(await page.locator('#table [data-slot].focus').count()).toBe(1);
     await page.click(`#table [data-bucket="${slot[0]}"] [data-slot="${slot[1]}"]`);
-    expect(await text(page, '#slot-info')).toMatch(new RegExp(`holds 0x[0-9a-f]{2}, the fingerprint of "kiwi" \\(buckets ${at.index} and ${at.alternateIndex}\\)`));
+    expect(await text(page, '#slot-info')).toMatch(
+      new RegExp(`holds 0x[0-9a-f]{2}, the fingerprint of "kiwi" \\(buckets ${at.index} and ${at.alternateIndex}\\)`),
+    );
     await page.close();
   });
 
@@ -465,11 +547,11 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     await page.close();
   });
 
-
   test('export then import gives the same picture, and keys become "origin unknown"', async () => {
     const { page, errors } = await openPage(session, '', viewport);
     await setParams(page, { buckets: 10, slots: 4, bits: 12, seed: 77 });
-    for (let i = 0; i < 25; i++) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `e${i}`);
+    for (let i = 0; i < 25; i++)
+      await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `e${i}`);
     const before = await drawnSlots(page);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
     const path = join(dir, 'demo-export.cuckoo');
@@ -488,7 +570,9 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(answer).toBe('"e3": possibly present (origin unknown: the filter was imported).');
     expect(await text(page, '#narration')).not.toMatch(/never added|false positive/);
     await page.locator('#table [data-slot].used').first().click();
-    expect(await text(page, '#slot-info')).toMatch(/Origin unknown: an imported filter holds fingerprints, not keys\.$/);
+    expect(await text(page, '#slot-info')).toMatch(
+      /Origin unknown: an imported filter holds fingerprints, not keys\.$/,
+    );
     expect(await text(page, '#keys-note')).toMatch(/origin unknown/);
     // A damaged file is refused with the reason, and the table stays.
     const bad = join(dir, 'demo-bad.cuckoo');
@@ -496,13 +580,17 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     await page.setInputFiles('[data-testid=import]', bad);
     await page.waitForFunction(() => /^Not loaded/.test(document.getElementById('file-status')?.textContent ?? ''));
     // Said once: the package's "not a valid cuckoo filter export" and the core's reason each said it.
-    expect(await text(page, '#file-status')).toBe('Not loaded: this is not a cuckoo filter export (it does not begin with the format\'s magic bytes, "CKOO").');
+    expect(await text(page, '#file-status')).toBe(
+      'Not loaded: this is not a cuckoo filter export (it does not begin with the format\'s magic bytes, "CKOO").',
+    );
     expect(await drawnSlots(page)).toEqual(before);
     const exported = readFileSync(path);
     const truncated = join(dir, 'demo-truncated.cuckoo');
     writeFileSync(truncated, exported.subarray(0, exported.length - 20));
     await page.setInputFiles('[data-testid=import]', truncated);
-    await page.waitForFunction(() => /truncated|checksum/.test(document.getElementById('file-status')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /truncated|checksum/.test(document.getElementById('file-status')?.textContent ?? ''),
+    );
     const refusal = await text(page, '#file-status');
     expect(refusal).toMatch(/^Not loaded: this is not a valid cuckoo filter export: \S.*[^.]\.$/);
     expect(refusal.match(/cuckoo filter export/g)).toHaveLength(1);
@@ -518,9 +606,15 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
       return { bytes, subFilters };
     });
     expect(grown.subFilters).toBeGreaterThan(1);
-    await page.setInputFiles('[data-testid=import]', { name: 'grown.cuckoo', mimeType: 'application/octet-stream', buffer: Buffer.from(grown.bytes) });
+    await page.setInputFiles('[data-testid=import]', {
+      name: 'grown.cuckoo',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from(grown.bytes),
+    });
     await page.waitForFunction(() => /growing filter/.test(document.getElementById('file-status')?.textContent ?? ''));
-    expect(await text(page, '#file-status')).toBe(`Not loaded: this is a growing filter (growth 2, ${grown.subFilters} sub-filters), and this page draws a single table. Load it with the package instead.`);
+    expect(await text(page, '#file-status')).toBe(
+      `Not loaded: this is a growing filter (growth 2, ${grown.subFilters} sub-filters), and this page draws a single table. Load it with the package instead.`,
+    );
     expect(await drawnSlots(page)).toEqual(before);
     expect(errors).toEqual([]);
     await page.close();
@@ -528,7 +622,8 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
 
   test('the Bloom filter beside it: the same keys as bits, shared bits, and why it cannot delete', async () => {
     const { page, errors } = await openPage(session, '', viewport);
-    for (let i = 0; i < 30; i++) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `b${i}`);
+    for (let i = 0; i < 30; i++)
+      await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `b${i}`);
     const shape = await page.evaluate(() => {
       const { bloomShape, fullLoadBound } = (window as any).cuckooDemo;
       const f = (window as any).cuckooDemo.filter;
@@ -544,7 +639,12 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     let explained = '';
     for (let i = 29; i >= 0 && explained === ''; i--) {
       await page.hover(`#keys [data-key="b${i}"]`);
-      const bits = await page.evaluate(() => Array.from(document.querySelectorAll('#bloom-bits .bit.focus'), (r) => ({ bit: Number(r.getAttribute('data-bit')), shared: r.classList.contains('shared') })));
+      const bits = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('#bloom-bits .bit.focus'), (r) => ({
+          bit: Number(r.getAttribute('data-bit')),
+          shared: r.classList.contains('shared'),
+        })),
+      );
       const sentence = await text(page, '#bloom-delete');
       expect(sentence).toMatch(new RegExp(`^"b${i}" sets bits ${bits.map((b) => b.bit).join(', ')};`));
       if (bits.some((b) => b.shared)) {
@@ -568,14 +668,18 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     await page.close();
   });
 
-  test('the size chart and its headline come from the library\'s real sizing: one answer for the default, the others below it', async () => {
+  test("the size chart and its headline come from the library's real sizing: one answer for the default, the others below it", async () => {
     const { page } = await openPage(session, '', viewport);
     expect(await page.locator('#chart-sizing .series').count()).toBe(5);
     // One headline, for the default 4-slot buckets, in words: the cuckoo filter is smaller below X.
     const headline = (await text(page, '#sizing-headline')).replace(/\s+/g, ' ');
-    const match = headline.match(/^With the default 4 slots per bucket, this library's cuckoo filter is the smaller one when the target false-positive rate is below about ([\d.]+)%\. Above about ([\d.]+)% the optimal Bloom filter is smaller; in between, the two take turns, because fingerprints grow in whole bits\. Either way, only the cuckoo filter can delete\.$/);
+    const match = headline.match(
+      /^With the default 4 slots per bucket, this library's cuckoo filter is the smaller one when the target false-positive rate is below about ([\d.]+)%\. Above about ([\d.]+)% the optimal Bloom filter is smaller; in between, the two take turns, because fingerprints grow in whole bits\. Either way, only the cuckoo filter can delete\.$/,
+    );
     expect(match).not.toBeNull();
-    expect(await page.locator('#sizing-headline strong').textContent()).toMatch(/is the smaller one when the target false-positive rate is below about [\d.]+%\.$/);
+    expect(await page.locator('#sizing-headline strong').textContent()).toMatch(
+      /is the smaller one when the target false-positive rate is below about [\d.]+%\.$/,
+    );
     const below = Number(match![1]) / 100;
     const above = Number(match![2]) / 100;
     expect(below).toBeLessThan(above);
@@ -590,14 +694,27 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
       };
       const bloom = (r: number) => Math.log2(1 / r) / Math.LN2;
       // The page's grid: 240 rates spread evenly on a log scale from 20% down to 0.0001%.
-      const grid = Array.from({ length: 240 }, (_, i) => Math.exp(Math.log(0.2) - ((Math.log(0.2) - Math.log(1e-6)) * i) / 239));
+      const grid = Array.from({ length: 240 }, (_, i) =>
+        Math.exp(Math.log(0.2) - ((Math.log(0.2) - Math.log(1e-6)) * i) / 239),
+      );
       const crossover = (semiSorted: boolean, bucketSize: number) => {
         const smaller = grid.map((r) => bits(r, semiSorted, bucketSize) <= bloom(r));
         let always: number | undefined;
         for (let i = grid.length - 1; i >= 0 && smaller[i]; i--) always = grid[i];
-        return { first: grid.find((_, i) => smaller[i]), always, between: grid.filter((r, i) => always !== undefined && r > always && r < grid.find((_, j) => smaller[j])! && !smaller[i]).length };
+        return {
+          first: grid.find((_, i) => smaller[i]),
+          always,
+          between: grid.filter(
+            (r, i) => always !== undefined && r > always && r < grid.find((_, j) => smaller[j])! && !smaller[i],
+          ).length,
+        };
       };
-      return { four: crossover(false, 4), two: crossover(false, 2), eight: crossover(false, 8), semi: crossover(true, 4) };
+      return {
+        four: crossover(false, 4),
+        two: crossover(false, 2),
+        eight: crossover(false, 8),
+        semi: crossover(true, 4),
+      };
     });
     const pct = (p: number) => percentOf(p);
     expect(match![1]).toBe(pct(computed.four.always!).replace('%', ''));
@@ -615,28 +732,43 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     ]);
     expect(await text(page, '#sizing-text')).toMatch(/The paper's crossover of about 3% assumes semi-sorted buckets/);
     // Outside that list, few figures: the headline's two, the formula's one, and the chart marks the headline's two.
-    const main = (await page.evaluate(() => ['#sizing-headline', '#sizing-formula-cross', '#sizing-text'].map((sel) => document.querySelector(sel)!.textContent).join(' ')));
+    const main = await page.evaluate(() =>
+      ['#sizing-headline', '#sizing-formula-cross', '#sizing-text']
+        .map((sel) => document.querySelector(sel)!.textContent)
+        .join(' '),
+    );
     expect(new Set(main.match(/[\d.]+%/g)).size).toBeLessThanOrEqual(5);
     // (On a narrow chart a label that does not fit beside its line drops its "smaller".)
-    const marked = (await page.locator('#chart-sizing .chart-marker text').allTextContents()).map((m) => m.replace(/ (above|below)/, ' smaller $1').replace('smaller smaller', 'smaller'));
-    expect(marked).toEqual([`Bloom smaller above ${pct(computed.four.first!)} →`, `← cuckoo smaller below ${pct(computed.four.always!)}`]);
+    const marked = (await page.locator('#chart-sizing .chart-marker text').allTextContents()).map((m) =>
+      m.replace(/ (above|below)/, ' smaller $1').replace('smaller smaller', 'smaller'),
+    );
+    expect(marked).toEqual([
+      `Bloom smaller above ${pct(computed.four.first!)} →`,
+      `← cuckoo smaller below ${pct(computed.four.always!)}`,
+    ]);
     // Nothing says "Above that": after two thresholds it would not say which.
-    expect(await page.evaluate(() => document.querySelector('section[aria-labelledby="bloom-title"]')!.textContent)).not.toMatch(/Above that/);
+    expect(
+      await page.evaluate(() => document.querySelector('section[aria-labelledby="bloom-title"]')!.textContent),
+    ).not.toMatch(/Above that/);
     const caption = (await text(page, '#chart-sizing ~ figcaption')).replace(/\s+/g, ' ');
     expect(caption).not.toMatch(/becomes the smaller one/);
-    expect(caption).toContain('at rates below the left one its cuckoo filter is always the smaller, at rates above the right one the Bloom filter is, and between them the two alternate');
+    expect(caption).toContain(
+      'at rates below the left one its cuckoo filter is always the smaller, at rates above the right one the Bloom filter is, and between them the two alternate',
+    );
     await page.evaluate(() => document.getElementById('chart-sizing')!.scrollIntoView({ block: 'center' }));
     await screenshot(page, `demo-sizing-${name}`);
     await page.close();
   });
 
-  test('semi-sorted buckets: slots in order, each bucket\'s code as the core stores it, re-sorting kicks and deletes', async () => {
+  test("semi-sorted buckets: slots in order, each bucket's code as the core stores it, re-sorting kicks and deletes", async () => {
     const { page, errors } = await openPage(session, '', viewport);
     // Semi-sorted buckets have 4 slots and at least 5 bits: anything else is named and changes nothing.
     await setParams(page, { buckets: 8, slots: 8, bits: 8, semi: true });
     expect(await text(page, '#params-error')).toBe('Not reset: Semi-sorted buckets have 4 slots, not 8.');
     await setParams(page, { buckets: 8, slots: 4, bits: 4, semi: true });
-    expect(await text(page, '#params-error')).toBe('Not reset: Semi-sorted buckets need fingerprints of 5 bits or more, not 4.');
+    expect(await text(page, '#params-error')).toBe(
+      'Not reset: Semi-sorted buckets need fingerprints of 5 bits or more, not 4.',
+    );
     expect(await page.evaluate(() => (window as any).cuckooDemo.filter.semiSorted)).toBe(false);
 
     await setParams(page, { buckets: 8, slots: 4, bits: 8, seed: 3, kicks: 60, semi: true });
@@ -646,7 +778,9 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
       expect(drawn).toEqual(await realSlots(page));
       const { codes, real } = await page.evaluate(() => {
         const f = (window as any).cuckooDemo.filter;
-        const shown = [...document.querySelectorAll('#table [data-bucket] .bucket-code')].map((e) => Number(e.getAttribute('data-code')));
+        const shown = [...document.querySelectorAll('#table [data-bucket] .bucket-code')].map((e) =>
+          Number(e.getAttribute('data-code')),
+        );
         return { codes: shown, real: Array.from({ length: f.bucketCount }, (_, b) => f.bucketCode(b)) };
       });
       expect(codes).toEqual(real);
@@ -707,22 +841,37 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     });
     expect(sizes[1]).toBeCloseTo(sizes[0], 12);
     await page.click('#experiment');
-    await page.waitForFunction(() => (document.getElementById('experiment-summary')?.textContent ?? '').length > 0, undefined, { timeout: 90000 });
+    await page.waitForFunction(
+      () => (document.getElementById('experiment-summary')?.textContent ?? '').length > 0,
+      undefined,
+      { timeout: 90000 },
+    );
     expect(await page.locator('#chart-fpr .run-current circle').count()).toBeGreaterThanOrEqual(15);
     expect(await page.locator('#chart-fpr .run-current .chart-band').count()).toBe(1);
     expect(await page.locator('#chart-fpr .theory .chart-line').count()).toBe(1);
     expect(await text(page, '#experiment-summary')).toMatch(/95% interval [\d.]+% to [\d.]+%/);
     await setParams(page, { buckets: 16, slots: 2, bits: 8 });
-    await page.evaluate(() => { document.getElementById('experiment-summary')!.textContent = ''; });
+    await page.evaluate(() => {
+      document.getElementById('experiment-summary')!.textContent = '';
+    });
     await page.click('#experiment');
-    await page.waitForFunction(() => (document.getElementById('experiment-summary')?.textContent ?? '').length > 0, undefined, { timeout: 90000 });
+    await page.waitForFunction(
+      () => (document.getElementById('experiment-summary')?.textContent ?? '').length > 0,
+      undefined,
+      { timeout: 90000 },
+    );
     expect(await page.locator('#chart-fpr .run-earlier').count()).toBe(1);
-    expect(await page.locator('#legend-fpr li').allTextContents()).toEqual(['run 1: 4 slots, 8 bits', 'run 2: 2 slots, 8 bits', 'theory for 2 slots, 8 bits']);
+    expect(await page.locator('#legend-fpr li').allTextContents()).toEqual([
+      'run 1: 4 slots, 8 bits',
+      'run 2: 2 slots, 8 bits',
+      'theory for 2 slots, 8 bits',
+    ]);
     // The axis labels are drawn whole, "100%" included.
     const clipped = await page.evaluate(() => {
       const svg = document.getElementById('chart-fpr')!.getBoundingClientRect();
-      return Array.from(document.querySelectorAll('#chart-fpr text'), (t) => t.getBoundingClientRect())
-        .filter((r) => r.left < svg.left || r.right > svg.right || r.top < svg.top || r.bottom > svg.bottom).length;
+      return Array.from(document.querySelectorAll('#chart-fpr text'), (t) => t.getBoundingClientRect()).filter(
+        (r) => r.left < svg.left || r.right > svg.right || r.top < svg.top || r.bottom > svg.bottom,
+      ).length;
     });
     expect(clipped).toBe(0);
     await page.locator('#experiment').scrollIntoViewIfNeeded();
@@ -738,13 +887,17 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     const n = await page.evaluate(() => (window as any).cuckooDemo.frames.length);
     // The filter holds the key already; the table, the counters, the answer and the key list do not yet.
     expect(await page.evaluate(() => (window as any).cuckooDemo.filter.has('banana'))).toBe(true);
-    expect(await text(page, '[data-testid=answer]')).toBe(`Replaying the insert of "banana": the answer comes at step ${n} (» jumps there).`);
+    expect(await text(page, '[data-testid=answer]')).toBe(
+      `Replaying the insert of "banana": the answer comes at step ${n} (» jumps there).`,
+    );
     expect(await text(page, '[data-testid=item-count]')).toBe('0');
     expect(await page.locator('#keys .key-chip').count()).toBe(0);
     expect(await page.locator('#bloom-bits .bit.set').count()).toBe(0);
     await screenshot(page, `demo-${name}-insert-step-1`);
     await page.click('[data-testid=step]');
-    expect(await text(page, '[data-testid=answer]')).toBe(`Replaying the insert of "banana": the answer comes at step ${n} (» jumps there).`);
+    expect(await text(page, '[data-testid=answer]')).toBe(
+      `Replaying the insert of "banana": the answer comes at step ${n} (» jumps there).`,
+    );
     await page.click('[data-testid=end]');
     expect(await text(page, '[data-testid=answer]')).toBe('"banana" inserted.');
     expect(await text(page, '[data-testid=item-count]')).toBe('1');
@@ -752,10 +905,16 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(await page.locator('#bloom-bits .bit.set').count()).toBeGreaterThan(0);
     // Going back puts the table, and with it the answer and the key list, before the insert again.
     await page.click('#restart');
-    expect(await text(page, '[data-testid=answer]')).toMatch(/^Replaying the insert of "banana": the answer comes at step/);
+    expect(await text(page, '[data-testid=answer]')).toMatch(
+      /^Replaying the insert of "banana": the answer comes at step/,
+    );
     expect(await page.locator('#keys .key-chip').count()).toBe(0);
     await page.click('[data-testid=play]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=answer]')?.textContent === '"banana" inserted.', undefined, { timeout: 30000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=answer]')?.textContent === '"banana" inserted.',
+      undefined,
+      { timeout: 30000 },
+    );
     expect(await drawnSlots(page)).toEqual(await realSlots(page));
     expect(errors).toEqual([]);
     await page.close();
@@ -792,7 +951,9 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     expect(await current()).toBe(1);
     // The keys are written next to the player, in view with it, in words; on a phone, which has no
     // keyboard to speak of, the line is not shown.
-    expect((await text(page, '#player-keys')).replace(/\s+/g, ' ')).toBe('Keyboard: ← and → step, Home and End jump to the first and last step.');
+    expect((await text(page, '#player-keys')).replace(/\s+/g, ' ')).toBe(
+      'Keyboard: ← and → step, Home and End jump to the first and last step.',
+    );
     if (name === 'desktop') expect(await usable(page, '#player-keys')).toMatchObject({ inView: true });
     else expect(await page.isVisible('#player-keys')).toBe(false);
     expect(errors).toEqual([]);
@@ -809,7 +970,9 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     const twin = await page.evaluate(() => (window as any).cuckooDemo.frames[0].text.match(/^Lookup "(twin-\d+)"/)[1]);
     // "victim" was added and never deleted: it is still a key added on this page, marked lost.
     expect(await page.locator('#keys .key-chip').allTextContents()).toEqual(['"victim" (lost)']);
-    expect(await text(page, '#keys-note')).toContain(`"victim" is marked lost: it was added and never deleted, but the delete of "${twin}" removed its fingerprint.`);
+    expect(await text(page, '#keys-note')).toContain(
+      `"victim" is marked lost: it was added and never deleted, but the delete of "${twin}" removed its fingerprint.`,
+    );
     expect(await text(page, '#keys-note')).not.toMatch(/No keys yet/);
     // The Bloom filter still holds it: the contrast the scenario is about.
     const shape = await page.evaluate(() => {
@@ -823,11 +986,15 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     // One hash function here (4-bit fingerprints are sized for a 53% rate): one bit, said as one.
     expect(shape.k).toBe(1);
     expect(bloom).toMatch(/^"victim" sets bit \d+; it is not shared yet\./);
-    expect(bloom).toContain(`still answers "possibly present" for "victim". In the cuckoo filter, deleting "${twin}", which was never added, removed "victim"'s fingerprint.`);
+    expect(bloom).toContain(
+      `still answers "possibly present" for "victim". In the cuckoo filter, deleting "${twin}", which was never added, removed "victim"'s fingerprint.`,
+    );
     // The last look-up does not both deny and affirm that victim was added.
     const last = await text(page, '#narration');
     expect(last).not.toMatch(/Had it been added/);
-    expect(last).toMatch(/^Neither bucket holds 0x[0-9a-f]: the answer is "definitely not present"\. But "victim" was added and never deleted/);
+    expect(last).toMatch(
+      /^Neither bucket holds 0x[0-9a-f]: the answer is "definitely not present"\. But "victim" was added and never deleted/,
+    );
     // The scenario names keys that exist: the other key is never called "twin".
     const scenario = await page.locator('#presets > li').nth(5).textContent();
     expect(scenario).not.toMatch(/"twin"|\btwin\b(?!-)/);
@@ -840,7 +1007,9 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
     await page.fill('[data-testid=key-input]', 'nobody');
     await page.click('[data-testid=lookup]');
     await page.click('[data-testid=end]');
-    expect(await text(page, '#narration')).toMatch(/"definitely not present"\. Had it been added, its fingerprint would be in one of these two buckets\.$/);
+    expect(await text(page, '#narration')).toMatch(
+      /"definitely not present"\. Had it been added, its fingerprint would be in one of these two buckets\.$/,
+    );
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -859,8 +1028,12 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
       expect(await text(page, '[data-testid=item-count]')).toBe(String(real.size));
       // The table's bytes, as the Bloom comparison and the export count them, not the padding.
       const per = (n: number) => ((real.table * 8) / n).toFixed(1);
-      expect(await text(page, '#bits-per-item')).toBe(`${per(real.capacity)} (sized for ${real.capacity} items; holding ${real.size}: ${per(real.size)} each)`);
-      expect(await text(page, '#memory')).toBe(`${real.byteLength} bytes: the ${real.table}-byte table and ${real.byteLength - real.table} bytes of padding`);
+      expect(await text(page, '#bits-per-item')).toBe(
+        `${per(real.capacity)} (sized for ${real.capacity} items; holding ${real.size}: ${per(real.size)} each)`,
+      );
+      expect(await text(page, '#memory')).toBe(
+        `${real.byteLength} bytes: the ${real.table}-byte table and ${real.byteLength - real.table} bytes of padding`,
+      );
     }
     // The export's own account of its table agrees.
     await page.click('[data-testid=export]');
@@ -875,12 +1048,18 @@ describe.each(VIEWPORTS)('at %s size', (name, viewport) => {
 
   test('the legend names the outline of the key pointed at, which no other mark looks like', async () => {
     const { page, errors } = await openPage(session, '', viewport);
-    for (const key of ['fig', 'kiwi', 'lime']) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), key);
+    for (const key of ['fig', 'kiwi', 'lime'])
+      await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), key);
     await page.hover('#keys [data-key="kiwi"]');
-    const outline = await page.evaluate(() => getComputedStyle(document.querySelector('#table [data-slot].focus .slot-box')!).stroke);
-    const swatches = await page.evaluate(() => Array.from(document.querySelectorAll('.legend[aria-label="Colours in the drawing"] li'), (li) => ({
-      text: li.textContent ?? '', border: getComputedStyle(li.querySelector('.swatch')!).borderTopColor,
-    })));
+    const outline = await page.evaluate(
+      () => getComputedStyle(document.querySelector('#table [data-slot].focus .slot-box')!).stroke,
+    );
+    const swatches = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('.legend[aria-label="Colours in the drawing"] li'), (li) => ({
+        text: li.textContent ?? '',
+        border: getComputedStyle(li.querySelector('.swatch')!).borderTopColor,
+      })),
+    );
     const named = swatches.filter((s) => /key pointed at/.test(s.text));
     expect(named).toHaveLength(1);
     expect(named[0].border).toBe(outline);
@@ -955,26 +1134,33 @@ test('a kick chain says when a shorter route existed; the text says what the wal
   expect(paragraph).toMatch(/starts in one of the two, picked at random/);
   expect(paragraph).toMatch(/looks one step\s+ahead, and only there/);
   await page.click('[data-testid=preset-1]');
-  const kicks = await page.evaluate(() => (window as any).cuckooDemo.trace.steps.filter((s: any) => s.kind === 'kick').length);
+  const kicks = await page.evaluate(
+    () => (window as any).cuckooDemo.trace.steps.filter((s: any) => s.kind === 'kick').length,
+  );
   const shortest = await shortestKicks(page);
   // The scenario's chain is long where one kick would have done: the page says so, with that route.
   expect(shortest).toBe(1);
   expect(kicks).toBeGreaterThan(1);
   await page.click('[data-testid=end]');
   const last = await text(page, '#narration');
-  expect(last).toMatch(/A shorter route existed, of 1 kick: 0x[0-9a-f]{2} in bucket (\d+) could have moved to bucket (\d+), which had a free slot\./);
+  expect(last).toMatch(
+    /A shorter route existed, of 1 kick: 0x[0-9a-f]{2} in bucket (\d+) could have moved to bucket (\d+), which had a free slot\./,
+  );
   const [, from, to] = last.match(/in bucket (\d+) could have moved to bucket (\d+)/)!.map(Number);
-  const route = await page.evaluate(([i, j]) => {
-    const demo = (window as any).cuckooDemo;
-    const b = demo.filter.bucketSize;
-    const before = demo.frames[0].slots;
-    const residents = Array.from({ length: b }, (_, s) => before[i * b + s]);
-    return {
-      candidate: demo.frames[2].candidates.includes(i),
-      leads: residents.some((fp: number) => demo.filter.alternate(i, fp).alternateIndex === j),
-      room: Array.from({ length: b }, (_, s) => before[j * b + s]).includes(0),
-    };
-  }, [from, to]);
+  const route = await page.evaluate(
+    ([i, j]) => {
+      const demo = (window as any).cuckooDemo;
+      const b = demo.filter.bucketSize;
+      const before = demo.frames[0].slots;
+      const residents = Array.from({ length: b }, (_, s) => before[i * b + s]);
+      return {
+        candidate: demo.frames[2].candidates.includes(i),
+        leads: residents.some((fp: number) => demo.filter.alternate(i, fp).alternateIndex === j),
+        room: Array.from({ length: b }, (_, s) => before[j * b + s]).includes(0),
+      };
+    },
+    [from, to],
+  );
   expect(route).toEqual({ candidate: true, leads: true, room: true });
   await screenshot(page, 'demo-desktop-shorter-route');
   // Over many inserts into a crowded table: said exactly when the walk was longer than it had to be.
@@ -988,7 +1174,10 @@ test('a kick chain says when a shorter route existed; the text says what the wal
     if (!trace.added || walked === 0) continue;
     const best = (await shortestKicks(page))!;
     const said = await text(page, '#narration');
-    expect({ i, said: /A shorter route existed, of (\d+) kicks?/.exec(said)?.[1] }).toEqual({ i, said: best < walked ? String(best) : undefined });
+    expect({ i, said: /A shorter route existed, of (\d+) kicks?/.exec(said)?.[1] }).toEqual({
+      i,
+      said: best < walked ? String(best) : undefined,
+    });
     if (best < walked) longer++;
     await page.evaluate((k) => (window as any).cuckooDemo.remove(k, { animate: false }), `extra-${i}`);
   }
@@ -1004,8 +1193,12 @@ test('the arithmetic and scenario 2 say what the parity of N and r is for', asyn
   const at = await page.evaluate(() => (window as any).cuckooDemo.filter.locate('banana'));
   const arithmetic = await text(page, '#arithmetic');
   expect(arithmetic).not.toMatch(/because N is even and r odd/);
-  expect(arithmetic).toContain(`and back: (N − i2 − r) mod N = ${at.index} = i1, as for any N and r: N − (N − i − r) − r = i`);
-  expect(arithmetic).toContain('never i2 = i1: that needs 2 × i1 + r to be a multiple of N, but N is even and 2 × i1 + r odd');
+  expect(arithmetic).toContain(
+    `and back: (N − i2 − r) mod N = ${at.index} = i1, as for any N and r: N − (N − i − r) − r = i`,
+  );
+  expect(arithmetic).toContain(
+    'never i2 = i1: that needs 2 × i1 + r to be a multiple of N, but N is even and 2 × i1 + r odd',
+  );
   const answer = await page.locator('.scenario-answer p').nth(1).textContent();
   expect(answer).not.toMatch(/gives back i \(N is even and r odd\)/);
   expect(answer).toMatch(/gives back i, whatever N and r are/);
@@ -1017,7 +1210,11 @@ test('the experiment states the load it reached and why the library sizes by the
   const { page, errors } = await openPage(session, '', DESKTOP);
   await setParams(page, { buckets: 16, slots: 8, bits: 8 });
   await page.click('#experiment');
-  await page.waitForFunction(() => (document.getElementById('experiment-summary')?.textContent ?? '').length > 0, undefined, { timeout: 90000 });
+  await page.waitForFunction(
+    () => (document.getElementById('experiment-summary')?.textContent ?? '').length > 0,
+    undefined,
+    { timeout: 90000 },
+  );
   const summary = await text(page, '#experiment-summary');
   // A failed insert means the table was not full.
   if (/before an insert first failed/.test(summary)) expect(summary).not.toMatch(/filled to 100(\.0)?%/);
@@ -1032,8 +1229,10 @@ test('the experiment states the load it reached and why the library sizes by the
   expect(shown).toBeGreaterThan(run.maxLoad * 100 - 0.1);
   expect(summary).toContain(run.failed ? 'before an insert first failed' : 'and no insert failed');
   // The rate the library sizes for is the full-table bound, 2 × 8 / 255 here, and asking for it gives 8 bits.
-  expect(summary).toContain('This library sizes a filter by a bound on the rate of a full table, 2 × slots / (2^bits − 1), which is 6.3% for 8-slot, 8-bit buckets ' +
-    '(theory at 100% load: 6.1%): asked for a rate of 6.3%, it builds exactly this shape, 8-bit fingerprints in 8-slot buckets');
+  expect(summary).toContain(
+    'This library sizes a filter by a bound on the rate of a full table, 2 × slots / (2^bits − 1), which is 6.3% for 8-slot, 8-bit buckets ' +
+      '(theory at 100% load: 6.1%): asked for a rate of 6.3%, it builds exactly this shape, 8-bit fingerprints in 8-slot buckets',
+  );
   await page.locator('#experiment-summary').scrollIntoViewIfNeeded();
   await screenshot(page, 'demo-experiment-summary');
   expect(errors).toEqual([]);
@@ -1044,79 +1243,87 @@ test('the experiment states the load it reached and why the library sizes by the
 // some 8,400 rectangles, the key list 300 buttons). What is asserted is each click handler's own
 // synchronous time, which the page controls; with the rendering of the frame it caused (style, layout,
 // paint) it is reported, not asserted: on a busy 2-core machine that measures the machine as much as the page.
-test.each(VIEWPORTS)('speed at %s size: a 64 x 8 table with 300 keys inserts in under 60 ms, and every one of some 50 replay steps under 16 ms', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  await setParams(page, { buckets: 64, slots: 8, bits: 16 });
-  await page.evaluate(() => (window as any).cuckooDemo.fill('big-', 300));
-  const times = await page.evaluate(async () => {
-    // The rendering a click caused: from the next frame's start (its requestAnimationFrame) to a task
-    // queued there, which runs once that frame's style, layout and paint are done.
-    const rendering = () => new Promise<number>((resolve) => requestAnimationFrame(() => {
-      const start = performance.now();
-      setTimeout(() => resolve(performance.now() - start), 0);
-    }));
-    const settle = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-    const input = document.getElementById('key-input') as HTMLInputElement;
-    const step = document.getElementById('step') as HTMLButtonElement;
-    const demo = (window as any).cuckooDemo;
-    const firstTries: number[] = [];
-    const inserts: number[] = [];
-    const insertFrames: number[] = [];
-    const steps: number[] = [];
-    const stepFrames: number[] = [];
-    const lastSteps: number[] = [];
-    for (let i = 0; steps.length < 50 && i < 40; i++) {
-      await settle();
-      input.value = `timed-${i}`;
-      let t0 = performance.now();
-      document.getElementById('add')!.click();
-      inserts.push(performance.now() - t0);
-      insertFrames.push(inserts[inserts.length - 1] + (await rendering()));
-      while (!step.disabled) {
+test.each(VIEWPORTS)(
+  'speed at %s size: a 64 x 8 table with 300 keys inserts in under 60 ms, and every one of some 50 replay steps under 16 ms',
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    await setParams(page, { buckets: 64, slots: 8, bits: 16 });
+    await page.evaluate(() => (window as any).cuckooDemo.fill('big-', 300));
+    const times = await page.evaluate(async () => {
+      // The rendering a click caused: from the next frame's start (its requestAnimationFrame) to a task
+      // queued there, which runs once that frame's style, layout and paint are done.
+      const rendering = () =>
+        new Promise<number>((resolve) =>
+          requestAnimationFrame(() => {
+            const start = performance.now();
+            setTimeout(() => resolve(performance.now() - start), 0);
+          }),
+        );
+      const settle = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      const input = document.getElementById('key-input') as HTMLInputElement;
+      const step = document.getElementById('step') as HTMLButtonElement;
+      const demo = (window as any).cuckooDemo;
+      const firstTries: number[] = [];
+      const inserts: number[] = [];
+      const insertFrames: number[] = [];
+      const steps: number[] = [];
+      const stepFrames: number[] = [];
+      const lastSteps: number[] = [];
+      for (let i = 0; steps.length < 50 && i < 40; i++) {
         await settle();
-        const from = demo.player.index;
-        t0 = performance.now();
-        step.click();
-        const handler = performance.now() - t0;
-        firstTries.push(handler);
-        stepFrames.push(handler + (await rendering()));
-        // A slow step is taken again (back one step, then the same click), up to twice, and its fastest
-        // time kept: the same work each time, so what is left is the handler's cost, not the moments the
-        // machine gave the page's thread to another process.
-        let best = handler;
-        for (let again = 0; again < 2 && best >= 8; again++) {
-          demo.player.go(from);
+        input.value = `timed-${i}`;
+        let t0 = performance.now();
+        document.getElementById('add')!.click();
+        inserts.push(performance.now() - t0);
+        insertFrames.push(inserts[inserts.length - 1] + (await rendering()));
+        while (!step.disabled) {
           await settle();
+          const from = demo.player.index;
           t0 = performance.now();
           step.click();
-          best = Math.min(best, performance.now() - t0);
+          const handler = performance.now() - t0;
+          firstTries.push(handler);
+          stepFrames.push(handler + (await rendering()));
+          // A slow step is taken again (back one step, then the same click), up to twice, and its fastest
+          // time kept: the same work each time, so what is left is the handler's cost, not the moments the
+          // machine gave the page's thread to another process.
+          let best = handler;
+          for (let again = 0; again < 2 && best >= 8; again++) {
+            demo.player.go(from);
+            await settle();
+            t0 = performance.now();
+            step.click();
+            best = Math.min(best, performance.now() - t0);
+          }
+          steps.push(best);
+          if (step.disabled) lastSteps.push(best);
         }
-        steps.push(best);
-        if (step.disabled) lastSteps.push(best);
       }
-    }
-    return { inserts, insertFrames, steps, firstTries, stepFrames, lastSteps };
-  });
-  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-  const stat = (xs: number[]) => {
-    const s = sorted(xs);
-    return `median ${s[Math.floor(s.length / 2)].toFixed(1)}, p90 ${s[Math.floor(s.length * 0.9)].toFixed(1)}, max ${s[s.length - 1].toFixed(1)} ms`;
-  };
-  // eslint-disable-next-line no-console
-  console.log(`${name}, ${times.steps.length} steps of ${times.inserts.length} inserts:\n` +
-    `  step handler ${stat(times.steps)} (the last step of each replay: ${stat(times.lastSteps)})\n` +
-    `  step handler, first tries only (before a slow one is taken again): ${stat(times.firstTries)}\n` +
-    `  step handler plus the rendering of its frame ${stat(times.stepFrames)}\n` +
-    `  insert handler ${stat(times.inserts)}; plus the rendering of its frame ${stat(times.insertFrames)}`);
-  expect(times.steps.length).toBeGreaterThanOrEqual(50);
-  // Before: steps had a median of 12.6 ms and a maximum of 39 ms, because each replay's last step rebuilt
-  // the key list and redrew the Bloom panel whole. Now a step takes a few milliseconds; 16 ms is the budget
-  // of a frame, and the margin between the two absorbs a noisy machine.
-  expect(Math.max(...times.steps)).toBeLessThan(16);
-  expect(Math.max(...times.inserts)).toBeLessThan(60);
-  expect(errors).toEqual([]);
-  await page.close();
-});
+      return { inserts, insertFrames, steps, firstTries, stepFrames, lastSteps };
+    });
+    const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+    const stat = (xs: number[]) => {
+      const s = sorted(xs);
+      return `median ${s[Math.floor(s.length / 2)].toFixed(1)}, p90 ${s[Math.floor(s.length * 0.9)].toFixed(1)}, max ${s[s.length - 1].toFixed(1)} ms`;
+    };
+    // eslint-disable-next-line no-console
+    console.log(
+      `${name}, ${times.steps.length} steps of ${times.inserts.length} inserts:\n` +
+        `  step handler ${stat(times.steps)} (the last step of each replay: ${stat(times.lastSteps)})\n` +
+        `  step handler, first tries only (before a slow one is taken again): ${stat(times.firstTries)}\n` +
+        `  step handler plus the rendering of its frame ${stat(times.stepFrames)}\n` +
+        `  insert handler ${stat(times.inserts)}; plus the rendering of its frame ${stat(times.insertFrames)}`,
+    );
+    expect(times.steps.length).toBeGreaterThanOrEqual(50);
+    // Before: steps had a median of 12.6 ms and a maximum of 39 ms, because each replay's last step rebuilt
+    // the key list and redrew the Bloom panel whole. Now a step takes a few milliseconds; 16 ms is the budget
+    // of a frame, and the margin between the two absorbs a noisy machine.
+    expect(Math.max(...times.steps)).toBeLessThan(16);
+    expect(Math.max(...times.inserts)).toBeLessThan(60);
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
 /**
  * For every kick of the replay on screen: the bucket labels the arrow's line passes through (sampled
@@ -1134,14 +1341,19 @@ function kickCollisions(page: Page): Promise<string[]> {
       if (!frame.hand || frame.hand.from === frame.hand.to) return;
       demo.player.go(index);
       const labels = Array.from(document.querySelectorAll('#table .bucket-label'), (label) => ({
-        text: label.textContent, box: label.getBoundingClientRect(), bucket: label.parentElement!.querySelector('.bucket-box')!.getBoundingClientRect(),
+        text: label.textContent,
+        box: label.getBoundingClientRect(),
+        bucket: label.parentElement!.querySelector('.bucket-box')!.getBoundingClientRect(),
       }));
       labels.forEach((l, i) => {
-        if (l.box.left < l.bucket.left || l.box.right > l.bucket.right) out.push(`step ${index}: label ${l.text} is wider than its bucket`);
-        if (labels.slice(i + 1).some((m) => meets(l.box, m.box))) out.push(`step ${index}: label ${l.text} overlaps another`);
+        if (l.box.left < l.bucket.left || l.box.right > l.bucket.right)
+          out.push(`step ${index}: label ${l.text} is wider than its bucket`);
+        if (labels.slice(i + 1).some((m) => meets(l.box, m.box)))
+          out.push(`step ${index}: label ${l.text} overlaps another`);
       });
       const chip = document.querySelector('#table .hand-chip')!.getBoundingClientRect();
-      for (const l of labels) if (meets(chip, l.box)) out.push(`step ${index}: the fingerprint in hand covers label ${l.text}`);
+      for (const l of labels)
+        if (meets(chip, l.box)) out.push(`step ${index}: the fingerprint in hand covers label ${l.text}`);
       for (const path of document.querySelectorAll<SVGPathElement>('#table .arrow')) {
         const matrix = path.getScreenCTM()!;
         for (let at = 0; at <= path.getTotalLength(); at += 2) {
@@ -1159,31 +1371,46 @@ function kickCollisions(page: Page): Promise<string[]> {
   });
 }
 
-test.each(VIEWPORTS)('at %s size the kick arrow and the fingerprint in hand cross no bucket label, and labels fit their buckets', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  for (const preset of [1, 2]) {
-    await page.click(`[data-testid=preset-${preset}]`);
-    expect({ preset, collisions: await kickCollisions(page) }).toEqual({ preset, collisions: [] });
-  }
-  // A big table, where a kick often goes to another row.
-  await setParams(page, { buckets: 64, slots: 2, bits: 8, seed: 4 });
-  await page.evaluate(() => (window as any).cuckooDemo.fill('row-', 118));
-  let rowChanges = 0;
-  for (let i = 0; i < 40 && rowChanges < 3; i++) {
-    await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `across-${i}`);
-    const crossing = await page.evaluate(() => (window as any).cuckooDemo.frames.some((f: any) => f.hand && f.hand.from !== f.hand.to &&
-      document.querySelector(`#table [data-bucket="${f.hand.from}"]`)!.getBoundingClientRect().top !== document.querySelector(`#table [data-bucket="${f.hand.to}"]`)!.getBoundingClientRect().top));
-    if (!crossing) continue;
-    rowChanges++;
-    expect({ key: `across-${i}`, collisions: await kickCollisions(page) }).toEqual({ key: `across-${i}`, collisions: [] });
-  }
-  expect(rowChanges).toBeGreaterThan(0);
-  await page.click('[data-testid=preset-1]');
-  for (let s = 0; s < 5; s++) await page.click('[data-testid=step]');
-  await page.locator('#table-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-kick-arrow.png`) });
-  expect(errors).toEqual([]);
-  await page.close();
-});
+test.each(VIEWPORTS)(
+  'at %s size the kick arrow and the fingerprint in hand cross no bucket label, and labels fit their buckets',
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    for (const preset of [1, 2]) {
+      await page.click(`[data-testid=preset-${preset}]`);
+      expect({ preset, collisions: await kickCollisions(page) }).toEqual({ preset, collisions: [] });
+    }
+    // A big table, where a kick often goes to another row.
+    await setParams(page, { buckets: 64, slots: 2, bits: 8, seed: 4 });
+    await page.evaluate(() => (window as any).cuckooDemo.fill('row-', 118));
+    let rowChanges = 0;
+    for (let i = 0; i < 40 && rowChanges < 3; i++) {
+      await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `across-${i}`);
+      const crossing = await page.evaluate(() =>
+        (window as any).cuckooDemo.frames.some(
+          (f: any) =>
+            f.hand &&
+            f.hand.from !== f.hand.to &&
+            document.querySelector(`#table [data-bucket="${f.hand.from}"]`)!.getBoundingClientRect().top !==
+              document.querySelector(`#table [data-bucket="${f.hand.to}"]`)!.getBoundingClientRect().top,
+        ),
+      );
+      if (!crossing) continue;
+      rowChanges++;
+      expect({ key: `across-${i}`, collisions: await kickCollisions(page) }).toEqual({
+        key: `across-${i}`,
+        collisions: [],
+      });
+    }
+    expect(rowChanges).toBeGreaterThan(0);
+    await page.click('[data-testid=preset-1]');
+    for (let s = 0; s < 5; s++) await page.click('[data-testid=step]');
+    await page
+      .locator('#table-box')
+      .screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-kick-arrow.png`) });
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
 /** Each text of a chart: its font size as drawn (the SVG scales it), its box, and whether it marks a crossover. */
 function chartTexts(page: Page, selector: string) {
@@ -1197,44 +1424,72 @@ function chartTexts(page: Page, selector: string) {
       texts: Array.from(svg.querySelectorAll('text'), (t) => {
         const r = t.getBoundingClientRect();
         const line = t.closest('.chart-marker')?.querySelector('line')?.getBoundingClientRect();
-        return { text: t.textContent ?? '', px: parseFloat(getComputedStyle(t).fontSize) * scale, marker: t.closest('.chart-marker') !== null,
-          box: { left: r.left, right: r.right, top: r.top, bottom: r.bottom }, line: line && { x: line.left + line.width / 2, top: line.top } };
+        return {
+          text: t.textContent ?? '',
+          px: parseFloat(getComputedStyle(t).fontSize) * scale,
+          marker: t.closest('.chart-marker') !== null,
+          box: { left: r.left, right: r.right, top: r.top, bottom: r.bottom },
+          line: line && { x: line.left + line.width / 2, top: line.top },
+        };
       }),
     };
   }, selector);
 }
 
-test.each(VIEWPORTS)('at %s size the sizing chart\'s labels are 12 px or more, apart from each other, above the plot and each beside its own line', async (name, viewport) => {
-  const { page } = await openPage(session, '', viewport);
-  const { plotTop, texts } = await chartTexts(page, '#chart-sizing');
-  for (const t of texts) expect({ text: t.text, px: t.px >= 11.95 }).toEqual({ text: t.text, px: true });
-  // Every label drawn whole, inside the chart.
-  const chart = await page.evaluate(() => {
-    const r = document.getElementById('chart-sizing')!.getBoundingClientRect();
-    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
-  });
-  for (const t of texts) {
-    expect({ text: t.text, inside: t.box.left >= chart.left && t.box.right <= chart.right && t.box.top >= chart.top && t.box.bottom <= chart.bottom })
-      .toEqual({ text: t.text, inside: true });
-  }
-  const meets = (a: any, b: any) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-  const overlapping = texts.flatMap((a, i) => texts.slice(i + 1).filter((b) => meets(a.box, b.box)).map((b) => `${a.text} / ${b.text}`));
-  expect(overlapping).toEqual([]);
-  // The crossover labels sit above the plot, where no line is drawn.
-  const markers = texts.filter((t) => t.marker);
-  expect(markers).toHaveLength(2);
-  for (const m of markers) expect({ text: m.text, above: m.box.bottom <= plotTop + 0.5 }).toEqual({ text: m.text, above: true });
-  // Each label touches its own dashed line, which runs up to the label's row: a label starts or ends
-  // within 6 px of its line, and no other marker's line passes through it.
-  for (const m of markers) {
-    const gap = Math.min(Math.abs(m.box.left - m.line!.x), Math.abs(m.box.right - m.line!.x));
-    const others = markers.filter((o) => o !== m).map((o) => o.line!).filter((l) => l.top < m.box.bottom && l.x > m.box.left && l.x < m.box.right);
-    expect({ text: m.text, beside: gap <= 6, reaches: m.line!.top <= (m.box.top + m.box.bottom) / 2 + 1, crossed: others.length }).toEqual({ text: m.text, beside: true, reaches: true, crossed: 0 });
-  }
-  await page.evaluate(() => document.getElementById('chart-sizing')!.scrollIntoView({ block: 'center' }));
-  await screenshot(page, `demo-sizing-chart-${name}`);
-  await page.close();
-});
+test.each(VIEWPORTS)(
+  "at %s size the sizing chart's labels are 12 px or more, apart from each other, above the plot and each beside its own line",
+  async (name, viewport) => {
+    const { page } = await openPage(session, '', viewport);
+    const { plotTop, texts } = await chartTexts(page, '#chart-sizing');
+    for (const t of texts) expect({ text: t.text, px: t.px >= 11.95 }).toEqual({ text: t.text, px: true });
+    // Every label drawn whole, inside the chart.
+    const chart = await page.evaluate(() => {
+      const r = document.getElementById('chart-sizing')!.getBoundingClientRect();
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    });
+    for (const t of texts) {
+      expect({
+        text: t.text,
+        inside:
+          t.box.left >= chart.left &&
+          t.box.right <= chart.right &&
+          t.box.top >= chart.top &&
+          t.box.bottom <= chart.bottom,
+      }).toEqual({ text: t.text, inside: true });
+    }
+    const meets = (a: any, b: any) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const overlapping = texts.flatMap((a, i) =>
+      texts
+        .slice(i + 1)
+        .filter((b) => meets(a.box, b.box))
+        .map((b) => `${a.text} / ${b.text}`),
+    );
+    expect(overlapping).toEqual([]);
+    // The crossover labels sit above the plot, where no line is drawn.
+    const markers = texts.filter((t) => t.marker);
+    expect(markers).toHaveLength(2);
+    for (const m of markers)
+      expect({ text: m.text, above: m.box.bottom <= plotTop + 0.5 }).toEqual({ text: m.text, above: true });
+    // Each label touches its own dashed line, which runs up to the label's row: a label starts or ends
+    // within 6 px of its line, and no other marker's line passes through it.
+    for (const m of markers) {
+      const gap = Math.min(Math.abs(m.box.left - m.line!.x), Math.abs(m.box.right - m.line!.x));
+      const others = markers
+        .filter((o) => o !== m)
+        .map((o) => o.line!)
+        .filter((l) => l.top < m.box.bottom && l.x > m.box.left && l.x < m.box.right);
+      expect({
+        text: m.text,
+        beside: gap <= 6,
+        reaches: m.line!.top <= (m.box.top + m.box.bottom) / 2 + 1,
+        crossed: others.length,
+      }).toEqual({ text: m.text, beside: true, reaches: true, crossed: 0 });
+    }
+    await page.evaluate(() => document.getElementById('chart-sizing')!.scrollIntoView({ block: 'center' }));
+    await screenshot(page, `demo-sizing-chart-${name}`);
+    await page.close();
+  },
+);
 
 /**
  * The visual lines of each row of a box (its child elements, or its text's lines when it has none) that
@@ -1242,71 +1497,87 @@ test.each(VIEWPORTS)('at %s size the sizing chart\'s labels are 12 px or more, a
  * pseudo-code the comment ("#"). Also the column's x in each row, which must be one.
  */
 function wrapsOutOfColumn(page: Page, selector: string, column: 'value' | 'comment') {
-  return page.evaluate(([sel, kind]) => {
-    const box = document.querySelector(sel)!;
-    const rows: { node: Text; offset: number }[][] = [];
-    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
-    const rowOf = (node: Node) => (box.children.length > 0 ? Array.from(box.children).findIndex((c) => c.contains(node)) : -1);
-    let current = -2;
-    let row: { node: Text; offset: number }[] = [];
-    for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
-      const r = rowOf(node);
-      for (let i = 0; i < node.data.length; i++) {
-        if (node.data[i] === '\n' || (r !== current && box.children.length > 0 && row.length > 0)) {
-          rows.push(row);
-          row = [];
+  return page.evaluate(
+    ([sel, kind]) => {
+      const box = document.querySelector(sel)!;
+      const rows: { node: Text; offset: number }[][] = [];
+      const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      const rowOf = (node: Node) =>
+        box.children.length > 0 ? Array.from(box.children).findIndex((c) => c.contains(node)) : -1;
+      let current = -2;
+      let row: { node: Text; offset: number }[] = [];
+      for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+        const r = rowOf(node);
+        for (let i = 0; i < node.data.length; i++) {
+          if (node.data[i] === '\n' || (r !== current && box.children.length > 0 && row.length > 0)) {
+            rows.push(row);
+            row = [];
+          }
+          current = r;
+          if (node.data[i] !== '\n') row.push({ node, offset: i });
         }
-        current = r;
-        if (node.data[i] !== '\n') row.push({ node, offset: i });
       }
-    }
-    rows.push(row);
-    const problems: string[] = [];
-    const columns: number[] = [];
-    const range = document.createRange();
-    const rect = (c: { node: Text; offset: number }) => {
-      range.setStart(c.node, c.offset);
-      range.setEnd(c.node, c.offset + 1);
-      return range.getBoundingClientRect();
-    };
-    for (const chars of rows) {
-      const text = chars.map((c) => c.node.data[c.offset]).join('');
-      const at = kind === 'value' ? 13 : text.indexOf('#');
-      if (at < 0 || at >= chars.length) continue;
-      const x = rect(chars[at]).left;
-      columns.push(Math.round(x));
-      let top = rect(chars[0]).top;
-      for (let i = 1; i < chars.length; i++) {
-        const r = rect(chars[i]);
-        if (r.width === 0 || r.top <= top + 2) continue;
-        top = r.top;
-        if (i > at && r.left < x - 1) problems.push(`"${text.slice(0, 30)}…" wraps to x ${Math.round(r.left)}, left of its column at ${Math.round(x)}`);
+      rows.push(row);
+      const problems: string[] = [];
+      const columns: number[] = [];
+      const range = document.createRange();
+      const rect = (c: { node: Text; offset: number }) => {
+        range.setStart(c.node, c.offset);
+        range.setEnd(c.node, c.offset + 1);
+        return range.getBoundingClientRect();
+      };
+      for (const chars of rows) {
+        const text = chars.map((c) => c.node.data[c.offset]).join('');
+        const at = kind === 'value' ? 13 : text.indexOf('#');
+        if (at < 0 || at >= chars.length) continue;
+        const x = rect(chars[at]).left;
+        columns.push(Math.round(x));
+        let top = rect(chars[0]).top;
+        for (let i = 1; i < chars.length; i++) {
+          const r = rect(chars[i]);
+          if (r.width === 0 || r.top <= top + 2) continue;
+          top = r.top;
+          if (i > at && r.left < x - 1)
+            problems.push(
+              `"${text.slice(0, 30)}…" wraps to x ${Math.round(r.left)}, left of its column at ${Math.round(x)}`,
+            );
+        }
       }
-    }
-    return { problems, columns: [...new Set(columns)] };
-  }, [selector, column] as const);
+      return { problems, columns: [...new Set(columns)] };
+    },
+    [selector, column] as const,
+  );
 }
 
-test.each(VIEWPORTS)('at %s size the arithmetic and the pseudo-code comments stay in their columns when they wrap', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  await page.fill('[data-testid=key-input]', 'a key long enough to make the arithmetic wrap');
-  await page.click('[data-testid=add]');
-  const arithmetic = await wrapsOutOfColumn(page, '#arithmetic', 'value');
-  expect(arithmetic.problems).toEqual([]);
-  expect(arithmetic.columns).toHaveLength(1);
-  for (const op of ['add', 'lookup', 'delete']) {
-    await page.click(`[data-testid=${op}]`);
-    const code = await wrapsOutOfColumn(page, '#code', 'comment');
-    expect({ op, ...code, columns: code.columns.length }).toEqual({ op, problems: [], columns: op === 'add' ? 1 : 0 });
-  }
-  await page.click('[data-testid=add]');
-  await page.locator('#code').scrollIntoViewIfNeeded();
-  await page.locator('.code-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-code.png`) });
-  await page.locator('.arithmetic').scrollIntoViewIfNeeded();
-  await page.locator('.arithmetic').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-arithmetic.png`) });
-  expect(errors).toEqual([]);
-  await page.close();
-});
+test.each(VIEWPORTS)(
+  'at %s size the arithmetic and the pseudo-code comments stay in their columns when they wrap',
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    await page.fill('[data-testid=key-input]', 'a key long enough to make the arithmetic wrap');
+    await page.click('[data-testid=add]');
+    const arithmetic = await wrapsOutOfColumn(page, '#arithmetic', 'value');
+    expect(arithmetic.problems).toEqual([]);
+    expect(arithmetic.columns).toHaveLength(1);
+    for (const op of ['add', 'lookup', 'delete']) {
+      await page.click(`[data-testid=${op}]`);
+      const code = await wrapsOutOfColumn(page, '#code', 'comment');
+      expect({ op, ...code, columns: code.columns.length }).toEqual({
+        op,
+        problems: [],
+        columns: op === 'add' ? 1 : 0,
+      });
+    }
+    await page.click('[data-testid=add]');
+    await page.locator('#code').scrollIntoViewIfNeeded();
+    await page.locator('.code-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-code.png`) });
+    await page.locator('.arithmetic').scrollIntoViewIfNeeded();
+    await page
+      .locator('.arithmetic')
+      .screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-arithmetic.png`) });
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
 test('on a phone the semi-sorted checkbox, the sliders and "Show the answer" are touch targets of 44 px or more', async () => {
   const { page, errors } = await openPage(session, '', PHONE);
@@ -1348,7 +1619,7 @@ const percentOf = (p: number) => {
   return `${v >= 10 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toPrecision(2)}%`;
 };
 
-test('the space formula stands beside the size chart, with the formula\'s crossover for the default and α as the load large tables reach', async () => {
+test("the space formula stands beside the size chart, with the formula's crossover for the default and α as the load large tables reach", async () => {
   const { page, errors } = await openPage(session, '', DESKTOP);
   const formula = (await text(page, '#bloom-title ~ #sizing-formula')).replace(/\s+/g, ' ');
   expect(formula).toContain('A fingerprint has a fixed size however long the key');
@@ -1357,14 +1628,22 @@ test('the space formula stands beside the size chart, with the formula\'s crosso
   // α is what a large table typically reaches, not where every table is full: small ones go past it.
   expect(formula).not.toMatch(/the table is full at a load/);
   expect(formula).toContain('the load a large table typically reaches before an insert first fails');
-  expect(formula).toContain('Small tables vary around it, either way (the 2-slot tables of scenarios 2 and 3 go past 84%)');
+  expect(formula).toContain(
+    'Small tables vary around it, either way (the 2-slot tables of scenarios 2 and 3 go past 84%)',
+  );
   for (const preset of [1, 2]) {
     await page.click(`[data-testid=preset-${preset}]`);
     await page.click('[data-testid=end]');
     const load = Number((await text(page, '[data-testid=load-factor]')).replace('%', ''));
-    expect({ preset, slots: await page.evaluate(() => (window as any).cuckooDemo.filter.bucketSize), past84: load > 84 }).toEqual({ preset, slots: 2, past84: true });
+    expect({
+      preset,
+      slots: await page.evaluate(() => (window as any).cuckooDemo.filter.bucketSize),
+      past84: load > 84,
+    }).toEqual({ preset, slots: 2, past84: true });
   }
-  expect((await text(page, '.formula')).replace(/\s+/g, ' ')).toContain('bits per item ≈ (log2(1/ε) + log2(2b)) / α against 1.44 · log2(1/ε) for an optimal Bloom filter');
+  expect((await text(page, '.formula')).replace(/\s+/g, ' ')).toContain(
+    'bits per item ≈ (log2(1/ε) + log2(2b)) / α against 1.44 · log2(1/ε) for an optimal Bloom filter',
+  );
   // The formula's crossover for the default, computed here: (log2(1/ε) + log2(2b)) / α = log2(1/ε) / ln 2.
   const cross = (b: number, alpha: number, s = 0) => 2 ** -((Math.log2(2 * b) - s) / (alpha / Math.LN2 - 1));
   const sentence = await text(page, '#sizing-formula-cross');
@@ -1377,20 +1656,25 @@ test('the space formula stands beside the size chart, with the formula\'s crosso
 
 test('deletes: a counting Bloom filter is named beside the Bloom panel, with its size for these keys', async () => {
   const { page, errors } = await openPage(session, '', PHONE);
-  for (let i = 0; i < 10; i++) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `c${i}`);
+  for (let i = 0; i < 10; i++)
+    await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `c${i}`);
   const m = await page.evaluate(() => {
     const { bloomShape, fullLoadBound, filter } = (window as any).cuckooDemo;
     return bloomShape(filter.capacity, fullLoadBound(filter.bucketSize, filter.fingerprintBits)).m;
   });
   const counting = await text(page, '#bloom-delete + #bloom-counting');
   expect(counting).toMatch(/^A counting Bloom filter can delete: each bit becomes a counter/);
-  expect(counting).toContain(`about 4 times the space: ${(4 * m).toLocaleString('en-US')} bits (${Math.ceil(m / 2)} bytes) here`);
-  expect(counting).toContain(`against the cuckoo table's ${await page.evaluate(() => (window as any).cuckooDemo.filter.export().length - 64)} bytes`);
+  expect(counting).toContain(
+    `about 4 times the space: ${(4 * m).toLocaleString('en-US')} bits (${Math.ceil(m / 2)} bytes) here`,
+  );
+  expect(counting).toContain(
+    `against the cuckoo table's ${await page.evaluate(() => (window as any).cuckooDemo.filter.export().length - 64)} bytes`,
+  );
   expect(errors).toEqual([]);
   await page.close();
 });
 
-test('the paper\'s XOR form is named beside this library\'s, with why exact sizing needs another', async () => {
+test("the paper's XOR form is named beside this library's, with why exact sizing needs another", async () => {
   const { page, errors } = await openPage(session, '', DESKTOP);
   const xor = (await text(page, '#ops-title ~ #xor-form')).replace(/\s+/g, ' ');
   expect(xor).toContain('i2 = i1 XOR hash(f)');
@@ -1400,111 +1684,140 @@ test('the paper\'s XOR form is named beside this library\'s, with why exact sizi
   expect(xor).toContain('i2 = (N − i1 − r(f)) mod N');
   // Any even count, not only powers of two: a 24-bucket table is a real one, and its form stays inside it.
   await setParams(page, { buckets: 24, slots: 4, bits: 8 });
-  expect(await page.evaluate(() => {
-    const f = (window as any).cuckooDemo.filter;
-    const ok: boolean[] = [];
-    for (let i = 0; i < 24; i++) for (let fp = 1; fp < 256; fp += 17) {
-      const j = f.alternate(i, fp).alternateIndex;
-      ok.push(j >= 0 && j < 24 && j !== i && f.alternate(j, fp).alternateIndex === i);
-    }
-    return { buckets: f.bucketCount, all: ok.every(Boolean) };
-  })).toEqual({ buckets: 24, all: true });
-  expect(errors).toEqual([]);
-  await page.close();
-});
-
-test.each(VIEWPORTS)('at %s size the cuckoo graph draws each stored fingerprint as an edge between its two buckets, and counts groups and cycles right', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  for (const preset of [1, 2]) {
-    await page.click(`[data-testid=preset-${preset}]`);
-    for (const at of ['start', 'end']) {
-      if (at === 'end') await page.click('[data-testid=end]');
-      const seen = await page.evaluate(() => {
-        const demo = (window as any).cuckooDemo;
-        const f = demo.filter;
-        const b = f.bucketSize;
-        const n = f.bucketCount;
-        const slots: number[] = Array.from(demo.frame.slots);
-        const edges: [number, number][] = [];
-        slots.forEach((fp, i) => { if (fp !== 0) edges.push([Math.floor(i / b), f.alternate(Math.floor(i / b), fp).alternateIndex]); });
-        // Groups by a breadth-first search, written here apart from the page's union-find.
-        const group = new Array(n).fill(-1);
-        for (let s = 0; s < n; s++) {
-          if (group[s] >= 0) continue;
-          group[s] = s;
-          const queue = [s];
-          while (queue.length) {
-            const x = queue.pop()!;
-            for (const [p, q] of edges) for (const [u, v] of [[p, q], [q, p]]) if (u === x && group[v] < 0) { group[v] = s; queue.push(v); }
-          }
+  expect(
+    await page.evaluate(() => {
+      const f = (window as any).cuckooDemo.filter;
+      const ok: boolean[] = [];
+      for (let i = 0; i < 24; i++)
+        for (let fp = 1; fp < 256; fp += 17) {
+          const j = f.alternate(i, fp).alternateIndex;
+          ok.push(j >= 0 && j < 24 && j !== i && f.alternate(j, fp).alternateIndex === i);
         }
-        const members = (g: number) => group.filter((x) => x === g).length;
-        const edgesIn = (g: number) => edges.filter(([p]) => group[p] === g).length;
-        const roots = [...new Set(group)];
-        const cyclic = roots.filter((g) => edgesIn(g) > 0 && edgesIn(g) >= members(g)).length;
-        const [i1, i2] = demo.frame.candidates;
-        const keyGroups = [...new Set([group[i1], group[i2]])];
-        return {
-          drawn: (document.querySelector('#graph .graph-edges')!.getAttribute('d')!.match(/M/g) ?? []).length,
-          nodes: document.querySelectorAll('#graph [data-node]').length,
-          edges: edges.length, n, b, cyclic,
-          keyBuckets: keyGroups.reduce((s, g) => s + members(g), 0),
-          keyHeld: keyGroups.reduce((s, g) => s + edgesIn(g), 0),
-          text: document.getElementById('graph-text')!.textContent ?? '',
-          hasKey: demo.frame.candidates.length === 2,
-        };
-      });
-      expect(seen.drawn).toBe(seen.edges);
-      expect(seen.nodes).toBe(seen.n);
-      expect(seen.text).toContain(`${seen.edges} fingerprints, ${seen.edges} edges between ${seen.n} buckets. ` +
-        (seen.cyclic === 0 ? 'No group of connected buckets has as many edges as buckets' : `${seen.cyclic} group${seen.cyclic === 1 ? '' : 's'} of connected buckets`));
-      if (!seen.hasKey) {
-        expect(seen.text).not.toMatch(/key's edge/);
-        continue;
-      }
-      expect(seen.text).toContain(`in a group of ${seen.keyBuckets} buckets with ${seen.keyBuckets * seen.b} slots, which holds ${seen.keyHeld} fingerprints`);
-      if (seen.keyHeld >= seen.keyBuckets * seen.b) expect(seen.text).toContain('it is full, so no walk can make room for one more.');
-    }
-  }
-  // The kick of the step on screen is drawn on its edge.
-  await page.click('[data-testid=preset-1]');
-  for (let s = 0; s < 5; s++) await page.click('[data-testid=step]');
-  expect(await page.getAttribute('#graph .graph-kick', 'd')).toMatch(/^M/);
-  await page.locator('.graph-box').scrollIntoViewIfNeeded();
-  await page.locator('.graph-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-graph.png`) });
+      return { buckets: f.bucketCount, all: ok.every(Boolean) };
+    }),
+  ).toEqual({ buckets: 24, all: true });
   expect(errors).toEqual([]);
   await page.close();
 });
 
-test.each(VIEWPORTS)('at %s size the guided tour runs the scenarios in order, each question before its answer, and can be ended at any stop', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  expect(await page.isVisible('#tour')).toBe(false);
-  await page.click('#tour-start');
-  const titles = await page.evaluate(() => (window as any).cuckooDemo.scenarios.map((s: any) => s.title));
-  for (let i = 0; i < titles.length; i++) {
-    if (i > 0) await page.click('#tour-next');
-    expect(await text(page, '#tour-stop')).toBe(`Scenario ${i + 1} of ${titles.length}: ${titles[i]}.`);
-    expect(await text(page, '#tour-question')).toMatch(/^Question: /);
-    // The answer waits to be opened; the scenario's replay is loaded at its first step.
-    expect(await page.isVisible('#tour-answer-text')).toBe(false);
-    expect(await text(page, '[data-testid=step-counter]')).toMatch(/^Step 1 of \d+$/);
-    for (const selector of ['#tour-question', '#tour-end', '[data-testid=step]', '[data-testid=answer]']) {
-      expect({ i, ...(await usable(page, selector)) }).toMatchObject({ i, inView: true, onTop: true });
+test.each(VIEWPORTS)(
+  'at %s size the cuckoo graph draws each stored fingerprint as an edge between its two buckets, and counts groups and cycles right',
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    for (const preset of [1, 2]) {
+      await page.click(`[data-testid=preset-${preset}]`);
+      for (const at of ['start', 'end']) {
+        if (at === 'end') await page.click('[data-testid=end]');
+        const seen = await page.evaluate(() => {
+          const demo = (window as any).cuckooDemo;
+          const f = demo.filter;
+          const b = f.bucketSize;
+          const n = f.bucketCount;
+          const slots: number[] = Array.from(demo.frame.slots);
+          const edges: [number, number][] = [];
+          slots.forEach((fp, i) => {
+            if (fp !== 0) edges.push([Math.floor(i / b), f.alternate(Math.floor(i / b), fp).alternateIndex]);
+          });
+          // Groups by a breadth-first search, written here apart from the page's union-find.
+          const group = new Array(n).fill(-1);
+          for (let s = 0; s < n; s++) {
+            if (group[s] >= 0) continue;
+            group[s] = s;
+            const queue = [s];
+            while (queue.length) {
+              const x = queue.pop()!;
+              for (const [p, q] of edges)
+                for (const [u, v] of [
+                  [p, q],
+                  [q, p],
+                ])
+                  if (u === x && group[v] < 0) {
+                    group[v] = s;
+                    queue.push(v);
+                  }
+            }
+          }
+          const members = (g: number) => group.filter((x) => x === g).length;
+          const edgesIn = (g: number) => edges.filter(([p]) => group[p] === g).length;
+          const roots = [...new Set(group)];
+          const cyclic = roots.filter((g) => edgesIn(g) > 0 && edgesIn(g) >= members(g)).length;
+          const [i1, i2] = demo.frame.candidates;
+          const keyGroups = [...new Set([group[i1], group[i2]])];
+          return {
+            drawn: (document.querySelector('#graph .graph-edges')!.getAttribute('d')!.match(/M/g) ?? []).length,
+            nodes: document.querySelectorAll('#graph [data-node]').length,
+            edges: edges.length,
+            n,
+            b,
+            cyclic,
+            keyBuckets: keyGroups.reduce((s, g) => s + members(g), 0),
+            keyHeld: keyGroups.reduce((s, g) => s + edgesIn(g), 0),
+            text: document.getElementById('graph-text')!.textContent ?? '',
+            hasKey: demo.frame.candidates.length === 2,
+          };
+        });
+        expect(seen.drawn).toBe(seen.edges);
+        expect(seen.nodes).toBe(seen.n);
+        expect(seen.text).toContain(
+          `${seen.edges} fingerprints, ${seen.edges} edges between ${seen.n} buckets. ` +
+            (seen.cyclic === 0
+              ? 'No group of connected buckets has as many edges as buckets'
+              : `${seen.cyclic} group${seen.cyclic === 1 ? '' : 's'} of connected buckets`),
+        );
+        if (!seen.hasKey) {
+          expect(seen.text).not.toMatch(/key's edge/);
+          continue;
+        }
+        expect(seen.text).toContain(
+          `in a group of ${seen.keyBuckets} buckets with ${seen.keyBuckets * seen.b} slots, which holds ${seen.keyHeld} fingerprints`,
+        );
+        if (seen.keyHeld >= seen.keyBuckets * seen.b)
+          expect(seen.text).toContain('it is full, so no walk can make room for one more.');
+      }
     }
-    if (i === 1) await screenshot(page, `demo-${name}-tour`);
-  }
-  await page.click('#tour-answer summary');
-  expect(await page.isVisible('#tour-answer-text')).toBe(true);
-  expect(await page.isVisible('#tour-next')).toBe(false);
-  await page.click('#tour-end');
-  expect(await page.isVisible('#tour')).toBe(false);
-  // Skipping: ended at the first stop, the page is as it was left.
-  await page.click('#tour-start');
-  await page.click('#tour-end');
-  expect(await page.isVisible('#tour')).toBe(false);
-  expect(errors).toEqual([]);
-  await page.close();
-});
+    // The kick of the step on screen is drawn on its edge.
+    await page.click('[data-testid=preset-1]');
+    for (let s = 0; s < 5; s++) await page.click('[data-testid=step]');
+    expect(await page.getAttribute('#graph .graph-kick', 'd')).toMatch(/^M/);
+    await page.locator('.graph-box').scrollIntoViewIfNeeded();
+    await page.locator('.graph-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-graph.png`) });
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
+
+test.each(VIEWPORTS)(
+  'at %s size the guided tour runs the scenarios in order, each question before its answer, and can be ended at any stop',
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    expect(await page.isVisible('#tour')).toBe(false);
+    await page.click('#tour-start');
+    const titles = await page.evaluate(() => (window as any).cuckooDemo.scenarios.map((s: any) => s.title));
+    for (let i = 0; i < titles.length; i++) {
+      if (i > 0) await page.click('#tour-next');
+      expect(await text(page, '#tour-stop')).toBe(`Scenario ${i + 1} of ${titles.length}: ${titles[i]}.`);
+      expect(await text(page, '#tour-question')).toMatch(/^Question: /);
+      // The answer waits to be opened; the scenario's replay is loaded at its first step.
+      expect(await page.isVisible('#tour-answer-text')).toBe(false);
+      expect(await text(page, '[data-testid=step-counter]')).toMatch(/^Step 1 of \d+$/);
+      for (const selector of ['#tour-question', '#tour-end', '[data-testid=step]', '[data-testid=answer]']) {
+        expect({ i, ...(await usable(page, selector)) }).toMatchObject({ i, inView: true, onTop: true });
+      }
+      if (i === 1) await screenshot(page, `demo-${name}-tour`);
+    }
+    await page.click('#tour-answer summary');
+    expect(await page.isVisible('#tour-answer-text')).toBe(true);
+    expect(await page.isVisible('#tour-next')).toBe(false);
+    await page.click('#tour-end');
+    expect(await page.isVisible('#tour')).toBe(false);
+    // Skipping: ended at the first stop, the page is as it was left.
+    await page.click('#tour-start');
+    await page.click('#tour-end');
+    expect(await page.isVisible('#tour')).toBe(false);
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
 // --- the newcomer's read: what the page says, and how it reads on a phone -----------------------------
 
@@ -1512,14 +1825,22 @@ test('why two buckets, not one or three, is said, and why deleting one copy is s
   const { page, errors } = await openPage(session, '', DESKTOP);
   const two = (await text(page, '#ops-title ~ #why-two')).replace(/\s+/g, ' ');
   expect(two).toMatch(/^Why two buckets, not one or three\?/);
-  expect(two).toContain('With one bucket per key, this is plain hashing: there is no choice, so once a key\'s bucket is full the key cannot be added');
-  expect(two).toContain('which is what makes a kick-out walk possible, and a lookup still reads only two buckets: it compares 2b fingerprints, and that number sets the false-positive rate');
-  expect(two).toContain('every lookup would read more buckets and compare more fingerprints, so each fingerprint would need more bits for the same rate');
+  expect(two).toContain(
+    "With one bucket per key, this is plain hashing: there is no choice, so once a key's bucket is full the key cannot be added",
+  );
+  expect(two).toContain(
+    'which is what makes a kick-out walk possible, and a lookup still reads only two buckets: it compares 2b fingerprints, and that number sets the false-positive rate',
+  );
+  expect(two).toContain(
+    'every lookup would read more buckets and compare more fingerprints, so each fingerprint would need more bits for the same rate',
+  );
   expect(two).toContain('two buckets of 4 slots already reach about 95% load');
   const safe = (await text(page, '#ops-title ~ #delete-safe')).replace(/\s+/g, ' ');
   expect(safe).toMatch(/^Why removing one copy is safe\./);
   expect(safe).toContain('Two keys with the same fingerprint that share one bucket share the other too');
-  expect(safe).toContain('whichever matching copy a delete removes, every key that was added (and not deleted) still has a copy in its two buckets');
+  expect(safe).toContain(
+    'whichever matching copy a delete removes, every key that was added (and not deleted) still has a copy in its two buckets',
+  );
   // The claim, checked on the real filter: keys with one fingerprint and one shared bucket have the same pair.
   const pairs = await page.evaluate(() => {
     const f = (window as any).cuckooDemo.filter;
@@ -1549,8 +1870,10 @@ test('the intro says where a fingerprint comes from (never 0) and names the one 
   const { page, errors } = await openPage(session, '', DESKTOP);
   const intro = (await text(page, '#intro-text')).replace(/\s+/g, ' ');
   expect(intro).not.toMatch(/a few bits of the key's hash/);
-  expect(intro).toContain('computed from the key\'s hash and never 0, since 0 marks an empty slot');
-  expect(intro).toContain('a key that was added is never missed, unless a key that was never added is deleted (scenario 6 shows how)');
+  expect(intro).toContain("computed from the key's hash and never 0, since 0 marks an empty slot");
+  expect(intro).toContain(
+    'a key that was added is never missed, unless a key that was never added is deleted (scenario 6 shows how)',
+  );
   // The arithmetic says the same: a scaled value plus 1, so never 0.
   await page.click('[data-testid=add]');
   expect(await text(page, '#arithmetic')).toMatch(/fingerprint {2}low 32 bits × \(2\^8 − 1\) \/ 2\^32 \+ 1/);
@@ -1558,67 +1881,90 @@ test('the intro says where a fingerprint comes from (never 0) and names the one 
   await page.close();
 });
 
-test.each(VIEWPORTS)('at %s size a delete from the cuckoo filter leaves the key\'s bits set in the Bloom filter, said with the page\'s numbers', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  for (let i = 0; i < 20; i++) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `k-${i}`);
-  const bitsOf = (key: string) => page.evaluate((k) => {
-    const { bloomShape, fullLoadBound, filter } = (window as any).cuckooDemo;
-    const { m, k: hashes } = bloomShape(filter.capacity, fullLoadBound(filter.bucketSize, filter.fingerprintBits));
-    const hash = filter.locate(k).hash as bigint;
-    const out = new Set<number>();
-    for (let i = 0n; i < BigInt(hashes); i++) out.add(Number(((hash & 0xffffffffn) + i * ((hash >> 32n) | 1n)) % BigInt(m)));
-    return [...out].sort((a, b) => a - b);
-  }, key);
-  const setBits = () => page.evaluate(() => Array.from(document.querySelectorAll('#bloom-bits .bit.set, #bloom-bits .bit.shared'), (r) => Number(r.getAttribute('data-bit'))));
-  const before = await setBits();
-  const mine = await bitsOf('k-5');
-  await page.fill('[data-testid=key-input]', 'k-5');
-  await page.click('[data-testid=delete]');
-  await page.click('[data-testid=end]');
-  expect(await text(page, '[data-testid=answer]')).toBe('"k-5": one copy deleted.');
-  expect(await page.evaluate(() => (window as any).cuckooDemo.filter.has('k-5'))).toBe(false);
-  // The drawing does not perform the delete it says is impossible: every bit stays, k-5's marked as stuck.
-  expect(await setBits()).toEqual(before);
-  const stuck = await page.evaluate(() => Array.from(document.querySelectorAll('#bloom-bits .bit.stuck'), (r) => Number(r.getAttribute('data-bit'))));
-  expect(stuck).toEqual(mine);
-  const sentence = await text(page, '#bloom-delete');
-  expect(sentence).toMatch(new RegExp(`^"k-5" was deleted from the cuckoo filter, but its bits ${mine.join(', ')} stay set in the Bloom filter \\(outlined in red\\): `));
-  expect(sentence).toMatch(/clearing them (would|could) erase other keys' bits/);
-  expect(sentence).toContain('so it keeps answering "possibly present" for "k-5".');
-  expect(await text(page, '#bloom-summary')).toContain('One of them was deleted from the cuckoo filter: here its bits stay set (outlined in red).');
-  // The key list is the cuckoo filter's: k-5 is gone from it.
-  expect(await page.locator('#keys [data-key="k-5"]').count()).toBe(0);
-  // The numbers the Bloom sentences use are the drawing's: keys sharing a bit, bits set, bits shared.
-  const counts = await page.evaluate(() => ({
-    set: document.querySelectorAll('#bloom-bits .bit.set, #bloom-bits .bit.shared').length,
-    shared: document.querySelectorAll('#bloom-bits .bit.shared').length,
-  }));
-  const keys = Array.from({ length: 20 }, (_, i) => `k-${i}`);
-  const all = await Promise.all(keys.map(bitsOf));
-  const owners = new Map<number, number>();
-  for (const bits of all) for (const bit of bits) owners.set(bit, (owners.get(bit) ?? 0) + 1);
-  const sharing = all.filter((bits) => bits.some((bit) => owners.get(bit)! > 1)).length;
-  expect(counts).toEqual({ set: owners.size, shared: [...owners.values()].filter((c) => c > 1).length });
-  expect(await text(page, '#bloom-summary')).toContain(`20 keys: ${counts.set} bits set, ${counts.shared} bits set by two keys or more (dark); ${sharing} of the 20 keys share at least one bit with another key.`);
-  // "Almost every bit is shared" was false (most set bits are not shared): the page says what is true.
-  expect(sentence).not.toMatch(/almost every bit is shared/);
-  const unshared = keys.filter((_, i) => all[i].every((bit) => owners.get(bit) === 1) && keys[i] !== 'k-5').pop();
-  if (unshared !== undefined) {
-    await page.hover(`#keys [data-key="${unshared}"]`);
-    expect(await text(page, '#bloom-delete')).toContain(`As the filter fills, more and more keys share a bit with another key — here ${sharing} of the 20 keys already do, though only ${counts.shared} of the ${counts.set} set bits are shared`);
-  }
-  // Inserting it again makes it live: no bit is stuck any more.
-  await page.evaluate(() => (window as any).cuckooDemo.insert('k-5', { animate: false }));
-  expect(await page.locator('#bloom-bits .bit.stuck').count()).toBe(0);
-  await page.locator('#bloom-title').scrollIntoViewIfNeeded();
-  await page.evaluate(() => (window as any).cuckooDemo.remove('k-5', { animate: false }));
-  await page.locator('#bloom-box').scrollIntoViewIfNeeded();
-  await renderedScreenshot(page, `demo-${name}-bloom-after-delete`);
-  expect(errors).toEqual([]);
-  await page.close();
-});
+test.each(VIEWPORTS)(
+  "at %s size a delete from the cuckoo filter leaves the key's bits set in the Bloom filter, said with the page's numbers",
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    for (let i = 0; i < 20; i++)
+      await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), `k-${i}`);
+    const bitsOf = (key: string) =>
+      page.evaluate((k) => {
+        const { bloomShape, fullLoadBound, filter } = (window as any).cuckooDemo;
+        const { m, k: hashes } = bloomShape(filter.capacity, fullLoadBound(filter.bucketSize, filter.fingerprintBits));
+        const hash = filter.locate(k).hash as bigint;
+        const out = new Set<number>();
+        for (let i = 0n; i < BigInt(hashes); i++)
+          out.add(Number(((hash & 0xffffffffn) + i * ((hash >> 32n) | 1n)) % BigInt(m)));
+        return [...out].sort((a, b) => a - b);
+      }, key);
+    const setBits = () =>
+      page.evaluate(() =>
+        Array.from(document.querySelectorAll('#bloom-bits .bit.set, #bloom-bits .bit.shared'), (r) =>
+          Number(r.getAttribute('data-bit')),
+        ),
+      );
+    const before = await setBits();
+    const mine = await bitsOf('k-5');
+    await page.fill('[data-testid=key-input]', 'k-5');
+    await page.click('[data-testid=delete]');
+    await page.click('[data-testid=end]');
+    expect(await text(page, '[data-testid=answer]')).toBe('"k-5": one copy deleted.');
+    expect(await page.evaluate(() => (window as any).cuckooDemo.filter.has('k-5'))).toBe(false);
+    // The drawing does not perform the delete it says is impossible: every bit stays, k-5's marked as stuck.
+    expect(await setBits()).toEqual(before);
+    const stuck = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('#bloom-bits .bit.stuck'), (r) => Number(r.getAttribute('data-bit'))),
+    );
+    expect(stuck).toEqual(mine);
+    const sentence = await text(page, '#bloom-delete');
+    expect(sentence).toMatch(
+      new RegExp(
+        `^"k-5" was deleted from the cuckoo filter, but its bits ${mine.join(', ')} stay set in the Bloom filter \\(outlined in red\\): `,
+      ),
+    );
+    expect(sentence).toMatch(/clearing them (would|could) erase other keys' bits/);
+    expect(sentence).toContain('so it keeps answering "possibly present" for "k-5".');
+    expect(await text(page, '#bloom-summary')).toContain(
+      'One of them was deleted from the cuckoo filter: here its bits stay set (outlined in red).',
+    );
+    // The key list is the cuckoo filter's: k-5 is gone from it.
+    expect(await page.locator('#keys [data-key="k-5"]').count()).toBe(0);
+    // The numbers the Bloom sentences use are the drawing's: keys sharing a bit, bits set, bits shared.
+    const counts = await page.evaluate(() => ({
+      set: document.querySelectorAll('#bloom-bits .bit.set, #bloom-bits .bit.shared').length,
+      shared: document.querySelectorAll('#bloom-bits .bit.shared').length,
+    }));
+    const keys = Array.from({ length: 20 }, (_, i) => `k-${i}`);
+    const all = await Promise.all(keys.map(bitsOf));
+    const owners = new Map<number, number>();
+    for (const bits of all) for (const bit of bits) owners.set(bit, (owners.get(bit) ?? 0) + 1);
+    const sharing = all.filter((bits) => bits.some((bit) => owners.get(bit)! > 1)).length;
+    expect(counts).toEqual({ set: owners.size, shared: [...owners.values()].filter((c) => c > 1).length });
+    expect(await text(page, '#bloom-summary')).toContain(
+      `20 keys: ${counts.set} bits set, ${counts.shared} bits set by two keys or more (dark); ${sharing} of the 20 keys share at least one bit with another key.`,
+    );
+    // "Almost every bit is shared" was false (most set bits are not shared): the page says what is true.
+    expect(sentence).not.toMatch(/almost every bit is shared/);
+    const unshared = keys.filter((_, i) => all[i].every((bit) => owners.get(bit) === 1) && keys[i] !== 'k-5').pop();
+    if (unshared !== undefined) {
+      await page.hover(`#keys [data-key="${unshared}"]`);
+      expect(await text(page, '#bloom-delete')).toContain(
+        `As the filter fills, more and more keys share a bit with another key — here ${sharing} of the 20 keys already do, though only ${counts.shared} of the ${counts.set} set bits are shared`,
+      );
+    }
+    // Inserting it again makes it live: no bit is stuck any more.
+    await page.evaluate(() => (window as any).cuckooDemo.insert('k-5', { animate: false }));
+    expect(await page.locator('#bloom-bits .bit.stuck').count()).toBe(0);
+    await page.locator('#bloom-title').scrollIntoViewIfNeeded();
+    await page.evaluate(() => (window as any).cuckooDemo.remove('k-5', { animate: false }));
+    await page.locator('#bloom-box').scrollIntoViewIfNeeded();
+    await renderedScreenshot(page, `demo-${name}-bloom-after-delete`);
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
-test('a failed insert\'s last step drops the fingerprint: the drawing shows nothing in hand, as the narration says', async () => {
+test("a failed insert's last step drops the fingerprint: the drawing shows nothing in hand, as the narration says", async () => {
   const { page, errors } = await openPage(session, '', DESKTOP);
   await page.click('[data-testid=preset-2]');
   await page.click('[data-testid=end]');
@@ -1668,94 +2014,123 @@ test('the arithmetic names the key it is for, and a negative N − i − r shows
   await page.close();
 });
 
-test.each(VIEWPORTS)('at %s size a kick marks the slot the arriving fingerprint took, and the legend says so', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  const legend = await page.locator('.legend[aria-label="Colours in the drawing"] li').allTextContents();
-  expect(legend).not.toContain('kicked out (its old slot)');
-  expect(legend).toContain('arrived by a kick (the fingerprint it replaced is now in hand)');
-  await page.click('[data-testid=preset-1]');
-  const kicks = await page.evaluate(() => (window as any).cuckooDemo.frames.map((f: any, i: number) => ({ i, f })).filter(({ f }: any) => f.arrived).map(({ i }: any) => i));
-  expect(kicks.length).toBeGreaterThan(0);
-  for (const index of kicks) {
-    await page.evaluate((k) => (window as any).cuckooDemo.player.go(k), index);
-    const seen = await page.evaluate(() => {
-      const demo = (window as any).cuckooDemo;
-      const marked = [...document.querySelectorAll('#table [data-slot].arrived')];
-      return {
-        marked: marked.length,
-        holds: parseInt(marked[0]?.textContent ?? '', 16),
-        arrived: demo.frame.arrived.fingerprint,
-        inHand: demo.frame.hand.fingerprint,
-        replaced: demo.frame.arrived.replaced,
-        old: document.querySelectorAll('#table [data-slot].evicted').length,
-        line: document.querySelectorAll('#table-text li')[demo.frame.hand.from].textContent,
-      };
-    });
-    // The marked slot holds the fingerprint that arrived, not the one kicked out, which is in hand.
-    expect(seen).toMatchObject({ marked: 1, holds: seen.arrived, inHand: seen.replaced, old: 0 });
-    expect(seen.line).toMatch(/arrived by a kick; 0x[0-9a-f]{2}, which it replaced, is in hand/);
-  }
-  await page.evaluate((k) => (window as any).cuckooDemo.player.go(k), kicks[0]);
-  await page.locator('#table-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-kick-arrived.png`) });
-  expect(errors).toEqual([]);
-  await page.close();
-});
+test.each(VIEWPORTS)(
+  'at %s size a kick marks the slot the arriving fingerprint took, and the legend says so',
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    const legend = await page.locator('.legend[aria-label="Colours in the drawing"] li').allTextContents();
+    expect(legend).not.toContain('kicked out (its old slot)');
+    expect(legend).toContain('arrived by a kick (the fingerprint it replaced is now in hand)');
+    await page.click('[data-testid=preset-1]');
+    const kicks = await page.evaluate(() =>
+      (window as any).cuckooDemo.frames
+        .map((f: any, i: number) => ({ i, f }))
+        .filter(({ f }: any) => f.arrived)
+        .map(({ i }: any) => i),
+    );
+    expect(kicks.length).toBeGreaterThan(0);
+    for (const index of kicks) {
+      await page.evaluate((k) => (window as any).cuckooDemo.player.go(k), index);
+      const seen = await page.evaluate(() => {
+        const demo = (window as any).cuckooDemo;
+        const marked = [...document.querySelectorAll('#table [data-slot].arrived')];
+        return {
+          marked: marked.length,
+          holds: parseInt(marked[0]?.textContent ?? '', 16),
+          arrived: demo.frame.arrived.fingerprint,
+          inHand: demo.frame.hand.fingerprint,
+          replaced: demo.frame.arrived.replaced,
+          old: document.querySelectorAll('#table [data-slot].evicted').length,
+          line: document.querySelectorAll('#table-text li')[demo.frame.hand.from].textContent,
+        };
+      });
+      // The marked slot holds the fingerprint that arrived, not the one kicked out, which is in hand.
+      expect(seen).toMatchObject({ marked: 1, holds: seen.arrived, inHand: seen.replaced, old: 0 });
+      expect(seen.line).toMatch(/arrived by a kick; 0x[0-9a-f]{2}, which it replaced, is in hand/);
+    }
+    await page.evaluate((k) => (window as any).cuckooDemo.player.go(k), kicks[0]);
+    await page
+      .locator('#table-box')
+      .screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-kick-arrived.png`) });
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
 test('scenario 1 asks about the fifth key, scenario 5 counts its copies per bucket, the graph hint says why reach is less than the group', async () => {
   const { page, errors } = await openPage(session, '', DESKTOP);
   const questions = await page.locator('#presets .question').allTextContents();
-  expect(questions[0]).toBe('Question: Once bucket i1 holds 4 fingerprints (it is full), where does the fingerprint of a fifth key with the same i1 go?');
+  expect(questions[0]).toBe(
+    'Question: Once bucket i1 holds 4 fingerprints (it is full), where does the fingerprint of a fifth key with the same i1 go?',
+  );
   expect(questions[0]).not.toMatch(/a second key/);
   await page.click('[data-testid=preset-4]');
   await page.click('[data-testid=end]');
   const b = await page.evaluate(() => (window as any).cuckooDemo.filter.bucketSize);
   expect(b).toBe(2);
-  expect(await text(page, '[data-testid=answer]')).toBe('"same" was not added: both of its buckets are full of copies of its fingerprint, 2 in each, 4 in all (the duplicate limit). Nothing changed.');
+  expect(await text(page, '[data-testid=answer]')).toBe(
+    '"same" was not added: both of its buckets are full of copies of its fingerprint, 2 in each, 4 in all (the duplicate limit). Nothing changed.',
+  );
   // The graph's hint and its text agree: a walk stays in its group, but follows edges one way only.
   const hint = (await text(page, '#graph-hint')).replace(/\s+/g, ' ');
   expect(hint).toContain('a walk never leaves its group of connected buckets');
-  expect(hint).toContain('But a walk does not go everywhere in its group: it can only kick a fingerprint out of the bucket it sits in, so it follows each edge one way');
+  expect(hint).toContain(
+    'But a walk does not go everywhere in its group: it can only kick a fingerprint out of the bucket it sits in, so it follows each edge one way',
+  );
   expect(hint).toContain('it stops at the kick limit');
   await page.click('[data-testid=preset-1]');
   await page.click('[data-testid=step]');
   await page.click('[data-testid=step]');
   await page.click('[data-testid=step]');
-  expect(await text(page, '#graph-text')).toMatch(/A free slot in the group is not always within reach: .*one direction.*which the graph does not draw/);
+  expect(await text(page, '#graph-text')).toMatch(
+    /A free slot in the group is not always within reach: .*one direction.*which the graph does not draw/,
+  );
   expect(errors).toEqual([]);
   await page.close();
 });
 
-test.each(VIEWPORTS)('at %s size the answer line is short while replaying, not bold, and keeps one height from the first step to the last', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  for (const preset of [0, 1, 2, 5]) {
-    await page.click(`[data-testid=preset-${preset}]`);
-    const tops: number[] = [];
-    const heights: number[] = [];
-    const n = await page.evaluate(() => (window as any).cuckooDemo.frames.length);
-    for (let i = 0; i < n; i++) {
-      if (i > 0) await page.click('[data-testid=step]');
-      const seen = await page.evaluate(() => ({
-        table: document.getElementById('table-box')!.getBoundingClientRect().top + window.scrollY,
-        answer: document.querySelector('.answer-box')!.getBoundingClientRect().height,
-        weight: getComputedStyle(document.getElementById('answer')!).fontWeight,
-        text: document.getElementById('answer')!.textContent ?? '',
-      }));
-      tops.push(Math.round(seen.table));
-      heights.push(Math.round(seen.answer));
-      if (i < n - 1) {
-        expect(seen.text).toMatch(new RegExp(`^Replaying (the (insert|look-up|delete) of "[^"]+"|\\d+ operations): the answer comes at step ${n} \\(» jumps there\\)\\.$`));
-        expect(seen.weight).toBe('400');
-      } else expect(Number(seen.weight)).toBeGreaterThanOrEqual(600);
+test.each(VIEWPORTS)(
+  'at %s size the answer line is short while replaying, not bold, and keeps one height from the first step to the last',
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    for (const preset of [0, 1, 2, 5]) {
+      await page.click(`[data-testid=preset-${preset}]`);
+      const tops: number[] = [];
+      const heights: number[] = [];
+      const n = await page.evaluate(() => (window as any).cuckooDemo.frames.length);
+      for (let i = 0; i < n; i++) {
+        if (i > 0) await page.click('[data-testid=step]');
+        const seen = await page.evaluate(() => ({
+          table: document.getElementById('table-box')!.getBoundingClientRect().top + window.scrollY,
+          answer: document.querySelector('.answer-box')!.getBoundingClientRect().height,
+          weight: getComputedStyle(document.getElementById('answer')!).fontWeight,
+          text: document.getElementById('answer')!.textContent ?? '',
+        }));
+        tops.push(Math.round(seen.table));
+        heights.push(Math.round(seen.answer));
+        if (i < n - 1) {
+          expect(seen.text).toMatch(
+            new RegExp(
+              `^Replaying (the (insert|look-up|delete) of "[^"]+"|\\d+ operations): the answer comes at step ${n} \\(» jumps there\\)\\.$`,
+            ),
+          );
+          expect(seen.weight).toBe('400');
+        } else expect(Number(seen.weight)).toBeGreaterThanOrEqual(600);
+      }
+      // The table never moves while stepping, the last step (the answer itself) included.
+      expect({ preset, tops: [...new Set(tops)].length, heights: [...new Set(heights)].length }).toEqual({
+        preset,
+        tops: 1,
+        heights: 1,
+      });
     }
-    // The table never moves while stepping, the last step (the answer itself) included.
-    expect({ preset, tops: [...new Set(tops)].length, heights: [...new Set(heights)].length }).toEqual({ preset, tops: 1, heights: 1 });
-  }
-  await page.click('[data-testid=preset-1]');
-  await page.click('[data-testid=step]');
-  await screenshot(page, `demo-${name}-answer-line`);
-  expect(errors).toEqual([]);
-  await page.close();
-});
+    await page.click('[data-testid=preset-1]');
+    await page.click('[data-testid=step]');
+    await screenshot(page, `demo-${name}-answer-line`);
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
 /** The top and bottom of an element in the viewport, and whether the viewport shows it all. */
 function box(page: Page, selector: string) {
@@ -1777,8 +2152,13 @@ test('on a phone the narration is right under the player, so that a tap on ▶ s
       const hand = await box(page, '#hand');
       const handHeight = hand.bottom > hand.top ? hand.bottom - hand.top + 8 : 0;
       // Nothing but the line naming the fingerprint in hand between the player and the narration.
-      expect({ i, s, under: narration.top >= player.bottom, near: narration.top - player.bottom <= handHeight + 16, inView: narration.inView })
-        .toEqual({ i, s, under: true, near: true, inView: true });
+      expect({
+        i,
+        s,
+        under: narration.top >= player.bottom,
+        near: narration.top - player.bottom <= handHeight + 16,
+        inView: narration.inView,
+      }).toEqual({ i, s, under: true, near: true, inView: true });
     }
   }
   await page.click('[data-testid=preset-1]');
@@ -1807,38 +2187,64 @@ test('on a phone a 16 x 4 table is shown whole, a taller one says that it scroll
     return { cut: b.scrollHeight - b.clientHeight, hint: !document.getElementById('table-scroll')!.hidden };
   });
   expect(fits).toEqual({ cut: 0, hint: false });
-  for (const [buckets, slots] of [[16, 8], [64, 8]]) {
+  for (const [buckets, slots] of [
+    [16, 8],
+    [64, 8],
+  ]) {
     await setParams(page, { buckets, slots, bits: 8 });
     await page.evaluate(() => (window as any).cuckooDemo.fill('t-', 40));
     const seen = await page.evaluate(() => {
       const b = document.getElementById('table-box')!;
-      return { cut: b.scrollHeight - b.clientHeight, hint: document.getElementById('table-scroll')!.hidden ? '' : document.getElementById('table-scroll')!.textContent };
+      return {
+        cut: b.scrollHeight - b.clientHeight,
+        hint: document.getElementById('table-scroll')!.hidden
+          ? ''
+          : document.getElementById('table-scroll')!.textContent,
+      };
     });
     expect(seen.cut).toBeGreaterThan(0);
-    expect(seen.hint).toMatch(new RegExp(`^The table scrolls: rows 1–\\d+ of \\d+ in view \\(buckets 0–\\d+ of ${buckets}\\)\\. Scroll down in it for the rest\\.$`));
+    expect(seen.hint).toMatch(
+      new RegExp(
+        `^The table scrolls: rows 1–\\d+ of \\d+ in view \\(buckets 0–\\d+ of ${buckets}\\)\\. Scroll down in it for the rest\\.$`,
+      ),
+    );
     // Said right under the box, and seen with it.
     await page.evaluate(() => document.getElementById('workbench')!.scrollIntoView());
     const [hint, under] = [await box(page, '#table-scroll'), await box(page, '#table-box')];
     expect({ inView: hint.inView, gap: hint.top - under.bottom <= 8 }).toEqual({ inView: true, gap: true });
-    await page.evaluate(() => { const b = document.getElementById('table-box')!; b.scrollTop = b.scrollHeight; });
+    await page.evaluate(() => {
+      const b = document.getElementById('table-box')!;
+      b.scrollTop = b.scrollHeight;
+    });
     // Scrolled to its end: the hint follows (the 16 x 8 table only lacked a few pixels of margin).
-    await page.waitForFunction((big) => (big ? /Scroll up in it for the first rows\.$/ : /^The table scrolls a little: all 2 rows are in view \(buckets 0–15\)\.$/)
-      .test(document.getElementById('table-scroll')!.textContent ?? ''), buckets === 64);
+    await page.waitForFunction(
+      (big) =>
+        (big
+          ? /Scroll up in it for the first rows\.$/
+          : /^The table scrolls a little: all 2 rows are in view \(buckets 0–15\)\.$/
+        ).test(document.getElementById('table-scroll')!.textContent ?? ''),
+      buckets === 64,
+    );
     if (buckets === 64) await screenshot(page, 'demo-phone-table-scrolls');
   }
   // A tap on a slot: its keys, right under the table, on screen.
   await setParams(page, { buckets: 16, slots: 4, bits: 8 });
-  for (const key of ['fig', 'kiwi', 'lime']) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), key);
+  for (const key of ['fig', 'kiwi', 'lime'])
+    await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), key);
   await page.evaluate(() => document.getElementById('workbench')!.scrollIntoView());
   await page.locator('#table [data-slot].used').first().click();
   const info = await box(page, '#slot-info');
   const table = await box(page, '#table-box');
   expect(info.inView).toBe(true);
   expect(info.top - table.bottom).toBeLessThanOrEqual(40);
-  expect(await text(page, '#slot-info')).toMatch(/^Bucket \d+, slot \d+ holds 0x[0-9a-f]{2}, the fingerprint of "(fig|kiwi|lime)"/);
+  expect(await text(page, '#slot-info')).toMatch(
+    /^Bucket \d+, slot \d+ holds 0x[0-9a-f]{2}, the fingerprint of "(fig|kiwi|lime)"/,
+  );
   await screenshot(page, 'demo-phone-slot-info');
   // A tap on a bucket's number lists all its slots: a larger target than a slot.
-  const bucket = await page.evaluate(() => document.querySelector('#table [data-slot].used')!.closest('[data-bucket]')!.getAttribute('data-bucket'));
+  const bucket = await page.evaluate(() =>
+    document.querySelector('#table [data-slot].used')!.closest('[data-bucket]')!.getAttribute('data-bucket'),
+  );
   await page.locator(`#table [data-bucket="${bucket}"] .bucket-label`).click();
   expect(await text(page, '#slot-info')).toMatch(new RegExp(`^Bucket ${bucket}: slot 0 `));
   // A step that changes the table clears what described the old one.
@@ -1846,68 +2252,84 @@ test('on a phone a 16 x 4 table is shown whole, a taller one says that it scroll
   await page.click('[data-testid=add]');
   await page.click('[data-testid=end]');
   expect(await page.isVisible('#slot-info')).toBe(false);
-  expect((await text(page, '#slot-hint')).replace(/\s+/g, ' ')).toMatch(/On a phone the slots are small targets: tap a key in the list below to outline its slots, or open "The table as text"/);
+  expect((await text(page, '#slot-hint')).replace(/\s+/g, ' ')).toMatch(
+    /On a phone the slots are small targets: tap a key in the list below to outline its slots, or open "The table as text"/,
+  );
   expect(errors).toEqual([]);
   await page.close();
 });
 
-test.each(VIEWPORTS)('at %s size a wrapped pseudo-code line continues right of its own indentation', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  for (const op of ['add', 'delete', 'lookup']) {
-    await page.click(`[data-testid=${op}]`);
-    const problems = await page.evaluate(() => {
-      const out: string[] = [];
-      const range = document.createRange();
-      for (const row of document.querySelectorAll('#code .code-line')) {
-        const walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
-        const chars: DOMRect[] = [];
-        const letters: string[] = [];
-        for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
-          for (let i = 0; i < node.data.length; i++) {
-            range.setStart(node, i);
-            range.setEnd(node, i + 1);
-            chars.push(range.getBoundingClientRect());
-            letters.push(node.data[i]);
+test.each(VIEWPORTS)(
+  'at %s size a wrapped pseudo-code line continues right of its own indentation',
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    for (const op of ['add', 'delete', 'lookup']) {
+      await page.click(`[data-testid=${op}]`);
+      const problems = await page.evaluate(() => {
+        const out: string[] = [];
+        const range = document.createRange();
+        for (const row of document.querySelectorAll('#code .code-line')) {
+          const walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+          const chars: DOMRect[] = [];
+          const letters: string[] = [];
+          for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+            for (let i = 0; i < node.data.length; i++) {
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              chars.push(range.getBoundingClientRect());
+              letters.push(node.data[i]);
+            }
           }
+          const start = letters.findIndex((c) => c !== ' ');
+          const codeX = chars[start].left;
+          const firstTop = chars[start].top;
+          const comment = letters.indexOf('#');
+          chars.forEach((r, i) => {
+            if (r.width === 0 || letters[i] === ' ' || r.top <= firstTop + 2 || (comment >= 0 && i >= comment)) return;
+            if (r.left < codeX + r.width * 1.5)
+              out.push(
+                `"${letters.join('').trim().slice(0, 30)}…" wraps to x ${Math.round(r.left)}, not right of its code at ${Math.round(codeX)}`,
+              );
+          });
         }
-        const start = letters.findIndex((c) => c !== ' ');
-        const codeX = chars[start].left;
-        const firstTop = chars[start].top;
-        const comment = letters.indexOf('#');
-        chars.forEach((r, i) => {
-          if (r.width === 0 || letters[i] === ' ' || r.top <= firstTop + 2 || (comment >= 0 && i >= comment)) return;
-          if (r.left < codeX + r.width * 1.5) out.push(`"${letters.join('').trim().slice(0, 30)}…" wraps to x ${Math.round(r.left)}, not right of its code at ${Math.round(codeX)}`);
-        });
-      }
-      return [...new Set(out)];
-    });
-    expect({ op, problems }).toEqual({ op, problems: [] });
-  }
-  await page.click('[data-testid=delete]');
-  await page.locator('#code').scrollIntoViewIfNeeded();
-  await page.locator('.code-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-code-wrap.png`) });
-  expect(errors).toEqual([]);
-  await page.close();
-});
+        return [...new Set(out)];
+      });
+      expect({ op, problems }).toEqual({ op, problems: [] });
+    }
+    await page.click('[data-testid=delete]');
+    await page.locator('#code').scrollIntoViewIfNeeded();
+    await page.locator('.code-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-code-wrap.png`) });
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
 test('on a phone every control is a touch target at least 44 px tall', async () => {
   const { page, errors } = await openPage(session, '', PHONE);
-  for (const key of ['fig', 'kiwi']) await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), key);
+  for (const key of ['fig', 'kiwi'])
+    await page.evaluate((k) => (window as any).cuckooDemo.insert(k, { animate: false }), key);
   await page.click('#tour-start');
   await page.click('[data-testid=step]');
   const small = await page.evaluate(() => {
     const out: string[] = [];
-    const controls = document.querySelectorAll('button, input, select, textarea, summary, a[href], label.check, label.file');
+    const controls = document.querySelectorAll(
+      'button, input, select, textarea, summary, a[href], label.check, label.file',
+    );
     for (const element of controls) {
       const r = element.getBoundingClientRect();
       if (r.width === 0 || r.height === 0 || getComputedStyle(element).visibility === 'hidden') continue;
-      if (r.height < 44) out.push(`${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}${(element as HTMLElement).dataset.key ? `[data-key=${(element as HTMLElement).dataset.key}]` : ''} "${(element.textContent ?? '').trim().slice(0, 20)}": ${r.height.toFixed(1)} px`);
+      if (r.height < 44)
+        out.push(
+          `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}${(element as HTMLElement).dataset.key ? `[data-key=${(element as HTMLElement).dataset.key}]` : ''} "${(element.textContent ?? '').trim().slice(0, 20)}": ${r.height.toFixed(1)} px`,
+        );
     }
     return out;
   });
   expect(small).toEqual([]);
   // The player's buttons are as wide as they are tall.
-  const widths = await page.evaluate(() => Array.from(document.querySelectorAll('.player-buttons button'), (b) => b.getBoundingClientRect().width));
+  const widths = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('.player-buttons button'), (b) => b.getBoundingClientRect().width),
+  );
   for (const w of widths) expect(w).toBeGreaterThanOrEqual(44);
   // The checkbox still toggles; the page still fits the screen.
   await page.click('#param-semi');
@@ -1921,31 +2343,42 @@ test('on a phone every control is a touch target at least 44 px tall', async () 
   await page.close();
 });
 
-test.each(VIEWPORTS)('at %s size bucket labels and the graph\'s numbers are drawn 12 px or more', async (name, viewport) => {
-  const { page, errors } = await openPage(session, '', viewport);
-  for (const buckets of [16, 64]) {
-    await setParams(page, { buckets, slots: 4, bits: 8 });
-    await page.evaluate(() => (window as any).cuckooDemo.fill('n-', 20));
-    const sizes = await page.evaluate(() => {
-      const px = (t: Element) => {
-        const svg = (t as SVGElement).ownerSVGElement!;
-        return parseFloat(getComputedStyle(t).fontSize) * (svg.getBoundingClientRect().width / svg.viewBox.baseVal.width);
-      };
-      const meets = (a: DOMRect, b: DOMRect) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-      const graph = Array.from(document.querySelectorAll('#graph [data-node] text'));
-      const boxes = graph.map((t) => t.getBoundingClientRect());
-      return {
-        labels: Math.min(...Array.from(document.querySelectorAll('#table .bucket-label'), px)),
-        graph: Math.min(...graph.map(px)),
-        numbered: graph.length,
-        overlapping: boxes.filter((a, i) => boxes.slice(i + 1).some((b) => meets(a, b))).length,
-      };
-    });
-    expect({ buckets, labels: sizes.labels >= 11.95, graph: sizes.graph >= 11.95, overlapping: sizes.overlapping }).toEqual({ buckets, labels: true, graph: true, overlapping: 0 });
-    expect(sizes.numbered).toBeGreaterThanOrEqual(buckets === 16 ? 16 : 8);
-  }
-  await page.locator('.graph-box').scrollIntoViewIfNeeded();
-  await page.locator('.graph-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-graph-64.png`) });
-  expect(errors).toEqual([]);
-  await page.close();
-});
+test.each(VIEWPORTS)(
+  "at %s size bucket labels and the graph's numbers are drawn 12 px or more",
+  async (name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    for (const buckets of [16, 64]) {
+      await setParams(page, { buckets, slots: 4, bits: 8 });
+      await page.evaluate(() => (window as any).cuckooDemo.fill('n-', 20));
+      const sizes = await page.evaluate(() => {
+        const px = (t: Element) => {
+          const svg = (t as SVGElement).ownerSVGElement!;
+          return (
+            parseFloat(getComputedStyle(t).fontSize) * (svg.getBoundingClientRect().width / svg.viewBox.baseVal.width)
+          );
+        };
+        const meets = (a: DOMRect, b: DOMRect) =>
+          a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        const graph = Array.from(document.querySelectorAll('#graph [data-node] text'));
+        const boxes = graph.map((t) => t.getBoundingClientRect());
+        return {
+          labels: Math.min(...Array.from(document.querySelectorAll('#table .bucket-label'), px)),
+          graph: Math.min(...graph.map(px)),
+          numbered: graph.length,
+          overlapping: boxes.filter((a, i) => boxes.slice(i + 1).some((b) => meets(a, b))).length,
+        };
+      });
+      expect({
+        buckets,
+        labels: sizes.labels >= 11.95,
+        graph: sizes.graph >= 11.95,
+        overlapping: sizes.overlapping,
+      }).toEqual({ buckets, labels: true, graph: true, overlapping: 0 });
+      expect(sizes.numbered).toBeGreaterThanOrEqual(buckets === 16 ? 16 : 8);
+    }
+    await page.locator('.graph-box').scrollIntoViewIfNeeded();
+    await page.locator('.graph-box').screenshot({ path: join(__dirname, 'screenshots', `demo-${name}-graph-64.png`) });
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
