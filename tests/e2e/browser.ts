@@ -1,9 +1,9 @@
 // Shared set-up of the browser tests: the demo server (the real one `npm start` runs) on a free port, and
 // Debian's Chromium driven by playwright-core.
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const repoRoot = join(__dirname, '..', '..');
 export const screenshotDir = join(__dirname, 'screenshots');
@@ -31,8 +31,16 @@ export async function startSession(): Promise<Session> {
   });
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   return { browser, server, baseUrl };
 }
@@ -43,7 +51,11 @@ export async function stopSession(session: Session | undefined): Promise<void> {
 }
 
 /** A page that fails the test on any script error or failed request. */
-export async function openPage(session: Session, path: string, viewport = { width: 1280, height: 800 }): Promise<{ page: Page; errors: string[] }> {
+export async function openPage(
+  session: Session,
+  path: string,
+  viewport = { width: 1280, height: 800 },
+): Promise<{ page: Page; errors: string[] }> {
   const page = await session.browser.newPage({ viewport, acceptDownloads: true });
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Browser, chromium } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { repoRoot } from './browser';
 
 const main = `import { ready, CuckooFilter } from 'cuckoo-wasm';
@@ -25,11 +25,22 @@ beforeAll(async () => {
   symlinkSync(repoRoot, join(project, 'node_modules', 'cuckoo-wasm'));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'bundled', private: true, type: 'module' }));
   writeFileSync(join(project, 'main.js'), main);
-  writeFileSync(join(project, 'index.html'), '<!doctype html><body><script type="module" src="./main.js"></script></body>\n');
+  writeFileSync(
+    join(project, 'index.html'),
+    '<!doctype html><body><script type="module" src="./main.js"></script></body>\n',
+  );
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -45,7 +56,9 @@ async function runInChromium(bundle: string): Promise<string | undefined> {
   page.on('pageerror', (error) => errors.push(error.message));
   await page.setContent('<!doctype html><body></body>');
   await page.addScriptTag({ content: bundle, type: 'module' });
-  await page.waitForFunction(() => document.body.dataset.result !== undefined || false, undefined, { timeout: 20000 }).catch(() => undefined);
+  await page
+    .waitForFunction(() => document.body.dataset.result !== undefined || false, undefined, { timeout: 20000 })
+    .catch(() => undefined);
   const result = await page.evaluate(() => document.body.dataset.result);
   await page.close();
   expect(errors).toEqual([]);
@@ -53,13 +66,20 @@ async function runInChromium(bundle: string): Promise<string | undefined> {
 }
 
 test('an esbuild bundle runs in Chromium', async () => {
-  execFileSync(join(repoRoot, 'node_modules', '.bin', 'esbuild'), ['main.js', '--bundle', '--format=esm', '--platform=browser',
-    '--outfile=esbuild-out.js', '--log-level=warning'], { cwd: project, stdio: 'pipe' });
+  execFileSync(
+    join(repoRoot, 'node_modules', '.bin', 'esbuild'),
+    ['main.js', '--bundle', '--format=esm', '--platform=browser', '--outfile=esbuild-out.js', '--log-level=warning'],
+    { cwd: project, stdio: 'pipe' },
+  );
   expect(await runInChromium(readFileSync(join(project, 'esbuild-out.js'), 'utf8'))).toBe(expected);
 });
 
 test('a Vite build runs in Chromium', async () => {
-  execFileSync(join(repoRoot, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn', '--outDir', 'vite-out'], { cwd: project, stdio: 'pipe' });
+  execFileSync(
+    join(repoRoot, 'node_modules', '.bin', 'vite'),
+    ['build', '--logLevel', 'warn', '--outDir', 'vite-out'],
+    { cwd: project, stdio: 'pipe' },
+  );
   const assets = join(project, 'vite-out', 'assets');
   const scripts = readdirSync(assets).filter((name) => name.endsWith('.js'));
   expect(scripts).toHaveLength(1);

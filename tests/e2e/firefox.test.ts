@@ -4,11 +4,11 @@
 // filter's, a lookup and a delete answer; the dedup page: pasted text, a CSV file keyed by a column
 // (compared with the reference), and lines remembered across visits (IndexedDB). Prints the browser's
 // version beside the runtimes' lines.
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { Browser, Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { randomCsv, referenceCsvDedup } from '../js/dedup_cases';
 import { repoRoot } from './browser';
 
@@ -21,7 +21,10 @@ let passed = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cuckoo-firefox-'));
-  server = spawn('node', [join(repoRoot, 'scripts', 'serve.mjs')], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  server = spawn('node', [join(repoRoot, 'scripts', 'serve.mjs')], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   baseUrl = await new Promise<string>((resolve, reject) => {
     let seen = '';
     server.stdout!.on('data', (chunk: Buffer) => {
@@ -39,7 +42,9 @@ afterAll(async () => {
   await browser?.close();
   server?.kill();
   rmSync(dir, { recursive: true, force: true });
-  process.stdout.write(`[browser] ${version}: ${passed} of 3 page checks passed (teaching page; dedup page: paste and CSV; remembered lines)\n`);
+  process.stdout.write(
+    `[browser] ${version}: ${passed} of 3 page checks passed (teaching page; dedup page: paste and CSV; remembered lines)\n`,
+  );
 });
 
 /** A page that fails the test on any script error. */
@@ -62,21 +67,34 @@ test('the teaching page: an insert replayed to the end draws the real filter; lo
   const { page, errors } = await open('');
   expect(await page.$$eval('#table [data-bucket]', (b) => b.length)).toBe(16);
   const insert = async (key: string) => {
-    await page.$eval('[data-testid=key-input]', (e, k) => { (e as HTMLInputElement).value = k; }, key);
+    await page.$eval(
+      '[data-testid=key-input]',
+      (e, k) => {
+        (e as HTMLInputElement).value = k;
+      },
+      key,
+    );
     await page.click('[data-testid=add]');
-    for (let i = 0; i < 100 && await page.$eval('[data-testid=step]', (b) => !(b as HTMLButtonElement).disabled); i++) await page.click('[data-testid=step]');
+    for (let i = 0; i < 100 && (await page.$eval('[data-testid=step]', (b) => !(b as HTMLButtonElement).disabled)); i++)
+      await page.click('[data-testid=step]');
   };
   for (const key of ['apple', 'banana', 'cherry', 'date', 'elderberry']) await insert(key);
   expect(await text(page, '[data-testid=item-count]')).toBe('5');
-  const drawn = await page.evaluate(() => Array.from(document.querySelectorAll('#table [data-bucket] [data-slot]'),
-    (s) => ((s.textContent ?? '').trim() === '' ? 0 : parseInt((s.textContent ?? '').trim(), 16))));
+  const drawn = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('#table [data-bucket] [data-slot]'), (s) =>
+      (s.textContent ?? '').trim() === '' ? 0 : parseInt((s.textContent ?? '').trim(), 16),
+    ),
+  );
   const real = await page.evaluate(() => Array.from((window as any).cuckooDemo.filter.slots() as Uint32Array));
   expect(drawn).toEqual(real);
-  await page.$eval('[data-testid=key-input]', (e) => { (e as HTMLInputElement).value = 'banana'; });
+  await page.$eval('[data-testid=key-input]', (e) => {
+    (e as HTMLInputElement).value = 'banana';
+  });
   await page.click('[data-testid=lookup]');
   await page.waitForFunction(() => /banana/.test(document.querySelector('[data-testid=answer]')?.textContent ?? ''));
   await page.click('[data-testid=delete]');
-  for (let i = 0; i < 100 && await page.$eval('[data-testid=step]', (b) => !(b as HTMLButtonElement).disabled); i++) await page.click('[data-testid=step]');
+  for (let i = 0; i < 100 && (await page.$eval('[data-testid=step]', (b) => !(b as HTMLButtonElement).disabled)); i++)
+    await page.click('[data-testid=step]');
   expect(await text(page, '[data-testid=item-count]')).toBe('4');
   expect(await page.evaluate(() => (window as any).cuckooDemo.filter.size)).toBe(4);
   expect(errors).toEqual([]);
@@ -86,7 +104,9 @@ test('the teaching page: an insert replayed to the end draws the real filter; lo
 
 test('the dedup page: pasted text, and a CSV file keyed by a column, as the reference', async () => {
   const { page, errors } = await open('dedup.html');
-  await page.$eval('#paste', (e) => { (e as HTMLTextAreaElement).value = 'b\na\nb\nc\na'; });
+  await page.$eval('#paste', (e) => {
+    (e as HTMLTextAreaElement).value = 'b\na\nb\nc\na';
+  });
   await page.click('#run-paste');
   await page.waitForSelector('body[data-state="done"]');
   expect(await text(page, '[data-testid=dedup-unique-count]')).toBe('3');
@@ -101,7 +121,9 @@ test('the dedup page: pasted text, and a CSV file keyed by a column, as the refe
     e.dispatchEvent(new Event('change', { bubbles: true }));
   });
   await page.select('#fp-rate', '1e-8');
-  await page.evaluate(() => { document.body.dataset.state = ''; });
+  await page.evaluate(() => {
+    document.body.dataset.state = '';
+  });
   const chooser = (await page.$('input[data-testid=dedup-file]'))!;
   await chooser.uploadFile(path);
   await page.waitForSelector('body[data-state="done"]', { timeout: 60000 });
@@ -117,8 +139,16 @@ test('the dedup page: pasted text, and a CSV file keyed by a column, as the refe
 
 test('the dedup page remembers lines across visits (IndexedDB), and forgets them', async () => {
   const run = async (page: Page, lines: string) => {
-    await page.evaluate(() => { document.body.dataset.state = ''; });
-    await page.$eval('#paste', (e, v) => { (e as HTMLTextAreaElement).value = v; }, lines);
+    await page.evaluate(() => {
+      document.body.dataset.state = '';
+    });
+    await page.$eval(
+      '#paste',
+      (e, v) => {
+        (e as HTMLTextAreaElement).value = v;
+      },
+      lines,
+    );
     await page.click('#run-paste');
     await page.waitForSelector('body[data-state="done"]');
     return text(page, '[data-testid=dedup-unique-count]');
@@ -131,7 +161,9 @@ test('the dedup page remembers lines across visits (IndexedDB), and forgets them
   await page.waitForFunction(() => (document.getElementById('remember') as HTMLInputElement).checked);
   expect(await run(page, 'b\nc\nd\n')).toBe('1');
   await page.click('#forget');
-  await page.waitForFunction(() => /^Nothing is remembered/.test(document.getElementById('remembered')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /^Nothing is remembered/.test(document.getElementById('remembered')?.textContent ?? ''),
+  );
   expect(await run(page, 'b\nc\nd\n')).toBe('3');
   expect(errors).toEqual([]);
   await page.close();
