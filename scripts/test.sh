@@ -19,6 +19,8 @@ bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 echo "[test] clang-format: the C++ as .clang-format has it (clang-format-14 -i on the files to fix)"
 git ls-files 'cpp/*.hpp' 'cpp/*.cpp' 'tests/cpp/*.cpp' 'tests/cpp/*.hpp' 'tests/fuzz/*.cpp' 'bench/*.cpp' |
   xargs clang-format-14 --dry-run -Werror
+echo "[test] Biome: the TypeScript's format and lint rules (biome.json; npx biome check --write fixes the format)"
+npx biome check js/src tests/js tests/e2e
 echo "[test] tsc --noEmit: the TypeScript, and the JavaScript from its JSDoc"
 npx tsc --noEmit -p tsconfig.json
 npx tsc -p tsconfig.js.json
