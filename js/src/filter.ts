@@ -140,19 +140,8 @@ function pushImport(m: CuckooModule, importer: number, piece: Uint8Array): void 
 function finishImport(m: CuckooModule, importer: number): CuckooFilter {
   const handle = m.importFinish(importer);
   if (handle === 0) throw errorFromModule(m);
-  return adopt(m, handle);
-}
-
-// A CuckooFilter object for a filter the core made (import).
-function adopt(m: CuckooModule, handle: number): CuckooFilter {
-  const filter = Object.create(CuckooFilter.prototype) as CuckooFilter;
-  const fields = filter as unknown as { m: CuckooModule; handle: number; growing: boolean; changes: number };
-  fields.m = m;
-  fields.handle = handle;
-  fields.growing = m.growth(handle) !== 0;
-  fields.changes = 0;
-  finalizer?.register(filter, handle, filter);
-  return filter;
+  // A CuckooFilter object for the filter the core made.
+  return new CuckooFilter(null, { m, handle });
 }
 
 function beginExport(m: CuckooModule, handle: number): number {
@@ -182,7 +171,17 @@ export class CuckooFilter {
   private changes = 0;
 
   /** Needs the module loaded: `await ready()` first, or use `await CuckooFilter.create(options)`. */
-  constructor(options: CuckooFilterOptions) {
+  constructor(options: CuckooFilterOptions);
+  /** @internal For a filter the core made (an import): the object takes over its handle. */
+  constructor(options: null, made: { m: CuckooModule; handle: number });
+  constructor(options: CuckooFilterOptions | null, made?: { m: CuckooModule; handle: number }) {
+    if (options === null && made) {
+      this.m = made.m;
+      this.handle = made.handle;
+      this.growing = made.m.growth(made.handle) !== 0;
+      finalizer?.register(this, made.handle, this);
+      return;
+    }
     const m = requireModule();
     const a = validateOptions(options);
     const handle = m.create(writeCreateOptions(m, a));
@@ -284,6 +283,11 @@ export class CuckooFilter {
   }
 
   // live(), for calls that may change the table.
+  /** @internal The live handle of a filter (liveHandle(), below). */
+  static liveHandle(filter: CuckooFilter): number {
+    return filter.writable();
+  }
+
   private writable(): number {
     this.changes++;
     return this.live();
@@ -807,7 +811,7 @@ export class CuckooFilter {
  * deduplicator); users never see handles. Throws DISPOSED for a disposed filter.
  */
 export function liveHandle(filter: CuckooFilter): number {
-  return (filter as unknown as { writable(): number }).writable();
+  return CuckooFilter.liveHandle(filter);
 }
 
 /**
