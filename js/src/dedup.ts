@@ -13,7 +13,7 @@
 import { CuckooFilterError, invalid } from './errors.js';
 import { CuckooFilter, disposeSymbol, liveHandle } from './filter.js';
 import { describe, ownUint8View, typedLength } from './key_codec.js';
-import { copyToScratch, isHeapView, readDedupReport } from './heap.js';
+import { copyToScratch, heapBlocks, isHeapView, readDedupReport } from './heap.js';
 import { ErrorCode, LineRules } from './abi.js';
 import { type CuckooModule, errorFromModule, ready, requireModule } from './wasm_module.js';
 import { checkRate } from './options.js';
@@ -406,6 +406,19 @@ export class LineDeduper {
     this.options = checkOptions(options);
     // Fail now, not at the first block, for a rate that cannot grow.
     if (this.options.fpRate !== undefined) shapeAt(this.options.fpRate);
+  }
+
+  /**
+   * @internal `count` blocks of `size` bytes in the WebAssembly heap, for as long as the process runs, and
+   * whether a block is a view of the heap (for pushInHeap(): the `cuckoo` command reads its input there).
+   */
+  static inputBlocks(
+    size: number,
+    count: number,
+  ): { view(i: number): Uint8Array; memory(): ArrayBufferLike; holds(view: Uint8Array): boolean } | undefined {
+    const m = requireModule();
+    const blocks = heapBlocks(m, size, count);
+    return blocks && { ...blocks, holds: (view: Uint8Array) => isHeapView(m, view) };
   }
 
   /** ready() and new LineDeduper(options) in one call. */

@@ -283,6 +283,11 @@ export class CuckooFilter {
   }
 
   // live(), for calls that may change the table.
+  /** @internal declaredExportLength() (below), for the `cuckoo` command, which imports only the package's entry. */
+  static declaredLength(prefix: Uint8Array): number {
+    return declaredExportLength(prefix);
+  }
+
   /** @internal The live handle of a filter (liveHandle(), below). */
   static liveHandle(filter: CuckooFilter): number {
     return filter.writable();

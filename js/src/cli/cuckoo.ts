@@ -13,7 +13,6 @@ import {
   DEDUP_LOSS_BUDGET,
   MIN_GROWING_FP_RATE,
 } from '../node.js';
-import { parseFields } from '../dedup.js';
 import {
   abortPending,
   BrokenPipe,
@@ -25,7 +24,6 @@ import {
   readFilterFile,
   UsageError,
 } from './io.js';
-import { requireModule } from '../wasm_module.js';
 import { makeProgress } from './progress.js';
 
 const NAME = 'cuckoo';
@@ -208,7 +206,7 @@ async function runEngine(
   );
   const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
   // Read into the heap, where the engine reads the blocks in place (no copy of each block into it).
-  const heap = heapBuffers(requireModule());
+  const heap = heapBuffers();
   // The engine's INVALID_ARGUMENT is about the input against the arguments: a column name the CSV header
   // lacks (a usage error), or CSV files whose headers differ or that end inside quotes.
   const usage = <T>(call: () => T): T => {
@@ -246,6 +244,19 @@ async function runEngine(
   return deduper;
 }
 
+// The engine's option names in its messages, as the command's flags.
+const FLAG_NAMES: [RegExp, string][] = [
+  [/^fields /, '-f, --fields '],
+  [/^delimiter /, '-t, --delimiter '],
+  [/^csv and zeroTerminated /, '--csv and -z, --zero-terminated '],
+  [/\bwith fields or csv\b/, 'with -f or --csv'],
+  [/\bwith csv\b/, 'with --csv'],
+];
+
+function withFlags(message: string): string {
+  return FLAG_NAMES.reduce((text, [option, flag]) => text.replace(option, flag), message);
+}
+
 async function dedup(args: string[]): Promise<number> {
   const { values, files } = parse('dedup', args, {
     output: { type: 'string', short: 'o' },
@@ -262,27 +273,19 @@ async function dedup(args: string[]): Promise<number> {
   });
   if (values.help) return help('dedup');
   const csv = values.csv === true;
-  if (csv && values['zero-terminated'] === true)
-    throw new UsageError('dedup: --csv and -z, --zero-terminated do not go together (CSV records end with a newline)');
-  if (values.fields !== undefined) {
-    try {
-      parseFields(values.fields as string, csv ? [] : undefined);
-    } catch {
-      throw new UsageError(
-        `dedup: -f, --fields must be a list like 2, 2,4, 2-3 or 3- (field numbers from 1 to 10000` +
-          `${csv ? ') or of column names' : ')'}, got "${values.fields}"`,
-      );
-    }
-  }
-  if (
-    values.delimiter !== undefined &&
-    ((values.fields === undefined && !csv) ||
-      !/^[\0-\x7f]$/.test(values.delimiter as string) ||
-      (csv && /^["\r\n]$/.test(values.delimiter as string)))
-  ) {
-    throw new UsageError(
-      `dedup: -t, --delimiter takes one ASCII character (with --csv, not a quote or line end) and goes with -f or --csv, got "${values.delimiter}"`,
-    );
+  // The record options are the engine's to check: its INVALID_ARGUMENT, with the flags' names, is a usage
+  // error (made now, before any input is opened; a LineDeduper holds nothing until its first block).
+  await ready();
+  try {
+    new LineDeduper({
+      fields: values.fields as string | undefined,
+      delimiter: values.delimiter as string | undefined,
+      csv,
+      zeroTerminated: values['zero-terminated'] === true,
+    }).dispose();
+  } catch (error) {
+    if (!(error instanceof CuckooFilterError && error.code === 'INVALID_ARGUMENT')) throw error;
+    throw new UsageError(`dedup: ${withFlags(error.message)}`);
   }
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = values['fp-rate'] === undefined ? undefined : rate('--fp-rate', values['fp-rate'], 0);

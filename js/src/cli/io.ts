@@ -22,9 +22,7 @@ import {
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { declaredExportLength } from '../filter.js';
-import { heapBlocks, isHeapView } from '../heap.js';
-import type { HeapModule } from '../wasm_loader.js';
+import { CuckooFilter, LineDeduper } from '../node.js';
 
 /** An error the command reports as one line (exit 1), without a stack trace. */
 export class InputError extends Error {}
@@ -144,10 +142,10 @@ export interface BlockBuffers {
 }
 
 /** Two blocks in the wasm heap (allocated there, for as long as the process runs). */
-export function heapBuffers(m: HeapModule): BlockBuffers & { holds(block: Uint8Array): boolean } {
-  const blocks = heapBlocks(m, BLOCK, 2);
+export function heapBuffers(): BlockBuffers & { holds(block: Uint8Array): boolean } {
+  const blocks = LineDeduper.inputBlocks(BLOCK, 2);
   if (!blocks) throw new InputError('out of memory for the input buffers');
-  return { ...blocks, holds: (block) => isHeapView(m, block) };
+  return blocks;
 }
 
 function ownBuffers(): BlockBuffers {
@@ -453,7 +451,7 @@ export async function readFilterFile(path: string): Promise<Uint8Array> {
       parts.push(block);
       have += block.length;
       while (declared === 0 && !notAnExport && have >= need) {
-        const answer = declaredExportLength(Buffer.concat(parts, need));
+        const answer = CuckooFilter.declaredLength(Buffer.concat(parts, need));
         if (answer > 0) declared = answer;
         else if (answer === 0) notAnExport = true;
         else need = -answer;
