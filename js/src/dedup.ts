@@ -248,15 +248,17 @@ export function checkOptions(options: unknown): LineDeduperOptions {
       throw invalid(`fields must be a string in cut's syntax (2, 2,4, 2-3, 3-), got ${describe(o.fields)}`);
     parseFields(o.fields, o.csv === true ? [] : undefined);
   }
+  if (o.delimiter !== undefined && o.fields === undefined && o.csv !== true) {
+    throw invalid('delimiter goes with fields or csv (it separates the fields a key is made of)');
+  }
   if (
     o.delimiter !== undefined &&
-    ((o.fields === undefined && o.csv !== true) ||
-      typeof o.delimiter !== 'string' ||
+    (typeof o.delimiter !== 'string' ||
       !/^[\0-\x7f]$/.test(o.delimiter) ||
       (o.csv === true && /^["\r\n]$/.test(o.delimiter)))
   ) {
     throw invalid(
-      `delimiter must be one ASCII character (not a quote or line end with csv), with fields or csv, got ${describe(o.delimiter)}`,
+      `delimiter must be one ASCII character (with csv, not a quote or line end), got ${describe(o.delimiter)}`,
     );
   }
   checkRate(o.fpRate);

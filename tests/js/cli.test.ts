@@ -247,7 +247,7 @@ describe('dedup', () => {
     }
     expect(run(['dedup', '-f', '0', csv]).code).toBe(2);
     expect(run(['dedup', '-t', ',', csv]).stderr).toMatch(
-      "cuckoo: dedup: -t, --delimiter must be one ASCII character (not a quote or line end with --csv), with -f or --csv, got the string ','\n",
+      'cuckoo: dedup: -t, --delimiter goes with -f or --csv (it separates the fields a key is made of)\n',
     );
   });
 
@@ -395,6 +395,15 @@ print('same' if got == expected else 'different: %d rows, expected %d' % (len(go
     const both = run(['dedup', '--stats', '-o', '/dev/null', 'long.txt', 'million.txt']).stderr;
     expect(both).toMatch(/met\)/);
     expect(both).not.toMatch(/not met/);
+  });
+
+  test('--stats counts in words: 1 line, 1 duplicate (not 1 duplicates)', () => {
+    expect(run(['dedup', '--stats'], 'a\na\n').stderr).toMatch(
+      /^cuckoo dedup: 2 lines read, 1 unique line written, 1 duplicate removed$/m,
+    );
+    expect(run(['dedup', '--stats', '-D'], 'a\n').stderr).toMatch(
+      /^cuckoo dedup: 1 line read, 0 duplicates written, 1 unique line dropped$/m,
+    );
   });
 
   test('--stats states the expected wrong drops and whether the default met its 0.01', () => {

@@ -244,13 +244,18 @@ async function runEngine(
   return deduper;
 }
 
+/** "1 line", "2 lines". */
+function count(n: number, one: string): string {
+  return `${n} ${one}${n === 1 ? '' : 's'}`;
+}
+
 // The engine's option names in its messages, as the command's flags.
 const FLAG_NAMES: [RegExp, string][] = [
   [/^fields /, '-f, --fields '],
   [/^delimiter /, '-t, --delimiter '],
   [/^csv and zeroTerminated /, '--csv and -z, --zero-terminated '],
   [/\bwith fields or csv\b/, 'with -f or --csv'],
-  [/\bwith csv\b/, 'with --csv'],
+  [/\(with csv\b/, '(with --csv'],
 ];
 
 function withFlags(message: string): string {
@@ -343,8 +348,8 @@ async function dedup(args: string[]): Promise<number> {
     const plan = s.plan;
     process.stderr.write(
       (values.duplicates
-        ? `${NAME} dedup: ${s.lines} lines read, ${s.duplicates} duplicates written, ${s.unique} unique lines dropped\n`
-        : `${NAME} dedup: ${s.lines} lines read, ${s.unique} unique lines written, ${s.duplicates} duplicates removed\n`) +
+        ? `${NAME} dedup: ${count(s.lines, 'line')} read, ${count(s.duplicates, 'duplicate')} written, ${count(s.unique, 'unique line')} dropped\n`
+        : `${NAME} dedup: ${count(s.lines, 'line')} read, ${count(s.unique, 'unique line')} written, ${count(s.duplicates, 'duplicate')} removed\n`) +
         (plan
           ? `${NAME} dedup: filter started with room for ${plan.capacity} lines and doubles in place up to ` +
             `${plan.maxDoublings} times; doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
