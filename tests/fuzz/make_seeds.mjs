@@ -28,6 +28,9 @@ const batches = Array.from({ length: 60 }, (_, i) => [i % 5 === 4 ? 1 : batch(i 
 writeFileSync(join(out, 'operations', 'batches'), ops(1, 7, 20, 30, batches));
 writeFileSync(join(out, 'operations', 'batches-growth'), ops(0x81, 6, 4, 10, batches.filter(([op]) => op !== 1)));
 writeFileSync(join(out, 'operations', 'growth'), ops(0x81, 8, 4, 20, Array.from({ length: 150 }, (_, i) => [i % 3 === 0 ? 2 : 0, i % 64])));
+// Regressions: inputs that once failed. A table that doubles in place, max kicks 1, a key copied many
+// times: an add doubled the table to its limit and failed, leaving it doubled (2026-11-26).
+writeFileSync(join(out, 'operations', 'regression-failed-add-doubled'), Buffer.from('oAIBAQB//dyLWhgxGCAYAQsCFgMhACwBNyDIAw0AGAEjAi4DOc0gyAEPAhoDJQAwATsgyAMRABwBJwIyAz0gyAETAh4DKQA0AT8gyAMVACABKwI2AwEgyAEXAiIDLQA4AQMgyAMZACQBLwI6AwUgyAH//////////////////////////////////////////////xsCJgMxADwBByDIAx0AKAEzAj4DCSDIAR8CKgM1AAD//3793ItaHwE3AgIDDSDIASMCLgM5AAQBDyDIAyUAMAE7AgYRAyDIAScCMgPIARcCIgMtADgBAyDIAxkAJAEvAjoDBSDIAf//////////////////////////////////////////////GwImAzEAPAEHIMgDHQAoATMCPgMJIMgBHwIqAzUAPQAIARMgyAMpADQBPwIKAxUgAAAAOsgBKwI2AwEADAEXIAUABQAFAAUABQAFAAIAAAAFAAUABQAFAAUABQAFAzEAPAEHAhID/x0=', 'base64'));
 // Byte 0 bit 6: semi-sorted buckets (b = 4; byte 1 gives 5 + byte 1 % 28 bits): churn, batches, growth.
 writeFileSync(join(out, 'operations', 'semi-sorted-churn'), ops(0x40, 8, 30, 100, churn));
 writeFileSync(join(out, 'operations', 'semi-sorted-batches'), ops(0x40, 12, 20, 30, batches));

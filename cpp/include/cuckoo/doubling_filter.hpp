@@ -168,28 +168,27 @@ class DoublingFilter {
   [[nodiscard]] bool contains(std::uint64_t key) const noexcept { return contains_hash(hasher_(key)); }
   bool remove(std::uint64_t key) noexcept { return remove_hash(hasher_(key)); }
 
+  // A failed add changes nothing: the doublings it made are undone (halve_in_place), so the table is as
+  // it was, slot for slot.
   bool add_hash(std::uint64_t hash) noexcept {
+    const unsigned generation_before = generation_;
+    const auto fail = [&](AddFailure why) {
+      while (generation_ > generation_before) halve_in_place();
+      failure_ = why;
+      return false;
+    };
     // At the fill limit the table doubles, or takes no more keys: rate_bound() holds only up to it.
     if (size_ >= fill_limit_ && grows_) {
-      if (const AddFailure why = double_in_place(); why != AddFailure::none) {
-        failure_ = why;
-        return false;
-      }
+      if (const AddFailure why = double_in_place(); why != AddFailure::none) return fail(why);
     }
     for (;;) {
       const Place at = locate(hash);
-      if (copies(at) >= 2 * kBucketSize) {
-        failure_ = AddFailure::duplicate_limit;
-        return false;
-      }
+      if (copies(at) >= 2 * kBucketSize) return fail(AddFailure::duplicate_limit);
       if (insert(at)) {
         failure_ = AddFailure::none;
         return true;
       }
-      if (const AddFailure why = double_in_place(); why != AddFailure::none) {
-        failure_ = why;
-        return false;
-      }
+      if (const AddFailure why = double_in_place(); why != AddFailure::none) return fail(why);
     }
   }
   [[nodiscard]] AddFailure last_failure() const noexcept { return failure_; }
@@ -324,17 +323,18 @@ class DoublingFilter {
     slots_ = static_cast<Slot*>(grown);
     detail::advise_huge_pages(slots_, 2 * old_buckets * kBucketSize * sizeof(Slot));
     // From the top down: old bucket i's entries go to buckets 2i and 2i + 1, which lie above every old
-    // bucket not yet moved (for i = 0, the old bucket is read before its place is written).
+    // bucket not yet moved (for i = 0, the old bucket is read before its place is written). Each keeps its
+    // slot number, so that halve_in_place() can put every entry back where it was.
     for (std::uint64_t i = old_buckets; i-- > 0;) {
       Slot old[kBucketSize];
       std::memcpy(old, slots_ + i * kBucketSize, sizeof old);
       Slot* to = slots_ + 2 * i * kBucketSize;
       std::memset(to, 0, 2 * kBucketSize * sizeof(Slot));
-      unsigned used[2] = {0, 0};
-      for (const Slot v : old) {
+      for (unsigned s = 0; s < kBucketSize; ++s) {
+        const Slot v = old[s];
         if (v == 0) continue;
         const unsigned half = (v & kTailMask) >> kTopTailBit;
-        to[half * kBucketSize + used[half]++] = shed(v, 1);
+        to[half * kBucketSize + s] = shed(v, 1);
       }
     }
     for (unsigned bits = kFixedBits; bits + 1 < kSlotBits; ++bits) length_counts_[bits] = length_counts_[bits + 1];
@@ -342,6 +342,26 @@ class DoublingFilter {
     ++generation_;
     set_fill_limit();
     return AddFailure::none;
+  }
+
+  // Undoes the last doubling of a table that has not changed since (an add whose walks all failed and were
+  // undone): buckets 2i and 2i + 1 hold old bucket i's entries, each in its old slot with its ext bit shed.
+  CUCKOO_COLD void halve_in_place() noexcept {
+    const std::uint64_t buckets = num_buckets() / 2;
+    for (std::uint64_t i = 0; i < buckets; ++i) {
+      Slot merged[kBucketSize] = {};
+      for (unsigned half = 0; half < 2; ++half)
+        for (unsigned s = 0; s < kBucketSize; ++s)
+          if (const Slot v = slots_[(2 * i + half) * kBucketSize + s]; v != 0) merged[s] = unshed(v, half);
+      std::memcpy(slots_ + i * kBucketSize, merged, sizeof merged);  // i < 2i: not read again
+    }
+    // A smaller block: realloc may move it, or keep the larger one (then the rest stays unused).
+    if (void* smaller = std::realloc(slots_, buckets * kBucketSize * sizeof(Slot)); smaller != nullptr)
+      slots_ = static_cast<Slot*>(smaller);
+    for (unsigned bits = kSlotBits - 1; bits > kFixedBits; --bits) length_counts_[bits] = length_counts_[bits - 1];
+    length_counts_[kFixedBits] = 0;
+    --generation_;
+    set_fill_limit();
   }
 
   // Adds the entries of `other` (made with the same options) to this filter: every one (merge), or for a
@@ -430,6 +450,11 @@ class DoublingFilter {
   // The entry v after `d` doublings: d fewer ext bits (the caller checked it has them).
   [[nodiscard]] static Slot shed(Slot v, unsigned d) noexcept {
     return static_cast<Slot>((v & ~kTailMask) | ((static_cast<std::uint32_t>(v & kTailMask) << d) & kTailMask));
+  }
+  // shed(v, 1) undone: the ext bit `half` put back in front of the ones v has.
+  [[nodiscard]] static Slot unshed(Slot v, unsigned half) noexcept {
+    const auto tail = static_cast<std::uint32_t>(v & kTailMask);
+    return static_cast<Slot>((v & ~kTailMask) | (tail >> 1) | (std::uint32_t{half} << kTopTailBit));
   }
   // The ext bits an entry has left.
   [[nodiscard]] static unsigned ext_bits(Slot v) noexcept { return entry_bits(v) - kFixedBits; }
