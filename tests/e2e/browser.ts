@@ -14,8 +14,8 @@ export interface Session {
   baseUrl: string;
 }
 
-export async function startSession(): Promise<Session> {
-  mkdirSync(screenshotDir, { recursive: true });
+/** The demo server on a free port, and its address (Chromium's and Firefox's suites share it). */
+export async function startServer(): Promise<{ server: ChildProcess; baseUrl: string }> {
   const server = spawn('node', [join(repoRoot, 'scripts', 'serve.mjs')], {
     env: { ...process.env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -29,7 +29,12 @@ export async function startSession(): Promise<Session> {
     });
     server.once('exit', (code) => reject(new Error(`the demo server exited (${code}): ${seen}`)));
   });
-  const browser = await chromium.launch({
+  return { server, baseUrl };
+}
+
+/** Debian's Chromium, headless, without the background traffic of a first run. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
       '--headless',
@@ -42,7 +47,12 @@ export async function startSession(): Promise<Session> {
       '--disable-sync',
     ],
   });
-  return { browser, server, baseUrl };
+}
+
+export async function startSession(): Promise<Session> {
+  mkdirSync(screenshotDir, { recursive: true });
+  const { server, baseUrl } = await startServer();
+  return { browser: await launchChromium(), server, baseUrl };
 }
 
 export async function stopSession(session: Session | undefined): Promise<void> {
@@ -55,6 +65,7 @@ export async function openPage(
   session: Session,
   path: string,
   viewport = { width: 1280, height: 800 },
+  init?: () => void,
 ): Promise<{ page: Page; errors: string[] }> {
   const page = await session.browser.newPage({ viewport, acceptDownloads: true });
   const errors: string[] = [];
@@ -63,6 +74,8 @@ export async function openPage(
     if (message.type() === 'error') errors.push(`console: ${message.text()}`);
   });
   page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()}`));
+  // A script run before the page's own (a stub of a browser API).
+  if (init) await page.addInitScript(init);
   await page.goto(session.baseUrl + path);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   return { page, errors };

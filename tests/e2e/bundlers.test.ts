@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
-import { repoRoot } from './browser';
+import type { Browser } from 'playwright-core';
+import { launchChromium, repoRoot } from './browser';
 
 const main = `import { ready, CuckooFilter } from 'cuckoo-wasm';
 await ready();
@@ -29,19 +29,7 @@ beforeAll(async () => {
     join(project, 'index.html'),
     '<!doctype html><body><script type="module" src="./main.js"></script></body>\n',
   );
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

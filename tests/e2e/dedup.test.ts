@@ -268,18 +268,8 @@ test('the same file gives the same filter on every run', async () => {
 // --- several files, keys from fields and CSV columns, remembering across visits, saving to a file ---
 
 /** A page with `init` run before its own scripts (a stub of a browser API); any script error fails the test. */
-async function openWith(init: () => void, viewport = { width: 1440, height: 900 }) {
-  const page = await session.browser.newPage({ viewport, acceptDownloads: true });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
-  });
-  page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()}`));
-  await page.addInitScript(init);
-  await page.goto(session.baseUrl + 'dedup.html');
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-  return { page, errors };
+function openWith(init: () => void, viewport = { width: 1440, height: 900 }) {
+  return openPage(session, 'dedup.html', viewport, init);
 }
 
 type Page = import('playwright-core').Page;

@@ -4,13 +4,13 @@
 // filter's, a lookup and a delete answer; the dedup page: pasted text, a CSV file keyed by a column
 // (compared with the reference), and lines remembered across visits (IndexedDB). Prints the browser's
 // version beside the runtimes' lines.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { randomCsv, referenceCsvDedup } from '../js/dedup_cases';
-import { repoRoot } from './browser';
+import { startServer } from './browser';
 
 const FIREFOX = '/usr/bin/firefox-esr';
 let browser: Browser;
@@ -21,19 +21,7 @@ let passed = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cuckoo-firefox-'));
-  server = spawn('node', [join(repoRoot, 'scripts', 'serve.mjs')], {
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    server.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = seen.match(/http:\/\/localhost:(\d+)\//);
-      if (match) resolve(`http://127.0.0.1:${match[1]}/`);
-    });
-    server.once('exit', (code) => reject(new Error(`the demo server exited (${code}): ${seen}`)));
-  });
+  ({ server, baseUrl } = await startServer());
   browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
 });
 
