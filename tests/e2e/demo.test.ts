@@ -1239,87 +1239,45 @@ test('the experiment states the load it reached and why the library sizes by the
   await page.close();
 });
 
-// Timed inside the page, on a 64 x 8 table with 16-bit fingerprints and 300 keys (the Bloom panel alone is
-// some 8,400 rectangles, the key list 300 buttons). What is asserted is each click handler's own
-// synchronous time, which the page controls; with the rendering of the frame it caused (style, layout,
-// paint) it is reported, not asserted: on a busy 2-core machine that measures the machine as much as the page.
+// A 64 x 8 table with 16-bit fingerprints and 300 keys (the Bloom panel alone is some 8,400 rectangles, the
+// key list 300 buttons): each insert gives a replay, and each click of Step shows the next step of it. How
+// long an insert and a step take is measured by bench/demo_bench.mjs, not asserted here: on a busy 2-core
+// machine a time limit measures the machine as much as the page.
 test.each(VIEWPORTS)(
-  'speed at %s size: a 64 x 8 table with 300 keys inserts in under 60 ms, and every one of some 50 replay steps under 16 ms',
-  async (name, viewport) => {
+  'at %s size a 64 x 8 table with 300 keys inserts, and some 50 replay steps each show the next step',
+  async (_name, viewport) => {
     const { page, errors } = await openPage(session, '', viewport);
     await setParams(page, { buckets: 64, slots: 8, bits: 16 });
     await page.evaluate(() => (window as any).cuckooDemo.fill('big-', 300));
-    const times = await page.evaluate(async () => {
-      // The rendering a click caused: from the next frame's start (its requestAnimationFrame) to a task
-      // queued there, which runs once that frame's style, layout and paint are done.
-      const rendering = () =>
-        new Promise<number>((resolve) =>
-          requestAnimationFrame(() => {
-            const start = performance.now();
-            setTimeout(() => resolve(performance.now() - start), 0);
-          }),
-        );
+    const result = await page.evaluate(async () => {
       const settle = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
       const input = document.getElementById('key-input') as HTMLInputElement;
       const step = document.getElementById('step') as HTMLButtonElement;
       const demo = (window as any).cuckooDemo;
-      const firstTries: number[] = [];
-      const inserts: number[] = [];
-      const insertFrames: number[] = [];
-      const steps: number[] = [];
-      const stepFrames: number[] = [];
-      const lastSteps: number[] = [];
-      for (let i = 0; steps.length < 50 && i < 40; i++) {
+      let inserts = 0;
+      let steps = 0;
+      const wrong: string[] = [];
+      for (let i = 0; steps < 50 && i < 40; i++) {
         await settle();
         input.value = `timed-${i}`;
-        let t0 = performance.now();
         document.getElementById('add')!.click();
-        inserts.push(performance.now() - t0);
-        insertFrames.push(inserts[inserts.length - 1] + (await rendering()));
+        inserts++;
         while (!step.disabled) {
           await settle();
           const from = demo.player.index;
-          t0 = performance.now();
           step.click();
-          const handler = performance.now() - t0;
-          firstTries.push(handler);
-          stepFrames.push(handler + (await rendering()));
-          // A slow step is taken again (back one step, then the same click), up to twice, and its fastest
-          // time kept: the same work each time, so what is left is the handler's cost, not the moments the
-          // machine gave the page's thread to another process.
-          let best = handler;
-          for (let again = 0; again < 2 && best >= 8; again++) {
-            demo.player.go(from);
-            await settle();
-            t0 = performance.now();
-            step.click();
-            best = Math.min(best, performance.now() - t0);
-          }
-          steps.push(best);
-          if (step.disabled) lastSteps.push(best);
+          steps++;
+          if (demo.player.index !== from + 1) wrong.push(`insert ${i}: step from ${from} went to ${demo.player.index}`);
         }
+        if (demo.player.index !== demo.frames.length - 1) wrong.push(`insert ${i}: the replay stopped before its end`);
       }
-      return { inserts, insertFrames, steps, firstTries, stepFrames, lastSteps };
+      return { inserts, steps, wrong, size: demo.filter.size };
     });
-    const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-    const stat = (xs: number[]) => {
-      const s = sorted(xs);
-      return `median ${s[Math.floor(s.length / 2)].toFixed(1)}, p90 ${s[Math.floor(s.length * 0.9)].toFixed(1)}, max ${s[s.length - 1].toFixed(1)} ms`;
-    };
-    // eslint-disable-next-line no-console
-    console.log(
-      `${name}, ${times.steps.length} steps of ${times.inserts.length} inserts:\n` +
-        `  step handler ${stat(times.steps)} (the last step of each replay: ${stat(times.lastSteps)})\n` +
-        `  step handler, first tries only (before a slow one is taken again): ${stat(times.firstTries)}\n` +
-        `  step handler plus the rendering of its frame ${stat(times.stepFrames)}\n` +
-        `  insert handler ${stat(times.inserts)}; plus the rendering of its frame ${stat(times.insertFrames)}`,
-    );
-    expect(times.steps.length).toBeGreaterThanOrEqual(50);
-    // Before: steps had a median of 12.6 ms and a maximum of 39 ms, because each replay's last step rebuilt
-    // the key list and redrew the Bloom panel whole. Now a step takes a few milliseconds; 16 ms is the budget
-    // of a frame, and the margin between the two absorbs a noisy machine.
-    expect(Math.max(...times.steps)).toBeLessThan(16);
-    expect(Math.max(...times.inserts)).toBeLessThan(60);
+    expect(result.steps).toBeGreaterThanOrEqual(50);
+    expect(result.wrong).toEqual([]);
+    // Every insert went in (300 keys and these), and the drawing is the filter's table.
+    expect(result.size).toBe(300 + result.inserts);
+    expect(await drawnSlots(page)).toEqual(await realSlots(page));
     expect(errors).toEqual([]);
     await page.close();
   },
