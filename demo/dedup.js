@@ -37,8 +37,14 @@ function about(x) {
  * The loss budget in words. wrongDropBound bounds the expected number of unique lines wrongly dropped;
  * the chance that any was dropped is at most that number, so below 1 it reads as a chance.
  */
-function dropChance(bound, unique, unit = 'line') {
-  if (unique === 0) return `No ${unit}s, so none could be dropped.`;
+function dropChance(bound, unique, lines, unit = 'line') {
+  if (lines === 0) return `No ${unit}s, so none could be dropped.`;
+  // Only with remembered lines: every line was taken for one seen before.
+  if (unique === 0) {
+    return lines === 1
+      ? `The one ${unit} had been seen before, in an earlier run: it was not new.`
+      : `All ${plural(lines, unit)} had been seen before, in earlier runs or earlier in this one: none was new.`;
+  }
   if (bound >= 1) {
     return `Up to about ${about(bound)} of the ${plural(unique, `unique ${unit}`)} may have been wrongly dropped (expected): ` +
       'a smaller false-positive rate makes that rarer.';
@@ -47,19 +53,25 @@ function dropChance(bound, unique, unit = 'line') {
   return `At most about a 1 in ${about(1 / bound)} chance that ${which} was wrongly dropped.`;
 }
 
-/** What the filter took: bytes per line read and per unique line, and what it was sized for. */
+// Bytes per line of a few lines are the size of an empty table over a handful: no measure of anything.
+const PER_LINE_FROM = 10_000;
+
+/**
+ * What the filter took: its size (the engine's filterBytes, the one figure of it the page shows), what it
+ * was sized for, and from PER_LINE_FROM lines up, bytes per line read and per unique line.
+ */
 function filterSummary(data, unit = 'line') {
   const per = (n) => (data.filterBytes / n).toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
   const shape = data.doublings > 0
     ? `${data.fingerprintBits}-bit slots, doubled ${data.doublings === 1 ? 'once' : `${data.doublings} times`} in place`
     : `${data.fingerprintBits}-bit slots`;
-  const kept = data.remember ? ` It is kept in this browser (${plural(data.remember.byteLength, 'byte')}) for the next run.` : '';
+  const kept = data.remember ? ' It is kept in this browser for the next run.' : '';
   if (data.rememberedBefore !== undefined) {
-    return `The remembered filter (${shape}), which held ${plural(data.rememberedBefore, unit)} from earlier runs, ` +
+    return `The remembered filter (${plural(data.filterBytes, 'byte')}, ${shape}), which held ${plural(data.rememberedBefore, unit)} from earlier runs, ` +
       `now holds ${plural(data.rememberedAfter, unit)}.${kept}`;
   }
   if (data.filterBytes === 0) return 'The input is empty: there was nothing to remember, so no filter was made.';
-  const costs = data.lines > 0 && data.unique > 0
+  const costs = data.lines >= PER_LINE_FROM && data.unique > 0
     ? ` it costs ${per(data.lines)} bytes per ${unit} read and ${per(data.unique)} bytes per unique ${unit}.`
     : ` it held ${plural(data.unique, `unique ${unit}`)}.`;
   return `The filter took ${number(data.filterBytes)} bytes (${shape}). It was made when reading began, with room for ` +
@@ -103,6 +115,8 @@ function keySettings() {
 
 function showKeySettings() {
   const csv = $('csv').checked;
+  $('key-fields-label').textContent = csv ? 'Key column(s)' : 'Key field(s)';
+  $('key-fields').placeholder = csv ? 'email or 2 or name,city' : '2 or 2,4 or 3-';
   $('delimiter').placeholder = csv ? ',' : 'tab';
   $('keys-hint').textContent = csv
     ? 'Header names or 1-based column numbers, comma separated (email, 2, name,city); empty: all columns. Two records ' +
@@ -249,6 +263,8 @@ function stop(message, state) {
   showRemembered();
 }
 
+const MIN_RATE_SECONDS = 0.2;
+
 function showProgress(data) {
   const fraction = data.total > 0 ? data.done / data.total : 1;
   progressBar.value = fraction;
@@ -256,7 +272,8 @@ function showProgress(data) {
   $('lines').textContent = number(data.lines);
   $('unique').textContent = number(data.unique);
   $('duplicates').textContent = number(data.lines - data.unique);
-  $('rate').textContent = number(Math.round(data.lines / Math.max(data.seconds, 1e-3)));
+  // A speed over a few milliseconds measures the start of a worker, not the lines.
+  $('rate').textContent = data.seconds >= MIN_RATE_SECONDS ? number(Math.round(data.lines / data.seconds)) : '–';
   $('time-left').textContent = data.type === 'done' ? '0 s' : fraction > 0 ? duration(data.seconds / fraction - data.seconds) : '–';
   $('binary-warning').hidden = !data.binary;
 }
@@ -330,7 +347,8 @@ async function start(files) {
       where = '';
     }
     if (data.remember) {
-      const record = { lines: data.rememberedAfter, bytes: data.remember.byteLength, keys: keys.id, keysText: keys.text, savedAt: Date.now() };
+      // Its size is the engine's filterBytes, as the result says it (the stored export adds a header).
+      const record = { lines: data.rememberedAfter, bytes: data.filterBytes, keys: keys.id, keysText: keys.text, savedAt: Date.now() };
       try {
         await storeRemembered(data.remember, record);
         remembered = record;
@@ -345,7 +363,7 @@ async function start(files) {
     if (run !== me) return;
     const header = keys.csv ? ' (the header not counted)' : '';
     stop(`Done: ${plural(data.unique, `unique ${unit}`)} of ${number(data.lines)}${header}, in ${data.seconds.toFixed(2)} s. ` +
-      `${filterSummary(data, unit)} ${dropChance(data.wrongDropBound, data.unique, unit)}${where ? ` ${where}` : ''}`, 'done');
+      `${filterSummary(data, unit)} ${dropChance(data.wrongDropBound, data.unique, data.lines, unit)}${where ? ` ${where}` : ''}`, 'done');
     $('result').scrollIntoView({ block: 'nearest' });
   };
   worker.onerror = (event) => {
