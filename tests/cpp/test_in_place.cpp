@@ -402,11 +402,13 @@ TEST_CASE(
   // entry has other lengths in the two. Counting a shorter entry as the other's copy left two keys one
   // entry, and deleting a's keys then lost 4-7 of b's 5,000. Now only an entry the same in bits and
   // length counts: a key of b whose entry is exactly one of a's keys' (as likely as a false positive)
-  // still shares it, as in any union of fingerprints. A merge keeps every copy and loses none.
+  // still shares it, as in any union of fingerprints. A merge keeps every copy and loses none. (A first
+  // capacity of 5,000: at 1,000, b's entries, added at smaller sizes, took the joined rate past 0.001,
+  // and the join is refused.)
   for (const bool a_first : {true, false}) {
     for (const bool merge : {false, true}) {
-      CuckooFilter a(in_place_options(1000, 0.001, 6));
-      CuckooFilter b(in_place_options(1000, 0.001, 6));
+      CuckooFilter a(in_place_options(5000, 0.001, 6));
+      CuckooFilter b(in_place_options(5000, 0.001, 6));
       for (std::uint64_t i = 0; i < 20000; ++i) REQUIRE(a.add(key("a", i)));
       for (std::uint64_t i = 0; i < 5000; ++i) REQUIRE(b.add(key("b", i)));
       for (std::uint64_t i = 0; i < 3000; ++i) REQUIRE(b.add(key("a", i)));
@@ -419,6 +421,55 @@ TEST_CASE(
       INFO("a first " << a_first << ", merge " << merge);
       CHECK(lost <= (merge ? 0u : 2u));
     }
+  }
+}
+
+TEST_CASE("in place: parts joined keep the rate, or the join is refused and changes nothing", "[in_place][merge]") {
+  // Parts of 9,400 keys with a first capacity of 10,000, joined one by one: each part's entries keep the
+  // bits they had at its size, so the joined table's rate grows with every part. All 128 were joined, at
+  // a measured rate of 0.0274 (27 times fpRate).
+  for (const bool set_union : {false, true}) {
+    CuckooFilter whole(in_place_options(10000));
+    for (std::uint64_t i = 0; i < 9400; ++i) REQUIRE(whole.add(key("p0-", i)));
+    std::uint64_t joined = 1;
+    Status refused;
+    for (std::uint64_t p = 1; p < 128 && refused.ok(); ++p) {
+      CuckooFilter part(in_place_options(10000));
+      const std::string prefix = "p" + std::to_string(p) + "-";
+      for (std::uint64_t i = 0; i < 9400; ++i) REQUIRE(part.add(key(prefix.c_str(), i)));
+      const auto before = whole.serialize();
+      refused = set_union ? whole.union_with(part) : whole.merge(part);
+      if (refused.ok()) {
+        ++joined;
+        CHECK(whole.expected_fp_rate() <= 0.001);
+      } else {
+        CHECK(whole.serialize() == before);
+      }
+    }
+    CHECK(refused.code == ErrorCode::capacity_exceeded);
+    CHECK_THAT(refused.message, Catch::Contains("false-positive rate of") && Catch::Contains("left unchanged"));
+    CHECK(joined >= 2);
+    // Filled by adds until it refuses them, it keeps the rate (the fill limits follow the joined entries).
+    std::uint64_t n = 0;
+    while (whole.add(key("more", n))) ++n;
+    CHECK(n > 100000);
+    CHECK(whole.expected_fp_rate() <= 0.001);
+    CHECK(measured_fp_rate(whole, "absent", 400000) <= 0.001 * 1.12);
+    for (std::uint64_t i = 0; i < n; ++i) REQUIRE(whole.contains(key("more", i)));
+  }
+}
+
+TEST_CASE("in place: a join past 2b copies of a key is refused at once", "[in_place][merge]") {
+  for (const double rate : {0.001, 1e-6}) {
+    CuckooFilter a(in_place_options(1000, rate)), b(in_place_options(1000, rate));
+    for (int i = 0; i < 5; ++i) REQUIRE((a.add("same") && b.add("same")));
+    const auto before = a.serialize();
+    const Status s = a.merge(b);
+    CHECK(s.code == ErrorCode::capacity_exceeded);
+    CHECK_THAT(s.message, Catch::Contains("more than 8 copies"));
+    CHECK(a.serialize() == before);
+    REQUIRE(a.union_with(b).ok());
+    CHECK(a.count("same") == 5);
   }
 }
 

@@ -260,7 +260,9 @@ class CuckooFilter {
   // filter is left exactly as it was and the Status is capacity_exceeded; incompatible filters give
   // invalid_argument naming the difference. With growth, a sub-filter of the other that does not fit is
   // taken over as a copy (up to max_sub_filters), so the merged false-positive rate is at most the sum of
-  // the two filters' rates.
+  // the two filters' rates. In a table that doubles, joined entries keep the bits they had in their own
+  // filter: a join that would take the rate past what the options allow (rate_limit) is refused with
+  // capacity_exceeded, and so is one that would give a fingerprint more than 2b copies.
   [[nodiscard]] Status merge(const CuckooFilter& other) { return combine(other, detail::Combine::multiset_sum); }
 
   // The set union with `other` (same options and seed as merge): each fingerprint of `other` is added only
@@ -762,10 +764,16 @@ class CuckooFilter {
       if (why == AddFailure::out_of_memory)
         return Status::error(ErrorCode::out_of_memory,
                              "cannot double the table for the merge (this filter was left unchanged)");
+      if (why == AddFailure::duplicate_limit)
+        return Status::error(ErrorCode::capacity_exceeded,
+                             "a fingerprint would have more than " + std::to_string(2 * layout_.bucket_size) +
+                                 " copies (a key added more than " + std::to_string(2 * layout_.bucket_size) +
+                                 " times in all; this filter was left unchanged)");
       if (why != AddFailure::none)
         return Status::error(ErrorCode::capacity_exceeded, "the merged fingerprints do not fit in " +
                                                                std::to_string(layout_.max_doublings) +
                                                                " doublings (this filter was left unchanged)");
+      if (Status s = detail::check_joined_rate(work->expected_fp_rate(), work->rate_limit()); !s.ok()) return s;
       mine = std::move(work);
       return {};
     };

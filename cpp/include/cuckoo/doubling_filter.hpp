@@ -132,6 +132,7 @@ class DoublingFilter {
     if (f->size_ != item_count)
       return Status::error(ErrorCode::bad_format, "item count " + std::to_string(item_count) + " does not match the " +
                                                       std::to_string(f->size_) + " occupied slots");
+    f->set_fill_limit();  // with the entries' share of the rate
     out = std::move(f);
     return {};
   }
@@ -201,6 +202,11 @@ class DoublingFilter {
   // instead of the 96% a walk reaches keeps them under 0.001 through all 7 doublings (rate_bound), at the
   // same memory at 10, 30 and 100 times the first capacity.
   [[nodiscard]] std::uint64_t fill_limit() const noexcept { return fill_limit_; }
+
+  // The most expected_fp_rate() may reach: rate_bound(max_doublings()). Adds alone never pass it (the
+  // schedule of fill limits); entries joined from another filter (absorb) keep the bits they had there,
+  // so a join can bring the rate near it, and the fill limit then stops adds before they pass it.
+  [[nodiscard]] double rate_limit() const noexcept { return rate_bound(max_doublings_); }
 
   [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept { return contains_place(locate(hash)); }
 
@@ -318,6 +324,7 @@ class DoublingFilter {
     if (length_counts_[kFixedBits] != 0 || generation_ >= max_doublings_) return AddFailure::growth_limit;
     const std::uint64_t old_buckets = num_buckets();
     if (2 * old_buckets > kMaxBuckets) return AddFailure::growth_limit;
+    if (!detail::addressable(2 * old_buckets * kBucketSize, sizeof(Slot))) return AddFailure::out_of_memory;
     void* grown = std::realloc(slots_, 2 * old_buckets * kBucketSize * sizeof(Slot));
     if (grown == nullptr) return AddFailure::out_of_memory;
     slots_ = static_cast<Slot*>(grown);
@@ -395,6 +402,7 @@ class DoublingFilter {
           if (const AddFailure why = insert_entry(from_generation, b, v); why != AddFailure::none) return why;
       }
     }
+    set_fill_limit();  // the joined entries' share of the rate
     return AddFailure::none;
   }
 
@@ -427,8 +435,11 @@ class DoublingFilter {
     f->max_doublings_ = max_doublings;
     f->max_kicks_ = o.max_kicks;
     f->grows_ = o.grows;
-    f->slots_ =
-        owned ? owned.release() : static_cast<Slot*>(std::calloc((buckets << generation) * kBucketSize, sizeof(Slot)));
+    const std::uint64_t slot_count = (buckets << generation) * kBucketSize;
+    if (!detail::addressable(slot_count, sizeof(Slot)))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(slot_count * sizeof(Slot)) +
+                                                         " bytes for the table: more than this build can address");
+    f->slots_ = owned ? owned.release() : static_cast<Slot*>(std::calloc(slot_count, sizeof(Slot)));
     if (f->slots_ == nullptr || !detail::reserve_nothrow(f->path_, o.max_kicks))
       return Status::error(ErrorCode::out_of_memory,
                            "cannot allocate " + std::to_string(f->byte_size()) + " bytes for the table");
@@ -439,9 +450,27 @@ class DoublingFilter {
     return {};
   }
 
-  void set_fill_limit() noexcept {
+  // The fill limit by load alone: `capacity` in the first table (or kFillPercent of its slots, when the
+  // smallest table is larger than asked for), then kFillPercent of the slots.
+  [[nodiscard]] std::uint64_t load_limit() const noexcept {
     const std::uint64_t limit = num_buckets() * kBucketSize * kFillPercent / 100;
-    fill_limit_ = generation_ == 0 && capacity_ > limit ? capacity_ : limit;
+    return generation_ == 0 && capacity_ > limit ? capacity_ : limit;
+  }
+
+  // load_limit(), lowered where the adds up to it would take the rate past rate_bound(generation): an entry
+  // added now matches an absent key with 2b 2^-(W-1) / slots. After adds alone the rate at the load limit
+  // is at most that, so the limit is lowered only after a join (or for a crafted import): the table then
+  // doubles sooner, and keeps for its last size the share of rate_limit() that adds there need (adds at a
+  // smaller size would spend it twice as fast). Half an entry of slack keeps rounding from ever lowering
+  // it otherwise.
+  void set_fill_limit() noexcept {
+    std::uint64_t limit = load_limit();
+    const double slots = static_cast<double>(num_buckets() * kBucketSize);
+    const double per_entry = 2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kSlotBits - 1)) / slots;
+    const double room = (rate_bound(generation_) - expected_fp_rate()) / per_entry;
+    if (limit > size_ && room + 0.5 < static_cast<double>(limit - size_))
+      limit = size_ + (room > 0 ? static_cast<std::uint64_t>(room) : 0);
+    fill_limit_ = limit;
   }
 
   [[nodiscard]] static std::uint32_t fixed_of(Slot v) noexcept {
@@ -570,8 +599,10 @@ class DoublingFilter {
   }
   // Stores the entry v of another filter's `bucket` (of `from_generation` doublings), doubling when it
   // finds no room.
+  // A join doubles by load alone (load_limit): a doubling does not change what the entries already here add
+  // to the rate, and absorb's caller checks the rate once all are in.
   [[nodiscard]] CUCKOO_COLD AddFailure insert_entry(unsigned from_generation, std::uint32_t bucket, Slot v) noexcept {
-    if (size_ >= fill_limit_ && grows_)
+    if (size_ >= load_limit() && grows_)
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     for (;;) {
       std::uint32_t at = 0;
@@ -579,6 +610,9 @@ class DoublingFilter {
       if (!moved_here(from_generation, bucket, v, at, value)) return AddFailure::growth_limit;
       // The walk's generator is seeded from the place (there is no key hash), so merges are reproducible.
       const Place place{(std::uint64_t{at} << 32 | value) ^ hasher_.seed(), at, other_bucket(at, value), value};
+      // Entries that match this one share its bucket pair at every size: past 2b of them no doubling can
+      // make room (as for an add of a key with 2b copies).
+      if (copies(place) >= 2 * kBucketSize) return AddFailure::duplicate_limit;
       if (insert(place)) return AddFailure::none;
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     }

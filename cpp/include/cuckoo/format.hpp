@@ -69,6 +69,7 @@
 
 #include "detail/bits.hpp"
 #include "detail/compiler.hpp"
+#include "detail/table_memory.hpp"
 #include "doubling_filter.hpp"
 #include "hashing.hpp"
 #include "options.hpp"
@@ -634,7 +635,8 @@ class Importer {
         if (total_ != kUnknownLength && total_ != total)
           return bad_format(std::string(total_ < total ? "truncated: " : "trailing data: ") + std::to_string(total_) +
                             " bytes, but the header describes " + std::to_string(total));
-        chain_.slots.reset(static_cast<std::uint8_t*>(std::malloc(static_cast<std::size_t>(info.table_length))));
+        if (detail::addressable(info.table_length))
+          chain_.slots.reset(static_cast<std::uint8_t*>(std::malloc(static_cast<std::size_t>(info.table_length))));
         if (!chain_.slots)
           return Status::error(ErrorCode::out_of_memory,
                                "cannot allocate " + std::to_string(info.table_length) + " bytes for the table");

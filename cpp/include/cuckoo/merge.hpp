@@ -53,6 +53,34 @@ enum class Combine {
   return Status::error(ErrorCode::out_of_memory, "cannot allocate a copy of the table for the merge");
 }
 
+// A rate as "2.7e-2": two digits, written with integers (printf's floating-point formatting is a large
+// part of a wasm module).
+[[nodiscard]] CUCKOO_COLD inline std::string rate_text(double r) {
+  if (!(r > 0)) return "0";
+  int exponent = 0;
+  for (; r < 1; --exponent) r *= 10;
+  for (; r >= 10; ++exponent) r /= 10;
+  auto tenths = static_cast<unsigned>(r * 10 + 0.5);
+  if (tenths == 100) {
+    tenths = 10;
+    ++exponent;
+  }
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "e" + std::to_string(exponent);
+}
+
+// A join's entries keep the fingerprint bits they had in their own filter: joined into a table that has
+// doubled further, they can match absent keys more often than the joined filter's options allow. Such a
+// join is refused rather than made. (A chain takes sub-filters over as copies instead, and their rates
+// add up: docs/GROWTH.md.)
+[[nodiscard]] CUCKOO_COLD inline Status check_joined_rate(double rate, double limit) {
+  if (rate <= limit * (1 + 1e-9)) return {};
+  return Status::error(ErrorCode::capacity_exceeded,
+                       "the joined filter would have a false-positive rate of " + rate_text(rate) + ", above the " +
+                           rate_text(limit) +
+                           " its options allow: each joined fingerprint keeps the bits it had in its own, smaller "
+                           "filter. Make every part with the capacity of the whole (this filter was left unchanged)");
+}
+
 [[nodiscard]] inline bool same_shape(const SubFilter& a, const SubFilter& b) noexcept {
   return a.num_buckets == b.num_buckets && a.fingerprint_bits == b.fingerprint_bits;
 }

@@ -34,6 +34,7 @@ namespace detail {
 template <class T>
 [[nodiscard]] bool reserve_nothrow(std::vector<T>& v, std::size_t n) noexcept {
   if (v.capacity() >= n) return true;
+  if (!addressable(n, sizeof(T))) return false;
   void* probe = std::malloc(n * sizeof(T));
   if (probe == nullptr) return false;
   std::free(probe);

@@ -31,6 +31,13 @@ namespace detail {
 inline constexpr std::size_t kHugePageTableBytes = std::size_t{8} << 20;
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
+// Whether `count` items of `size` bytes fit this build's address space. In wasm size_t has 32 bits: a
+// size computed in 64 bits (from options or an export's header) must be checked here before it is
+// handed to malloc, calloc or realloc, which would take it cut to its low 32 bits.
+[[nodiscard]] constexpr bool addressable(std::uint64_t count, std::uint64_t size = 1) noexcept {
+  return size == 0 || count <= SIZE_MAX / size;
+}
+
 // Releases a table's memory the way it was had: munmap of `mapped_bytes`, or free when that is 0.
 struct TableMemoryDeleter {
   std::size_t mapped_bytes = 0;
@@ -79,7 +86,7 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
 
 // `bytes` zeroed bytes and `padding` more after them; null when they cannot be had.
 [[nodiscard]] inline TableMemory allocate_table_memory(std::uint64_t bytes, std::size_t padding) noexcept {
-  if (bytes > SIZE_MAX - padding) return nullptr;
+  if (!addressable(bytes) || bytes > SIZE_MAX - padding) return nullptr;
   const std::size_t total = static_cast<std::size_t>(bytes) + padding;
 #if CUCKOO_HUGE_PAGE_TABLES
   if (total >= kHugePageTableBytes && total <= SIZE_MAX - 2 * kHugePageBytes) {

@@ -1,0 +1,167 @@
+// Promises at their edges, round 3 (an outside adversarial pass on the packed package; the command's items
+// are cli.test.ts's): sizes past the 32-bit heap from options and from a crafted header, filters built in
+// parts and joined, and a join past 2b copies of a key. Each test failed before its fix.
+import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/node';
+import { loadedModule } from '../../js/src/wasm_module';
+
+beforeAll(async () => {
+  await ready();
+});
+
+const heapBytes = () => loadedModule()!.HEAPU8.length;
+
+/** What `fn` throws, or undefined. */
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+/** A filter made before the attack, and what it must still answer after it. */
+function bystander(): { check: () => void } {
+  const f = new CuckooFilter({ capacity: 1000, fpRate: 0.001 });
+  for (let i = 0; i < 500; i++) f.add(`kept-${i}`);
+  const bytes = f.export();
+  return {
+    check() {
+      for (let i = 0; i < 500; i++) expect(f.has(`kept-${i}`)).toBe(true);
+      expect(f.export()).toEqual(bytes);
+      using fresh = new CuckooFilter({ capacity: 100, growth: 2 });
+      for (let i = 0; i < 1000; i++) expect(fresh.add(`fresh-${i}`)).toBe(true);
+      for (let i = 0; i < 1000; i++) expect(fresh.has(`fresh-${i}`)).toBe(true);
+    },
+  };
+}
+
+describe('sizes past the 32-bit heap are refused, and every other filter keeps working', () => {
+  test.each([
+    [4080222822, 0.001],
+    [4.1e9, 1e-5],
+  ])('a filter that doubles in place, capacity %d at fpRate %d', (capacity, fpRate) => {
+    const other = bystander();
+    const error = thrown(() => new CuckooFilter({ capacity, fpRate, growth: 2 }));
+    expect(error).toBeInstanceOf(CuckooFilterError);
+    expect((error as CuckooFilterError).code).toBe('OUT_OF_MEMORY');
+    // The same as a plain filter of that capacity.
+    expect((thrown(() => new CuckooFilter({ capacity, fpRate })) as CuckooFilterError).code).toBe('OUT_OF_MEMORY');
+    other.check();
+  });
+
+  test('a crafted version 5 header of a 2^32 + 16 byte table, then 1 MiB, through importChunks()', async () => {
+    const other = bystander();
+    using model = new CuckooFilter({ capacity: 1000, growth: 2 });
+    const header = model.export().slice(0, 64);
+    const view = new DataView(header.buffer);
+    // Every field valid: capacity 2,040,109,473 gives 536,870,914 first buckets of 4 16-bit slots.
+    view.setBigUint64(24, 2040109473n, true); // capacity
+    view.setBigUint64(32, 536870914n, true); // first table's buckets
+    view.setBigUint64(40, 0n, true); // items
+    view.setBigUint64(48, 4294967312n, true); // table length: 2^32 + 16
+    header[56] = 0; // doublings so far
+    async function* chunks() {
+      yield header;
+      for (let i = 0; i < 16; i++) yield new Uint8Array(65536).fill(0);
+    }
+    const error = await CuckooFilter.importChunks(chunks()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CuckooFilterError);
+    expect((error as CuckooFilterError).code).toBe('OUT_OF_MEMORY');
+    expect((error as Error).message).toContain('4294967312 bytes');
+    other.check();
+  });
+});
+
+describe('filters built in parts and joined keep the rate, or the join is refused', () => {
+  const options = { capacity: 10_000, fpRate: 0.001, growth: 2 } as const;
+  const ABSENT = 200_000;
+  const measured = (f: CuckooFilter) => {
+    let hits = 0;
+    for (let i = 0; i < ABSENT; i++) hits += f.has(`absent-${i}`) ? 1 : 0;
+    return hits / ABSENT;
+  };
+  function part(p: number, keys: number): Uint8Array {
+    using f = new CuckooFilter(options);
+    for (let i = 0; i < keys; i++) f.add(`p${p}-${i}`);
+    return f.export();
+  }
+
+  test.each(['union', 'merge'] as const)(
+    "the README's recipe: parts of 9,400 keys joined with %s until one is refused",
+    (join) => {
+      using whole = CuckooFilter.import(part(0, 9400));
+      let joined = 1;
+      let refused: unknown;
+      for (let p = 1; p < 128 && refused === undefined; p++) {
+        using next = CuckooFilter.import(part(p, 9400));
+        const before = whole.export();
+        refused = thrown(() => whole[join](next));
+        if (refused === undefined) joined++;
+        else expect(whole.export()).toEqual(before);
+      }
+      // Before: all 128 joined, at a measured rate of 0.0274.
+      expect(refused).toBeInstanceOf(CuckooFilterError);
+      expect((refused as CuckooFilterError).code).toBe('CAPACITY_EXCEEDED');
+      expect((refused as Error).message).toMatch(/false-positive rate of .* above the .* its options allow/);
+      expect(joined).toBeGreaterThanOrEqual(2);
+      expect(whole.expectedFpRate).toBeLessThanOrEqual(0.001);
+      // Filled by adds to where it refuses them, the joined filter still keeps the rate.
+      let n = 0;
+      while (thrown(() => whole.add(`more-${n}`)) === undefined && n < 3_000_000) n++;
+      expect(whole.expectedFpRate).toBeLessThanOrEqual(0.001);
+      const rate = measured(whole);
+      expect(rate).toBeLessThanOrEqual(0.001 * 1.15); // 200,000 probes: 1.15x is over 4 standard deviations
+      let missing = 0;
+      for (let p = 0; p < joined; p++) for (let i = 0; i < 9400; i++) missing += whole.has(`p${p}-${i}`) ? 0 : 1;
+      for (let i = 0; i < n; i++) missing += whole.has(`more-${i}`) ? 0 : 1;
+      expect(missing).toBe(0);
+    },
+  );
+
+  test('after a merge of parts, deleting half the keys loses none of the rest', () => {
+    using whole = CuckooFilter.import(part(0, 9400));
+    using second = CuckooFilter.import(part(1, 9400));
+    whole.merge(second);
+    for (const p of [0, 1]) for (let i = 0; i < 9400; i += 2) expect(whole.delete(`p${p}-${i}`)).toBe(true);
+    let lost = 0;
+    for (const p of [0, 1]) for (let i = 1; i < 9400; i += 2) lost += whole.has(`p${p}-${i}`) ? 0 : 1;
+    expect(lost).toBe(0);
+  });
+
+  test('8 parts of 150,000 keys: joined as far as the rate allows, measured within it', () => {
+    using whole = CuckooFilter.import(part(0, 150_000));
+    for (let p = 1; p < 8; p++) {
+      using next = CuckooFilter.import(part(p, 150_000));
+      if (thrown(() => whole.union(next)) !== undefined) break;
+    }
+    expect(measured(whole)).toBeLessThanOrEqual(0.001 * 1.15);
+  });
+});
+
+describe('a join past 2b copies of one key is refused at once, as an add is', () => {
+  test.each([0.001, 1e-6])('merge of 5 and 5 copies at fpRate %d', (fpRate) => {
+    using a = new CuckooFilter({ capacity: 1000, fpRate, growth: 2 });
+    using b = new CuckooFilter({ capacity: 1000, fpRate, growth: 2 });
+    for (let i = 0; i < 5; i++) {
+      expect(a.add('same')).toBe(true);
+      expect(b.add('same')).toBe(true);
+    }
+    for (let i = 0; i < 100; i++) a.add(`other-${i}`);
+    const before = a.export();
+    const heap = heapBytes();
+    const error = thrown(() => a.merge(b));
+    expect((error as CuckooFilterError).code).toBe('CAPACITY_EXCEEDED');
+    expect((error as Error).message).toContain('more than 8 copies');
+    expect(a.export()).toEqual(before);
+    expect(a.doublings).toBe(0);
+    // Before: the copy doubled to its limit, 4-12 s and a heap grown to 3.3 GB.
+    expect(heapBytes() - heap).toBeLessThan(64 << 20);
+    // A union wants no more copies than the larger count: it fits.
+    a.union(b);
+    expect(a.count('same')).toBe(5);
+  });
+});
