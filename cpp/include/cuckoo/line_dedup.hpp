@@ -67,6 +67,7 @@ class Buffer {
 
   [[nodiscard]] bool reserve(std::size_t n) noexcept {
     if (n <= capacity_) return true;
+    if (!detail::addressable(n, sizeof(T))) return false;
     void* grown = std::realloc(data_, n * sizeof(T));
     if (grown == nullptr) return false;
     data_ = static_cast<T*>(grown);
@@ -76,8 +77,17 @@ class Buffer {
   // Amortized doubling: appending n items in pieces costs O(n) in all.
   [[nodiscard]] bool append(const T* items, std::size_t n) noexcept {
     if (n == 0) return true;
+    if (n > SIZE_MAX - size_) return false;
     if (size_ + n > capacity_ && !reserve(std::max(capacity_ * 2, size_ + n))) return false;
     std::memcpy(data_ + size_, items, n * sizeof(T));
+    size_ += n;
+    return true;
+  }
+  // n copies of one item.
+  [[nodiscard]] bool append_copies(T item, std::size_t n) noexcept {
+    if (n > SIZE_MAX - size_) return false;
+    if (size_ + n > capacity_ && !reserve(std::max(capacity_ * 2, size_ + n))) return false;
+    std::fill(data_ + size_, data_ + size_ + n, item);
     size_ += n;
     return true;
   }
@@ -281,6 +291,13 @@ class LineDeduper {
         }
         const bool present = at <= length;
         if (to == 0 && !present && !first) break;  // an open range ends with the record
+        if (!present && to != 0) {
+          // The rest of a closed range is missing: its empty values' delimiters at once (-f 1-10000 on
+          // short lines took 10,000 steps a line).
+          if (!append_missing(to - want + 1, first)) return false;
+          first = false;
+          break;
+        }
         if (!first && !keys_.append(&delimiter_, 1)) return false;
         first = false;
         if (present) {
@@ -292,6 +309,11 @@ class LineDeduper {
       }
     }
     return keys_.size() < UINT32_MAX;  // key offsets are 32-bit
+  }
+
+  // `count` missing (empty) values of a closed range: a delimiter before each, but the key's first.
+  [[nodiscard]] bool append_missing(std::uint32_t count, bool first) noexcept {
+    return keys_.append_copies(delimiter_, count - (first ? 1 : 0));
   }
 
   // The bounds of data[0, length)'s key in `base` (the record itself, or keys_ when fields are selected);
@@ -315,16 +337,13 @@ class LineDeduper {
     return true;
   }
 
-  // The keys of a block's `count` records from their fields: into keys_, their ranges replacing the
-  // records' in ranges_, which move to records_.
-  [[gnu::noinline]] CUCKOO_COLD bool field_keys(const std::uint8_t* data, std::size_t length,
-                                                std::size_t count) noexcept {
+  // The keys of records [at, at + n) (their ranges in records_) from their fields: into keys_, cleared
+  // first, their ranges replacing the records' in ranges_. A piece at a time, because keys can be far
+  // longer than their records (-f 1-10000 on short lines: a block's keys took 10,000 times its size).
+  [[gnu::noinline]] CUCKOO_COLD bool piece_keys(const std::uint8_t* data, std::size_t at, std::size_t n) noexcept {
     keys_.clear();
-    if (!keys_.reserve(length) || !records_.reserve(2 * count)) return false;
-    records_.clear();
-    records_.append_unchecked(ranges_.data(), 2 * count);
     std::uint32_t* key = ranges_.data();
-    for (std::size_t i = 0; i < count; ++i)
+    for (std::size_t i = at; i < at + n; ++i)
       if (!key_range(data, records_.data()[2 * i], records_.data()[2 * i + 1], key + 2 * i)) return false;
     return true;
   }
@@ -336,8 +355,7 @@ class LineDeduper {
       const bool repeated = repeat_header_;
       if (!take_header(line, key_end)) return false;
       if (repeated) return true;
-      const bool needs_end = last && (length == 0 || line[length - 1] != end_);
-      if (!output_.append(line, length) || (needs_end && !output_.append(&end_, 1))) return fail_out_of_memory().ok();
+      if (!write_record(line, length, last)) return fail_out_of_memory().ok();
       return true;
     }
     keys_.clear();
@@ -351,8 +369,19 @@ class LineDeduper {
     unique_ += !seen;
     if (!seen) wrong_drops_ += filter_.expected_fp_rate();
     if (seen != writes_duplicates_) return true;
+    if (!write_record(line, length, last)) return fail_out_of_memory().ok();
+    return true;
+  }
+
+  // Appends a record to the output, with an end byte when it is the input's last and has none. Room for
+  // both is had at once: the end byte alone must not double the output (a 1 GiB last line without a
+  // newline then needed 2 GiB more, where one with a newline needed 1).
+  [[nodiscard]] bool write_record(const std::uint8_t* line, std::size_t length, bool last) noexcept {
     const bool needs_end = last && (length == 0 || line[length - 1] != end_);
-    if (!output_.append(line, length) || (needs_end && !output_.append(&end_, 1))) return fail_out_of_memory().ok();
+    if (length + needs_end > SIZE_MAX - output_.size() || !output_.reserve(output_.size() + length + needs_end))
+      return false;
+    output_.append_unchecked(line, length);
+    if (needs_end) output_.append_unchecked(&end_, 1);
     return true;
   }
 
@@ -376,15 +405,15 @@ class LineDeduper {
   [[gnu::noinline]] bool dedup_ranges(const std::uint8_t* data, std::size_t length) {
     const std::size_t count = ranges_.size() / 2;
     if (count == 0) return true;
-    // Keys from fields: assembled into keys_, and the ranges given to the filter point there; the record
-    // ranges are kept in records_ for the output.
-    const std::uint8_t* keys = data;
-    const std::uint32_t* records = ranges_.data();
-    if (!fields_.empty() || csv_) {
-      if (!field_keys(data, length, count)) return fail_out_of_memory().ok();
-      keys = keys_.data();
-      records = records_.data();
+    // Keys from fields: assembled into keys_ a piece at a time (piece_keys), and the ranges given to the
+    // filter point there; the record ranges are kept in records_ for the output.
+    const bool selected = !fields_.empty() || csv_;
+    if (selected) {
+      if (!records_.reserve(2 * count)) return fail_out_of_memory().ok();
+      records_.clear();
+      records_.append_unchecked(ranges_.data(), 2 * count);
     }
+    const std::uint32_t* records = selected ? records_.data() : ranges_.data();
     // The output gains at most the block: with that room reserved, the copies below cannot fail.
     if (!results_.reserve(count) || !output_.reserve(output_.size() + length)) return fail_out_of_memory().ok();
     const std::uint32_t* ranges = records;
@@ -393,7 +422,8 @@ class LineDeduper {
     // no room leaves the rest not tried, as one call would.
     for (std::size_t at = 0; at < count; at += kRatePiece) {
       const std::size_t n = std::min(kRatePiece, count - at);
-      (void)filter_.add_if_absent_ranges(keys, ranges_.data() + 2 * at, n, results + at);
+      if (selected && !piece_keys(data, at, n)) return fail_out_of_memory().ok();
+      (void)filter_.add_if_absent_ranges(selected ? keys_.data() : data, ranges_.data() + 2 * at, n, results + at);
       std::size_t added = 0;
       bool stopped = false;
       for (std::size_t i = at; i < at + n; ++i) {
@@ -605,6 +635,11 @@ class LineDeduper {
       for (std::uint32_t want = ranges[2 * r]; to == 0 || want <= to; ++want) {
         const bool present = want <= cell_count;
         if (to == 0 && !present && !first) break;
+        if (!present && to != 0) {
+          if (!append_missing(to - want + 1, first)) return false;
+          first = false;
+          break;
+        }
         if (!first && !keys_.append(&delimiter_, 1)) return false;
         first = false;
         if (present && !append_cell(want - 1, false)) return false;
