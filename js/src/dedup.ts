@@ -59,6 +59,12 @@ export const UNKNOWN_SIZE_REACH = 1e9;
  * reach every line a large input can hold: growth takes it past that, as far as memory allows.
  */
 export const MAX_ESTIMATED_START = 2 ** 28;
+/**
+ * The largest `capacity` a deduplicator takes: a first table of 32-bit slots for that many lines is 2.1 GB,
+ * and one allocation in the WebAssembly heap gets at most 2 GiB (Emscripten's sbrk takes a signed 32-bit
+ * step).
+ */
+export const MAX_DEDUP_CAPACITY = 500_000_000;
 // Blocks larger than this are fed to the core in pieces, so the heap holds one piece (and its output).
 const PIECE = 16 << 20;
 
@@ -268,6 +274,12 @@ export function checkOptions(options: unknown): LineDeduperOptions {
       throw invalid(`${name} must be an integer >= ${name === 'capacity' ? 1 : 0}, got ${String(v)}`);
     }
   }
+  if (o.capacity !== undefined && (o.capacity as number) > MAX_DEDUP_CAPACITY) {
+    throw invalid(
+      `capacity must be at most ${MAX_DEDUP_CAPACITY} (a first table for that many lines takes 2.1 GB, the ` +
+        `most one allocation in the WebAssembly heap gets), got ${o.capacity}`,
+    );
+  }
   return o as LineDeduperOptions;
 }
 
@@ -320,7 +332,10 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
     lengths.sort((a, b) => a - b);
     const typicalLine = lengths.length > 0 ? lengths[lengths.length >> 1] : Math.max(sample.length, 1);
     const estimated = Math.max(1, Math.ceil((o.inputBytes! / typicalLine) * 1.1));
-    capacity = Math.min(capacity, estimated);
+    // Never below a pipe's start where the size can hold that many lines: a sample is the input's start
+    // only (110 lines of 40 KB, then 5 million short ones, started at 1,240 lines and missed the budget
+    // by more than the same bytes from a pipe).
+    capacity = Math.min(capacity, Math.max(estimated, Math.floor(o.inputBytes! / 2) + 1));
     // The loss budget, if every line were unique: a larger start doubles fewer times (up to a start of
     // BUDGET_START_LIMIT: past 5.6 million lines the budget cannot be met at any start). A sample of a few
     // lines that is not the whole input (a first file of long lines, then short ones) tells too little:
@@ -632,8 +647,11 @@ export class LineDeduper {
             )
           : new CuckooFilterError(
               'OUT_OF_MEMORY',
-              `${error.message} (after ${stats.unique} unique lines: the WebAssembly ` +
-                'heap holds at most 4 GiB; allow a larger fpRate for shorter fingerprints)',
+              `${error.message} (after ${stats.unique} unique lines: the WebAssembly heap holds at most 4 GiB` +
+                // The core says "a line or the output" when the filter was not what failed.
+                (/\ba line\b/.test(error.message)
+                  ? ', and a line is held whole until its end: split lines longer than about 1 GiB)'
+                  : `, and the filter takes ${stats.filterBytes} bytes: allow a larger fpRate for shorter fingerprints)`),
             );
     this.final = stats;
     this.state = 'failed';

@@ -7,7 +7,14 @@ export { CuckooFilter } from './filter.js';
 export type { CuckooFilterOptions, InsertTrace, IntegerArray, Key, KeyLocation, TraceStep } from './filter.js';
 export { CuckooFilterError } from './errors.js';
 export type { CuckooFilterErrorCode } from './errors.js';
-export { LineDeduper, planDedup, dedupLineStream, DEDUP_LOSS_BUDGET, MIN_GROWING_FP_RATE } from './dedup.js';
+export {
+  LineDeduper,
+  planDedup,
+  dedupLineStream,
+  DEDUP_LOSS_BUDGET,
+  MAX_DEDUP_CAPACITY,
+  MIN_GROWING_FP_RATE,
+} from './dedup.js';
 export type { DedupPlan, LineDeduperOptions, LineDedupStats, LineDedupStream } from './dedup.js';
 // In browsers, dedupLines is the web TransformStream: `file.stream().pipeThrough(dedupLines())`.
 export { dedupLineStream as dedupLines } from './dedup.js';

@@ -11,14 +11,17 @@ import {
   LineDeduper,
   ready,
   DEDUP_LOSS_BUDGET,
+  MAX_DEDUP_CAPACITY,
   MIN_GROWING_FP_RATE,
 } from '../node.js';
 import {
   abortPending,
   BrokenPipe,
   checkInputs,
+  commitAll,
   heapBuffers,
   InputError,
+  lockFile,
   openOutput,
   readBlocks,
   readFilterFile,
@@ -139,14 +142,19 @@ function parse(
   }
 }
 
-function wholeNumber(flag: string, text: string | boolean | undefined): number | undefined {
+function wholeNumber(flag: string, text: string | boolean | undefined, most?: number): number | undefined {
   if (text === undefined || typeof text === 'boolean') return undefined;
   const digits = text.replace(/_/g, '');
   if (!/^\d+$/.test(digits) || !Number.isSafeInteger(Number(digits)) || Number(digits) < 1) {
     throw new UsageError(`${flag} must be a whole number >= 1, got "${text}"`);
   }
+  if (most !== undefined && Number(digits) > most)
+    throw new UsageError(`${flag} must be at most ${most}, got "${text}"`);
   return Number(digits);
 }
+
+/** --capacity: lines (dedup) or keys (build), at most what a first table in the heap can hold. */
+const capacityFlag = (values: Values) => wholeNumber('--capacity', values.capacity, MAX_DEDUP_CAPACITY);
 
 function rate(flag: string, text: string | boolean | undefined, fallback: number): number {
   if (text === undefined || typeof text === 'boolean') return fallback;
@@ -200,9 +208,7 @@ async function runEngine(
   // A --seen state made now is for every run to come, not for this input: it starts as for a pipe.
   const planned = values.seen === undefined ? inputBytes : undefined;
   const deduper = new LineDeduper(
-    seen
-      ? { seen, ...rules }
-      : { fpRate, capacity: wholeNumber('--capacity', values.capacity), inputBytes: planned, ...rules },
+    seen ? { seen, ...rules } : { fpRate, capacity: capacityFlag(values), inputBytes: planned, ...rules },
   );
   const progress = makeProgress(NAME, what, inputBytes, values.progress === true, values['no-progress'] === true);
   // Read into the heap, where the engine reads the blocks in place (no copy of each block into it).
@@ -296,7 +302,7 @@ async function dedup(args: string[]): Promise<number> {
   const fpRate = values['fp-rate'] === undefined ? undefined : rate('--fp-rate', values['fp-rate'], 0);
   // Every flag is checked before the inputs are (a usage error is one whatever the files).
   const seenPath = values.seen as string | undefined;
-  wholeNumber('--capacity', values.capacity); // checked whether or not an existing FILE makes it unused
+  capacityFlag(values); // checked whether or not an existing FILE makes it unused
   if (values.output === '')
     throw new UsageError('dedup: -o, --output needs a file name (or - for standard output), got ""');
   if (
@@ -319,6 +325,19 @@ async function dedup(args: string[]): Promise<number> {
       `--seen ${seenPath}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a part of the path is not a folder' : (error as Error).message}`,
     );
   }
+  // A state is read, then replaced by a rename: a FIFO, a device or /dev/stdin (`--seen <(cmd)`) would be
+  // read by the run that writes it (it hung) or replaced behind the name of another file.
+  if (seenPath !== undefined && (notRegular(seenStat) || /^\/(dev|proc)\//.test(resolve(seenPath)))) {
+    throw new UsageError(
+      `dedup: --seen FILE must be a regular file (or not exist yet): ${seenPath} is ${kindOf(seenStat)}`,
+    );
+  }
+  // Two runs on one state would each replace it, and one run's lines would be lost from it: a run holds
+  // the state from before it reads it until it has replaced it (a second one waits).
+  if (seenPath !== undefined) {
+    await lockFile(seenPath, (message) => process.stderr.write(`${NAME} dedup: ${message}\n`));
+    seenStat = statSync(seenPath, { throwIfNoEntry: false }); // as the run before this one left it
+  }
   let seen: CuckooFilter | undefined;
   if (seenStat && !(seenStat.isFile() && seenStat.size === 0)) {
     await ready();
@@ -332,16 +351,31 @@ async function dedup(args: string[]): Promise<number> {
   // folder missing) stops the run before the output is touched.
   const state = seenPath === undefined ? undefined : await openOutput(seenPath);
   const out = await openOutput(values.output as string | undefined);
-  const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes), seen);
-  await out.commit();
-  // The state after the output: a run stopped in between prints its new lines again next time, never
-  // loses one. Written to a temporary file and renamed, so a failed or killed run leaves it as it was.
-  // A run that met no new line left the filter as FILE holds it: FILE stays, byte for byte.
+  let deduper: LineDeduper;
+  try {
+    deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes), seen);
+  } catch (error) {
+    if (seen && error instanceof CuckooFilterError && error.code === 'CAPACITY_EXCEEDED') {
+      throw new InputError(
+        `--seen ${seenPath}: ${error.message}: that filter can double no more (a filter made by ${NAME} ` +
+          `build, or with --fp-rate, grows only as far as its start allows). Nothing was written; to go on, ` +
+          `start a new state (move ${seenPath} away: the next run makes one that grows as the lines come)`,
+      );
+    }
+    throw error;
+  }
+  // Both files are written in full before either is renamed (commitAll), the output's rename first: a
+  // run that fails (a full disk) leaves both as they were, and one killed between the renames prints its
+  // new lines again next time, never loses one. A run that met no new line left the filter as FILE holds
+  // it: FILE stays, byte for byte.
   if (state && seen && deduper.stats.unique === 0) {
     state.abort();
+    await out.commit();
   } else if (state) {
     await state.write(seen ? seen.export() : deduper.exportFilter());
-    await state.commit();
+    await commitAll([out, state]);
+  } else {
+    await out.commit();
   }
   if (values.stats) {
     const s = deduper.stats;
@@ -370,6 +404,19 @@ async function dedup(args: string[]): Promise<number> {
   return 0;
 }
 
+function notRegular(stat: ReturnType<typeof statSync>): boolean {
+  return stat !== undefined && !stat.isFile();
+}
+
+function kindOf(stat: ReturnType<typeof statSync>): string {
+  if (stat === undefined) return 'a special file';
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a pipe (FIFO)';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  return 'a special file'; // a regular file under /dev or /proc: /dev/stdin and the like
+}
+
 async function build(args: string[]): Promise<number> {
   const { values, files } = parse('build', args, {
     output: { type: 'string', short: 'o' },
@@ -382,6 +429,7 @@ async function build(args: string[]): Promise<number> {
     throw new UsageError('build: -o FILTER is required (where to write the filter; - for standard output)');
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], BUILD_FP_RATE);
+  capacityFlag(values);
   const inputBytes = checkInputs(inputs); // before the output is created
   const out = await openOutput(values.output as string);
   const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'keys', undefined);

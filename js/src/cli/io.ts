@@ -10,6 +10,7 @@ import {
   open as openCallback,
   openSync,
   read,
+  readFileSync,
   readSync,
   realpathSync,
   renameSync,
@@ -17,6 +18,7 @@ import {
   statSync,
   unlinkSync,
   write,
+  writeSync,
   fchmodSync,
 } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
@@ -244,10 +246,29 @@ export async function* readBlocks(
 /** Where a command writes: standard output, or a file that appears only when complete. */
 export interface Output {
   write(bytes: Uint8Array): Promise<void>;
-  /** Makes the output final: flushed, and for a file renamed into place. */
+  /** Makes the output final: prepare(), then publish(). */
   commit(): Promise<void>;
+  /** Everything commit() does but the rename: flushed, and a file's bytes on disk. Aborts on failure. */
+  prepare(): Promise<void>;
+  /** For a file, the rename into place (synchronous, after prepare()); otherwise nothing. */
+  publish(): void;
   /** Removes what was written (the temporary file); the old file, if any, stays as it was. */
   abort(): void;
+}
+
+/**
+ * Commits several outputs as a pair: every one is prepared (flushed and on disk) before any is renamed,
+ * so a write that fails (a full disk) leaves every old file as it was; then the renames follow one
+ * another in one turn of the event loop, where no signal handler can run between them.
+ */
+export async function commitAll(outputs: Output[]): Promise<void> {
+  try {
+    for (const output of outputs) await output.prepare();
+  } catch (error) {
+    for (const output of outputs) output.abort();
+    throw error;
+  }
+  for (const output of outputs) output.publish();
 }
 
 // Outputs not yet committed, removed if the command is stopped by a signal or fails.
@@ -256,6 +277,92 @@ const pending = new Set<Output>();
 export function abortPending(): void {
   for (const output of pending) output.abort();
   pending.clear();
+  releaseLocks();
+}
+
+// Lock files this process holds (lockFile), removed however it ends: the 'exit' event comes for a normal
+// end, process.exit and an uncaught error; a signal's handler calls abortPending first.
+const locks = new Set<string>();
+function releaseLocks(): void {
+  for (const lock of locks) {
+    try {
+      unlinkSync(lock);
+    } catch {
+      /* gone already */
+    }
+  }
+  locks.clear();
+}
+process.on('exit', releaseLocks);
+
+// How long a lock file may stay empty (its maker between creating it and writing its process id) before
+// it counts as left by a process that died there.
+const EMPTY_LOCK_MS = 5000;
+
+function lockHolder(lock: string): number | 'empty' | undefined {
+  try {
+    const text = readFileSync(lock, 'utf8').trim();
+    if (text === '') return Date.now() - statSync(lock).mtimeMs > EMPTY_LOCK_MS ? undefined : 'empty';
+    const pid = Number(text);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return 'empty'; // removed as it was read: try again
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Holds a file for this run: a lock file beside it (`.NAME.cuckoo-lock`, made only where none is, with
+ * this process's id in it). While a live process holds it, this one waits, saying so once through `say`;
+ * a lock whose process is gone (killed by SIGKILL) is taken over. Released when the process exits.
+ */
+export async function lockFile(path: string, say: (message: string) => void): Promise<void> {
+  let target = path;
+  try {
+    target = realpathSync(path);
+  } catch {
+    /* not there yet: the lock goes beside the name given */
+  }
+  const folder = dirname(target);
+  const lock = join(folder, `.${basename(target)}.cuckoo-lock`);
+  let waited = false;
+  for (;;) {
+    try {
+      const fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      locks.add(lock);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new InputError(`${path}: cannot create: the folder ${folder} does not exist`);
+      if (code === 'ENOTDIR') throw new InputError(`${path}: cannot create: ${folder} is not a folder`);
+      if (code !== 'EEXIST')
+        throw new InputError(`${path}: cannot lock (${describeError(error as NodeJS.ErrnoException)})`);
+    }
+    const holder = lockHolder(lock);
+    if (holder === undefined || (holder !== 'empty' && !alive(holder))) {
+      try {
+        unlinkSync(lock);
+      } catch {
+        /* another waiter took it over first */
+      }
+      continue;
+    }
+    if (!waited && holder !== 'empty') {
+      say(`waiting for process ${holder}, which is using ${path} (its lock is ${lock})`);
+      waited = true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Raised when standard output's reader has gone away (`| head`): the command ends quietly. */
@@ -292,7 +399,7 @@ function writerTo(fd: number, name: string): { write: Output['write']; flush(): 
 
 function stdoutOutput(): Output {
   const writer = writerTo(1, 'standard output');
-  return { write: writer.write, commit: writer.flush, abort() {} };
+  return { write: writer.write, commit: writer.flush, prepare: writer.flush, publish() {}, abort() {} };
 }
 
 /**
@@ -331,6 +438,10 @@ export async function openOutput(path: string | undefined): Promise<Output> {
   const output: Output = {
     write: writer.write,
     async commit() {
+      await output.prepare();
+      output.publish();
+    },
+    async prepare() {
       try {
         await writer.flush(); // its error names the file already
       } catch (error) {
@@ -342,6 +453,13 @@ export async function openOutput(path: string | undefined): Promise<Output> {
         fsyncSync(fd);
         closeSync(fd);
         open = false;
+      } catch (error) {
+        output.abort();
+        throw fileError(path, error);
+      }
+    },
+    publish() {
+      try {
         renameSync(temporary, target);
       } catch (error) {
         output.abort();
@@ -378,16 +496,19 @@ async function inPlaceOutput(path: string): Promise<Output> {
     throw fileError(path, error);
   }
   const writer = writerTo(fd, path);
+  const prepare = async () => {
+    await writer.flush();
+    try {
+      closeSync(fd);
+    } catch (error) {
+      throw fileError(path, error);
+    }
+  };
   return {
     write: writer.write,
-    async commit() {
-      await writer.flush();
-      try {
-        closeSync(fd);
-      } catch (error) {
-        throw fileError(path, error);
-      }
-    },
+    commit: prepare,
+    prepare,
+    publish() {},
     abort() {
       try {
         closeSync(fd);
