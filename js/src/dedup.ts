@@ -126,7 +126,15 @@ const MAX_FIELD = 10_000;
  */
 export function parseFields(list: string, names?: string[]): Uint32Array {
   const ranges: [number, number][] = [];
-  for (const part of list.split(',')) {
+  // Commas inside double quotes belong to a name; a quote left open (or one inside a name) is an error.
+  const parts = list.match(/(?:"(?:[^"]|"")*"|[^,"])+|(?<=^|,)(?=,|$)/g) ?? [''];
+  if (parts.join(',') !== list) throw invalid(`fields has an unclosed or stray double quote, got '${list}'`);
+  for (const part of parts) {
+    // A name in double quotes, for a column whose name is a number or holds a comma: -f '"2021"'.
+    if (names && /^"(?:[^"]|"")*"$/.test(part) && part.length > 2) {
+      names.push(part.slice(1, -1).replace(/""/g, '"'));
+      continue;
+    }
     const m = /^(\d*)(-?)(\d*)$/.exec(part);
     if (names && (!m || (m[1] === '' && m[3] === '')) && part !== '' && !part.includes('\0')) {
       names.push(part);
@@ -144,7 +152,7 @@ export function parseFields(list: string, names?: string[]): Uint32Array {
     ) {
       throw invalid(
         `fields must be a list like 2, 2,4, 2-3 or 3- of field numbers from 1 to ${MAX_FIELD}` +
-          `${names ? ', or of header names' : ''}, got '${list}'`,
+          `${names ? ', or of header names (in double quotes when a name is a number or holds a comma)' : ''}, got '${list}'`,
       );
     }
     ranges.push([first, last]);

@@ -10,6 +10,11 @@ export type CuckooFilterErrorCode =
 /** The error every failure of this package throws, except a key of the wrong type (a TypeError). */
 export class CuckooFilterError extends Error {
   readonly code: CuckooFilterErrorCode;
+  /**
+   * addMany() stopped by CAPACITY_EXCEEDED: the results of the keys before the one named in the message,
+   * as addMany would have returned them (false: that key found no room).
+   */
+  results?: boolean[] | Uint8Array;
 
   constructor(code: CuckooFilterErrorCode, message: string) {
     super(message);

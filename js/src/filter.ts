@@ -318,8 +318,8 @@ export class CuckooFilter {
       const limit = inPlace ? `${this.m.maxDoublings(h)} doublings` : `${this.m.maxSubFilters(h)} sub-filters`;
       throw new CuckooFilterError(
         'CAPACITY_EXCEEDED',
-        `${where}the filter reached its limit of ${limit} ` +
-          `(capacity ${this.m.capacity(h)}) and cannot grow further; nothing was added`,
+        `${where}the filter reached its limit of ${limit}, full at ${this.m.size(h)} keys, ` +
+          'and cannot grow further; nothing was added',
       );
     }
     if (failure === AddResult.outOfMemory) {
@@ -373,15 +373,23 @@ export class CuckooFilter {
    * add() for many keys, crossing into wasm once per chunk of keys: any iterable of keys, or a Uint32Array,
    * BigUint64Array or BigInt64Array of integer keys (copied into wasm in bulk). Results in key order. When a growing
    * filter reaches its chain limit the batch stops there and throws CAPACITY_EXCEEDED naming the key's
-   * index: the keys before it were processed, that key and the ones after it were not added.
+   * index: the keys before it were processed, that key and the ones after it were not added. The error's
+   * `results` are those of the keys before it (false: no room for that one), as addMany would have
+   * returned them.
    */
   addMany(keys: IntegerArray): Uint8Array;
   addMany(keys: Iterable<Key>): boolean[];
   addMany(keys: Iterable<Key> | IntegerArray): boolean[] | Uint8Array {
-    return this.batch(keys, BatchOp.add, (h, results, start) => {
+    return this.batch(keys, BatchOp.add, (h, results, start, out) => {
       if (!this.growing) return;
       const stopped = results.indexOf(KeyResult.stoppedHere);
-      if (stopped >= 0) this.throwIfChainExhausted(h, this.m.lastAddFailure(h), `keys[${start + stopped}]: `);
+      if (stopped < 0) return;
+      try {
+        this.throwIfChainExhausted(h, this.m.lastAddFailure(h), `keys[${start + stopped}]: `);
+      } catch (error) {
+        if (error instanceof CuckooFilterError) error.results = out.slice(0, start + stopped);
+        throw error;
+      }
     });
   }
 
@@ -406,7 +414,7 @@ export class CuckooFilter {
   private batch(
     keys: Iterable<Key> | IntegerArray,
     op: number,
-    after?: (handle: number, results: Uint8Array, start: number) => void,
+    after?: (handle: number, results: Uint8Array, start: number, out: boolean[] | Uint8Array) => void,
   ): boolean[] | Uint8Array {
     this.live();
     const typed = integerArrayBytes(keys);
@@ -418,11 +426,11 @@ export class CuckooFilter {
         const p = packIntegers(this.m, typed.bytes, typed.width, start, Math.min(INTEGER_CHUNK, count - start));
         this.m.integerBatch(h, op, p.keys, typed.width, p.count, p.results);
         const results = batchResults(this.m, p); // after the call: it may have grown the memory
-        after?.(h, results, start);
         out.set(results, start);
+        // Only an add has codes other than yes (1) and no (0): no room (2) is a false.
+        if (op === BatchOp.add) for (let i = start; i < start + p.count; i++) if (out[i] !== KeyResult.yes) out[i] = 0;
+        after?.(h, results, start, out);
       }
-      // Only an add has codes other than yes (1) and no (0): no room (2) is a false.
-      if (op === BatchOp.add) for (let i = 0; i < count; i++) if (out[i] !== KeyResult.yes) out[i] = 0;
       return out;
     }
     // Copied and checked first: iterating may run the caller's code (getters, a generator), which may even
@@ -451,9 +459,8 @@ export class CuckooFilter {
     results: Uint8Array,
     start: number,
     out: boolean[],
-    after?: (handle: number, results: Uint8Array, start: number) => void,
+    after?: (handle: number, results: Uint8Array, start: number, out: boolean[] | Uint8Array) => void,
   ): void {
-    after?.(h, results, start);
     const yes = KeyResult.yes;
     const words = new Uint32Array(results.buffer, results.byteOffset, results.length >>> 2);
     let i = start;
@@ -465,6 +472,7 @@ export class CuckooFilter {
       out[i + 3] = x >>> 24 === yes;
     }
     for (let j = words.length * 4; j < results.length; j++) out[start + j] = results[j] === yes;
+    after?.(h, results, start, out);
   }
 
   /**
@@ -522,7 +530,18 @@ export class CuckooFilter {
   }
 
   private combine(other: CuckooFilter, how: 'merge' | 'union'): void {
-    if (!(other instanceof CuckooFilter)) throw new TypeError(`other must be a CuckooFilter, got ${describe(other)}`);
+    if (!(other instanceof CuckooFilter)) {
+      // A filter of another copy of the package: its ES module and CommonJS entries (or two installs) each
+      // load their own module, and a filter lives in one module's memory.
+      const foreign = (other as { constructor?: { name?: unknown } } | null)?.constructor?.name === 'CuckooFilter';
+      throw new TypeError(
+        foreign
+          ? `other is a CuckooFilter of another copy of cuckoo-wasm (one loaded with import and one with ` +
+              `require, or two installs: each has its own memory); move it as bytes: ` +
+              `${how}(CuckooFilter.import(other.export()))`
+          : `other must be a CuckooFilter, got ${describe(other)}`,
+      );
+    }
     const h = this.writable();
     if (other.handle === 0) throw new CuckooFilterError('DISPOSED', `the filter given to ${how}() was disposed`);
     if (this.m[how](h, other.handle) !== ErrorCode.ok) throw errorFromModule(this.m);

@@ -1081,6 +1081,29 @@ describe('round 3: --seen states, outputs that fail as a pair, --capacity, long 
     expect(result.stdout.toString().trim()).toBe(String(2 ** 30 + 1));
   });
 
+  test('--csv: a column named 2021 is selected by name in double quotes, a name with a comma too; a stray quote is a usage error', () => {
+    writeFileSync(join(dir, 'years.csv'), 'id,2021,"a,b"\n1,x,p\n2,x,q\n3,y,p\n');
+    // Before: -f 2021 was field 2021, and a name with a comma could not be given.
+    expect(run(['dedup', '--csv', '-f', '"2021"', 'years.csv']).stdout.toString()).toBe(
+      'id,2021,"a,b"\n1,x,p\n3,y,p\n',
+    );
+    expect(run(['dedup', '--csv', '-f', '"a,b"', 'years.csv']).stdout.toString()).toBe('id,2021,"a,b"\n1,x,p\n2,x,q\n');
+    expect(run(['dedup', '--csv', '-f', '2', 'years.csv']).stdout.toString()).toBe('id,2021,"a,b"\n1,x,p\n3,y,p\n');
+    const stray = run(['dedup', '--csv', '-f', '"2021', 'years.csv']);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toMatch(/unclosed or stray double quote/);
+  });
+
+  test('--csv: a byte-order mark before the header is not part of its first name', () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    writeFileSync(join(dir, 'bom.csv'), Buffer.concat([bom, Buffer.from('id,name\n1,a\n1,b\n2,a\n')]));
+    writeFileSync(join(dir, 'nobom.csv'), 'id,name\n3,c\n2,d\n');
+    // Before: "no column named "id"" (its name was "\uFEFFid"), and the second file's header differed.
+    const result = run(['dedup', '--csv', '-f', 'id', 'bom.csv', 'nobom.csv']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.equals(Buffer.concat([bom, Buffer.from('id,name\n1,a\n2,a\n3,c\n')]))).toBe(true);
+  });
+
   test('out of memory on a long line says lines are held whole, not to change the rate', () => {
     // A line of 3 GiB cannot be held in the 4 GiB heap beside its copy in the output (in a process of its
     // own: the heap stays grown).

@@ -1,6 +1,8 @@
 // Promises at their edges, round 3 (an outside adversarial pass on the packed package; the command's items
 // are cli.test.ts's): sizes past the 32-bit heap from options and from a crafted header, filters built in
 // parts and joined, and a join past 2b copies of a key. Each test failed before its fix.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/node';
 import { loadedModule } from '../../js/src/wasm_module';
 
@@ -163,5 +165,59 @@ describe('a join past 2b copies of one key is refused at once, as an add is', ()
     // A union wants no more copies than the larger count: it fits.
     a.union(b);
     expect(a.count('same')).toBe(5);
+  });
+});
+
+describe('what the errors say', () => {
+  test('at the growth limit the message says what the filter holds, not a capacity it never had', () => {
+    using f = new CuckooFilter({ capacity: 1, growth: 2 });
+    let n = 0;
+    const error = thrown(() => {
+      for (;;) f.add(`l${n++}`);
+    }) as Error;
+    // Before: "(capacity 1,027)": the last fill limit, read as the filter's capacity option.
+    expect(error.message).toBe(
+      `the filter reached its limit of 7 doublings, full at ${f.size} keys, and cannot grow further; nothing was added`,
+    );
+  });
+
+  test('addMany stopped at the limit keeps the results of the keys before it on the error', () => {
+    using f = new CuckooFilter({ capacity: 1, growth: 2 });
+    for (let i = 0; i < 8; i++) expect(f.add('eight')).toBe(true);
+    let n = 0;
+    while (thrown(() => f.add(`k${n}`)) === undefined) n++;
+    using g = CuckooFilter.import(f.export());
+    const batch = ['eight', 'fits-nowhere-0', 'fits-nowhere-1'];
+    const error = thrown(() => g.addMany(batch)) as CuckooFilterError;
+    expect(error.code).toBe('CAPACITY_EXCEEDED');
+    const at = Number(/^keys\[(\d+)\]/.exec(error.message)![1]);
+    // Before: nothing said that 'eight' (its ninth copy) was refused before the batch stopped.
+    expect(error.results).toEqual([false, ...Array(at - 1).fill(true)]);
+    const typed = thrown(() => g.addMany(new Uint32Array([7, 8, 9]))) as CuckooFilterError;
+    expect(typed.code).toBe('CAPACITY_EXCEEDED');
+    expect(typed.results).toBeInstanceOf(Uint8Array);
+  });
+
+  test("a CommonJS filter given to an ES module filter's union() says how to move it", () => {
+    const dist = (entry: string) => JSON.stringify(join(__dirname, '..', '..', 'js', 'dist', entry));
+    const script = `
+      const { createRequire } = await import('node:module');
+      const esm = await import(${dist('esm/index.js')});
+      const cjs = createRequire(import.meta.url)(${dist('cjs/index.js')});
+      await esm.ready();
+      await cjs.ready();
+      const a = new esm.CuckooFilter({ capacity: 100 });
+      const b = new cjs.CuckooFilter({ capacity: 100 });
+      b.add('x');
+      try { a.union(b); } catch (e) { console.log(e.name + ': ' + e.message); }
+      a.union(esm.CuckooFilter.import(b.export()));
+      console.log(a.has('x'));`;
+    const result = spawnSync('node', ['--input-type=module', '-e', script]);
+    // Before: "other must be a CuckooFilter, got an object".
+    expect(result.stdout.toString()).toBe(
+      'TypeError: other is a CuckooFilter of another copy of cuckoo-wasm (one loaded with import and one with ' +
+        'require, or two installs: each has its own memory); move it as bytes: ' +
+        'union(CuckooFilter.import(other.export()))\ntrue\n',
+    );
   });
 });

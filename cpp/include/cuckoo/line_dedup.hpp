@@ -653,6 +653,12 @@ class LineDeduper {
   // then stops with invalid_argument) or out of memory.
   CUCKOO_COLD bool take_header(const std::uint8_t* record, std::size_t length) {
     header_pending_ = false;
+    // A UTF-8 byte-order mark (spreadsheets write one) is not part of the first name: `-f id` finds "id",
+    // and a file with the mark has the header of one without it. The header is written as it came.
+    if (length >= 3 && record[0] == 0xEF && record[1] == 0xBB && record[2] == 0xBF) {
+      record += 3;
+      length -= 3;
+    }
     // Its fields in the form of a whole-record key, to hold later inputs' headers against.
     keys_.clear();
     if (!decode_csv(record, length)) return fail_out_of_memory().ok();

@@ -60,24 +60,30 @@ million lines and pipes of up to 1 million unique lines; past that it grows with
 million: 0.022 from a file, 0.14 from a pipe; 100 million: 0.74 and 2), and --stats says what it was.
 
 Options:
-  -o, --output FILE  write to FILE, replaced only when complete (it may be one of the inputs)
+  -o, --output FILE  write to FILE, replaced only when complete, by a rename (it may be one of the
+                     inputs; a hard link to FILE keeps the old lines, where sort -o writes in place)
   --fp-rate R        false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1, instead of the default above
   --capacity N       unique lines to start with room for (default: 65,536, fewer for small files,
-                     more for files of over a million lines); the filter doubles past it
+                     more for files of over a million lines; at most ${MAX_DEDUP_CAPACITY}); the filter
+                     doubles past it
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
                      sort -z and find -print0
-  -D, --duplicates   write the lines dropped as seen before instead of the new ones (awk 'seen[$0]++')
+  -D, --duplicates   write the lines dropped as seen before instead of the new ones (awk 'seen[$0]++':
+                     each copy after the first, where uniq -D writes every copy)
   -f, --fields LIST  the key is these fields of the line (cut's syntax: 2, 2,4, 2-3, 3-), joined by
                      the delimiter; the line is written whole
   -t, --delimiter C  the character between fields (default: a tab; with --csv, a comma)
   --csv              records are CSV (RFC 4180: quoted fields may hold commas, "" and newlines); the
-                     header is written and never deduplicated; -f takes column names too (-f email);
-                     a key is the fields' values, so "a" equals a
+                     header is written and never deduplicated; -f takes column names too (-f email;
+                     a name that is a number or holds a comma in double quotes: -f '"2021"'); a key
+                     is the fields' values, so "a" equals a; a UTF-8 byte-order mark before the
+                     header is not part of its first name
   --seen FILE        remember lines across runs: lines in FILE's filter count as seen, and FILE is
                      rewritten with this run's lines added once the run completes (created if absent,
-                     or empty, with --fp-rate and --capacity; an existing FILE keeps its own)
+                     or empty, with --fp-rate and --capacity; an existing FILE keeps its own). FILE
+                     is a regular file; a run holds it from start to end (another run on it waits)
   --progress         show progress on standard error even when it is not a terminal
   --no-progress      never show progress
   -h, --help         this help
@@ -86,7 +92,14 @@ The filter starts small and doubles in place as unique lines come, so its memory
 input size needs to be known: files and pipes take the same time. It holds at least a billion unique
 lines (more than memory holds) at rates down to 3e-8; below that, for files, the start is raised so
 that their size fits, and from a pipe it starts larger and doubles fewer times (at 1e-8: room for
-2,000,000 lines, doubled three times: 16 million lines, unless --capacity starts it larger).`,
+2,000,000 lines, doubled three times: 16 million lines, unless --capacity starts it larger).
+
+Lines end at "\\n" only: a file of "\\r" line ends is one line (tr '\\r' '\\n' first). Node reopens a
+closed standard output on /dev/null before the command starts: with >&- the lines are lost and the
+status is 0 (sort exits 2). Lines written to a reader that then stops (| head) count as written: with
+--seen they are in FILE. A run killed by SIGKILL leaves its temporary files (.NAME.*.cuckoo-tmp)
+beside the outputs, which stay as they were, and a lock (.NAME.cuckoo-lock) that the next run takes
+over.`,
   build: `usage: ${NAME} build [options] [FILE...] -o FILTER
 
 Builds a filter from keys, one per line (the same line rules as dedup; a repeated key is stored once),
