@@ -13,7 +13,12 @@ const progressBar = /** @type {HTMLProgressElement} */ (document.getElementById(
 const link = /** @type {HTMLAnchorElement} */ (document.getElementById('dedup-download'));
 const fileList = /** @type {HTMLOListElement} */ (document.getElementById('file-list'));
 
-/** The run in progress: its worker, and whether Cancel was asked. */
+/**
+ * The run in progress: its worker, whether Cancel was asked, and while it remembers lines, how it gives
+ * back the lock of those runs (release) or stops asking for it (abort).
+ * @type {{ worker: Worker | undefined, cancelled: boolean, timer: any, stopped: boolean, release?: () => void,
+ *   abort: AbortController } | undefined}
+ */
 let run;
 let downloadUrl;
 /** The files of the latest run, in the order they are read (the list can reorder them for the next). */
@@ -95,11 +100,24 @@ function outputName(files) {
 
 // --- settings: the keys ---
 
+/**
+ * The items of a field list as the engine splits it (LineDeduper's parseFields): at commas, but not at one
+ * inside double quotes ("Lie, Ann" is one name); undefined for an unclosed or stray quote.
+ * @param {string} list
+ * @returns {string[] | undefined}
+ */
+function fieldItems(list) {
+  const items = list.match(/(?:"(?:[^"]|"")*"|[^,"])+|(?<=^|,)(?=,|$)/g) ?? [''];
+  return items.join(',') === list ? items : undefined;
+}
+
 /** The settings of the keys, as the worker passes them to LineDeduper, and how to say them. */
 function keySettings() {
   const csv = $('csv').checked;
-  // "name, city" means the columns "name" and "city".
-  const fields = $('key-fields').value.split(',').map((s) => s.trim()).filter((s) => s !== '').join(',');
+  // "name, city" means the columns "name" and "city"; a comma inside double quotes belongs to a name.
+  const typedFields = $('key-fields').value;
+  const items = fieldItems(typedFields);
+  const fields = (items ?? typedFields.split(',')).map((s) => s.trim()).filter((s) => s !== '').join(',');
   const typed = $('delimiter').value;
   // The engine's own defaults: a comma for CSV, a tab for fields (and no delimiter without fields).
   const delimiter = csv ? (typed === '' ? undefined : typed) : fields === '' ? undefined : typed || '\t';
@@ -108,9 +126,9 @@ function keySettings() {
   const text = csv
     ? `${fields === '' ? 'all CSV columns' : `CSV column${fields.includes(',') ? 's' : ''} ${fields}`}${used === ',' ? '' : `, split at ${shown}`}`
     : fields === '' ? 'whole lines' : `field${/^\d+$/.test(fields) ? '' : 's'} ${fields} split at ${shown}`;
-  // The remembered filter holds keys: it only fits runs that make them the same way.
+  // The settings as typed (records of earlier versions of the page hold this); resolveKeys() resolves them.
   const id = JSON.stringify({ csv, fields, delimiter: used ?? null });
-  return { csv, fields, delimiter, text, id, unit: csv ? 'record' : 'line' };
+  return { csv, fields, delimiter, used, text, id, unit: csv ? 'record' : 'line' };
 }
 
 function showKeySettings() {
@@ -119,7 +137,8 @@ function showKeySettings() {
   $('key-fields').placeholder = csv ? 'email or 2 or name,city' : '2 or 2,4 or 3-';
   $('delimiter').placeholder = csv ? ',' : 'tab';
   $('keys-hint').textContent = csv
-    ? 'Header names or 1-based column numbers, comma separated (email, 2, name,city); empty: all columns. Two records ' +
+    ? 'Header names or 1-based column numbers, comma separated (email, 2, name,city; a name that is a number or holds a ' +
+      'comma in double quotes: "2021"); empty: all columns. Two records ' +
       'are the same when these columns hold the same values, quoted or not. The delimiter is a comma unless given.'
     : 'Empty: whole lines. Otherwise field numbers as for cut (2, 2,4, 2-3, 3-), split at the delimiter ' +
       '(a tab when empty), quotes or not: the line is written whole, and its key is those fields.';
@@ -128,6 +147,170 @@ function showKeySettings() {
   $('lines-label').textContent = `${cap} read`;
   $('unique-label').textContent = `Unique ${unit}s`;
   $('rate-label').textContent = `${cap} per second`;
+}
+
+// --- which keys a run makes: a remembered filter fits only runs that make them the same way ---
+
+// The engine's limit on field numbers (js/src/dedup.ts, MAX_FIELD).
+const MAX_FIELD = 10_000;
+
+/**
+ * The fields a list selects, as the engine resolves them (LineDeduper's parseFields, then the core's
+ * header names and merge_fields): ranges [first, last] (last 0: to the record's end), header names
+ * replaced by their column numbers (the first column of that name), sorted and merged, so that "email"
+ * and "2" of the header "name,email", or "2,4" and "4, 2", are one selection. Undefined where the engine
+ * refuses the list or lacks a name: it then stops the run before any line reaches the filter.
+ * @param {string} list the items, comma separated, each trimmed
+ * @param {number[][] | undefined} header with CSV: the header's fields, decoded, as bytes
+ * @returns {number[][] | undefined}
+ */
+function resolveFields(list, csv, header) {
+  /** @type {number[][]} */
+  const ranges = [];
+  const encoder = new TextEncoder();
+  const parts = fieldItems(list);
+  if (!parts) return undefined;
+  for (const part of parts) {
+    const m = /^(\d*)(-?)(\d*)$/.exec(part);
+    // A name in double quotes (a column whose name is a number or holds a comma), or a name as it is.
+    const quoted = csv && /^"(?:[^"]|"")*"$/.test(part) && part.length > 2;
+    if (quoted || (csv && (!m || (m[1] === '' && m[3] === '')) && part !== '' && !part.includes('\0'))) {
+      const name = encoder.encode(quoted ? part.slice(1, -1).replace(/""/g, '"') : part);
+      const column = (header ?? []).findIndex((cell) => cell.length === name.length && cell.every((b, i) => b === name[i]));
+      if (column < 0) return undefined;
+      ranges.push([column + 1, column + 1]);
+      continue;
+    }
+    if (!m || (m[1] === '' && m[3] === '')) return undefined;
+    const first = m[1] !== '' ? Number(m[1]) : 1;
+    const last = m[2] === '' ? first : m[3] !== '' ? Number(m[3]) : 0;
+    if (first < 1 || first > MAX_FIELD || last > MAX_FIELD || (m[3] !== '' && last < first)) return undefined;
+    ranges.push([first, last]);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  /** @type {number[][]} */
+  const merged = [];
+  for (const [first, last] of ranges) {
+    const previous = merged[merged.length - 1];
+    if (previous && (previous[1] === 0 || first <= previous[1] + 1)) {
+      if (previous[1] !== 0) previous[1] = last === 0 ? 0 : Math.max(previous[1], last);
+    } else {
+      merged.push([first, last]);
+    }
+  }
+  return merged;
+}
+
+/**
+ * How a run makes its keys, resolved: two runs with the same identity make the same key of the same
+ * record, and the text that says it. With CSV each selected column is its header name (with how many
+ * columns of that name come before it), taken in the column order the key has: "email" and "2" of the
+ * header "name,email" are one selection, and so is "email" of a file whose header has it third; a number
+ * past the header stays a number. Undefined where the engine will refuse the settings (see resolveFields).
+ * @param {{ csv: boolean, fields: string, used: string | undefined }} settings
+ * @param {number[][] | undefined} header with CSV and fields, the header (csvHeader)
+ * @returns {{ id: string, text: string } | undefined}
+ */
+function resolveKeys({ csv, fields, used }, header) {
+  const ranges = fields === '' ? null : resolveFields(fields, csv, header);
+  if (ranges === undefined) return undefined;
+  const id = (keys) => JSON.stringify({ csv, delimiter: used ?? null, keys });
+  if (!csv || !ranges) return { id: id(ranges), text: '' };
+  const cells = header ?? [];
+  const exact = new TextDecoder('latin1'); // one character per byte: names compared exactly
+  const utf8 = new TextDecoder();
+  const names = cells.map((cell) => exact.decode(Uint8Array.from(cell)));
+  const column = (n) => (n > cells.length ? n : [names[n - 1], names.slice(0, n - 1).filter((x) => x === names[n - 1]).length]);
+  const label = (n) => {
+    if (n > cells.length || cells[n - 1].length === 0) return `column ${n}`;
+    const name = utf8.decode(Uint8Array.from(cells[n - 1]));
+    return names.indexOf(names[n - 1]) === names.lastIndexOf(names[n - 1]) ? name : `${name} (column ${n})`;
+  };
+  const keys = [];
+  const labels = [];
+  let open = false;
+  for (const [first, last] of ranges) {
+    if (last === 0) {
+      const after = Array.from({ length: Math.max(0, cells.length - first + 1) }, (_, i) => column(first + i));
+      keys.push({ from: first, columns: after });
+      labels.push(`${label(first)} and those after it`);
+      open = true;
+    } else {
+      for (let n = first; n <= last; n++) {
+        keys.push(column(n));
+        labels.push(label(n));
+      }
+    }
+  }
+  const text = labels.length > 8 ? `CSV columns ${fields}` : `CSV column${labels.length > 1 || open ? 's' : ''} ${labels.join(', ')}`;
+  return { id: id(keys), text: `${text}${used === ',' ? '' : `, split at ${used === '\t' ? 'tab' : `"${used}"`}`}` };
+}
+
+/** The identity of a remembered record's keys; a record of an earlier page holds its settings as typed. */
+function rememberedIdentity(record, header) {
+  const stored = JSON.parse(record.keys);
+  if (typeof stored.fields !== 'string') return record.keys;
+  return resolveKeys({ csv: stored.csv, fields: stored.fields, used: stored.delimiter ?? undefined }, header)?.id ?? record.keys;
+}
+
+/**
+ * The CSV header: the first record of the first file that has bytes (the engine's header), its fields
+ * decoded as the engine decodes them (a byte-order mark before it dropped; a field that starts with a quote
+ * is quoted, "" in it is one quote, bytes after its closing quote belong to it; a \r before the record's
+ * \n is dropped), as bytes.
+ * @param {File[]} files
+ * @param {string} delimiter
+ * @returns {Promise<number[][]>}
+ */
+async function csvHeader(files, delimiter) {
+  const file = files.find((f) => f.size > 0);
+  /** @type {number[][]} */
+  const cells = [];
+  if (!file) return cells;
+  const split = delimiter.charCodeAt(0);
+  /** @type {number[]} */
+  let cell = [];
+  let state = 'start'; // of a field; 'plain' (unquoted); 'quoted'; 'quote' (a quote in a quoted field); 'after' (its closing quote)
+  let bareCr = false; // the field's last byte is a \r outside quotes
+  let start = true; // a UTF-8 byte-order mark here is not part of the first name
+  const end = () => {
+    if (bareCr) cell.pop();
+    if (cells.length > 0 || cell.length > 0 || state !== 'start') cells.push(cell); // an empty record has no fields
+    return cells;
+  };
+  for (let at = 0; at < file.size; at += 64 << 10) {
+    let bytes = new Uint8Array(await file.slice(at, at + (64 << 10)).arrayBuffer());
+    if (start && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+    start = false;
+    for (const b of bytes) {
+      if (state === 'quote') {
+        if (b === 0x22) {
+          cell.push(b);
+          state = 'quoted';
+          continue;
+        }
+        state = 'after';
+      } else if (state === 'quoted') {
+        if (b === 0x22) state = 'quote';
+        else cell.push(b);
+        continue;
+      }
+      if (b === 0x0a) return end();
+      if (b === split) {
+        cells.push(cell);
+        cell = [];
+        state = 'start';
+        bareCr = false;
+      } else if (state === 'start' && b === 0x22) {
+        state = 'quoted';
+      } else {
+        if (state === 'start') state = 'plain';
+        cell.push(b);
+        bareCr = b === 0x0d;
+      }
+    }
+  }
+  return end();
 }
 
 // --- remembering across visits: one filter in IndexedDB, its description apart so a visit reads only that ---
@@ -162,16 +345,82 @@ async function withStore(mode, work) {
   }
 }
 
-const readRecord = (key) => withStore('readonly', (store, set) => {
-  const request = store.get(key);
-  request.onsuccess = () => set(request.result);
-});
+/**
+ * What is remembered, in one transaction: the description ('about'), with `withFilter` the filter's
+ * bytes, and the generation, a number every write and every Forget raise (0 before the first), so that a
+ * run can tell whether another tab changed the remembered lines since it read them.
+ * @returns {Promise<{ about: any, filter: Uint8Array | undefined, generation: number }>}
+ */
+function readRemembered(withFilter) {
+  return withStore('readonly', (store, set) => {
+    const state = { about: undefined, filter: undefined, generation: 0 };
+    set(state);
+    const about = store.get('about');
+    about.onsuccess = () => { state.about = about.result; };
+    const generation = store.get('generation');
+    generation.onsuccess = () => { state.generation = generation.result ?? 0; };
+    if (!withFilter) return;
+    const filter = store.get('filter');
+    filter.onsuccess = () => { state.filter = filter.result; };
+  });
+}
 
-/** Stores the filter's bytes and its description in one transaction: both or neither. */
-function storeRemembered(bytes, about) {
+/**
+ * Stores the filter's bytes and its description, both or neither, and raises the generation; only if the
+ * generation is still `generation`, the one the run read with the filter it added to: otherwise another
+ * tab wrote or forgot in between, and writing would lose that. Resolves whether it stored.
+ * @returns {Promise<boolean>}
+ */
+function storeRemembered(bytes, about, generation) {
+  return withStore('readwrite', (store, set) => {
+    set(false);
+    const request = store.get('generation');
+    request.onsuccess = () => {
+      if ((request.result ?? 0) !== generation) return;
+      store.put(bytes, 'filter');
+      store.put(about, 'about');
+      store.put(generation + 1, 'generation');
+      set(true);
+    };
+  });
+}
+
+/** Deletes the filter and its description, and raises the generation (a run that read them must not write). */
+function forgetRemembered() {
   return withStore('readwrite', (store) => {
-    store.put(bytes, 'filter');
-    store.put(about, 'about');
+    const request = store.get('generation');
+    request.onsuccess = () => {
+      store.delete('filter');
+      store.delete('about');
+      store.put((request.result ?? 0) + 1, 'generation');
+    };
+  });
+}
+
+// Runs that remember lines take turns across the tabs of this origin (Web Locks): each reads the filter
+// when it starts and writes it when it ends, so two at once would lose one's lines. Without Web Locks,
+// the generation still stops a run from writing over another's.
+const LOCK = 'cuckoo-wasm-dedup-remembered';
+/** @type {LockManager | undefined} */
+const locks = navigator.locks;
+
+/**
+ * Asks for the lock of runs that remember lines for `me`, which then holds it until me.release(). Resolves
+ * true once it holds it, false when `options.ifAvailable` and another tab holds it; rejects when aborted.
+ */
+function requestLock(me, options) {
+  return new Promise((resolve, reject) => {
+    /** @type {LockManager} */ (locks).request(LOCK, options, (lock) => {
+      if (!lock) {
+        resolve(false);
+        return undefined;
+      }
+      resolve(true);
+      if (me.stopped) return undefined;
+      return new Promise((release) => {
+        me.release = () => release(undefined);
+      });
+    }).catch(reject);
   });
 }
 
@@ -253,8 +502,13 @@ function showFiles(current = -1) {
 }
 
 function stop(message, state) {
-  run?.worker?.terminate();
-  if (run) clearTimeout(run.timer);
+  if (run) {
+    run.worker?.terminate();
+    clearTimeout(run.timer);
+    run.stopped = true;
+    run.abort.abort(); // if it was waiting for the lock
+    run.release?.();
+  }
   run = undefined;
   $('cancel').hidden = true;
   $('status').textContent = message;
@@ -287,32 +541,73 @@ async function start(files) {
   const rememberOn = $('remember').checked;
   const output = saveHandle;
   const total = files.reduce((sum, f) => sum + f.size, 0);
-  const me = { worker: undefined, cancelled: false, timer: 0 };
+  const me = { worker: undefined, cancelled: false, timer: 0, stopped: false, release: undefined, abort: new AbortController() };
   run = me;
   chosen = files;
   resetCounters();
   showFiles();
   showRemembered();
-  $('status').textContent = files.length === 1
+  const reading = files.length === 1
     ? `Reading ${files[0].name} (${plural(total, 'byte')})…`
     : `Reading ${number(files.length)} files (${plural(total, 'byte')} in all)…`;
+  $('status').textContent = reading;
   $('cancel').hidden = false;
   document.body.dataset.state = 'running';
   let seenBytes;
-  if (rememberOn && remembered) {
-    if (remembered.keys !== keys.id) {
-      stop(`Stopped: the remembered ${JSON.parse(remembered.keys).csv ? 'records' : 'lines'} were keyed by ` +
-        `${remembered.keysText}, and this run by ${keys.text}: a filter of keys only fits runs that make them the same way. ` +
-        'Set the keys as before, or Forget the remembered lines.', 'error');
-      return;
+  let generation = 0;
+  let resolved;
+  if (rememberOn) {
+    // What is remembered is read now, when this run holds the lock, not when the page loaded: another tab
+    // may have remembered or forgotten lines since.
+    if (locks) {
+      try {
+        if (!(await requestLock(me, { ifAvailable: true })) && run === me) {
+          $('status').textContent = "Waiting for another tab's run that remembers lines: this run starts when it ends, " +
+            'with the lines it remembered.';
+          document.body.dataset.state = 'waiting';
+          await requestLock(me, { signal: me.abort.signal });
+        }
+      } catch (error) {
+        if (run === me) stop(`Stopped: the browser did not let this run wait for the others (${error.message}).`, 'error');
+        return;
+      }
+      if (run !== me) {
+        me.release?.();
+        return;
+      }
+      $('status').textContent = reading;
+      document.body.dataset.state = 'running';
     }
+    let state;
     try {
-      seenBytes = await readRecord('filter');
+      state = await readRemembered(true);
     } catch (error) {
       if (run === me) stop(`Stopped: the remembered lines could not be read: ${error.message}`, 'error');
       return;
     }
     if (run !== me) return;
+    remembered = state.about;
+    generation = state.generation;
+    showRemembered();
+    let header;
+    if (keys.csv && keys.fields !== '') {
+      try {
+        header = await csvHeader(files, keys.used ?? ',');
+      } catch (error) {
+        if (run === me) stop(`Stopped: ${files.find((f) => f.size > 0)?.name}: ${error.message}`, 'error');
+        return;
+      }
+      if (run !== me) return;
+    }
+    resolved = resolveKeys(keys, header);
+    // Settings the engine refuses (none resolved) stop the run before any line reaches the filter.
+    if (remembered && resolved && resolved.id !== rememberedIdentity(remembered, header)) {
+      stop(`Stopped: the remembered ${JSON.parse(remembered.keys).csv ? 'records' : 'lines'} were keyed by ` +
+        `${remembered.keysText}, and this run by ${resolved.text || keys.text}: a filter of keys only fits runs that make them the same way. ` +
+        'Set the keys as before, or Forget the remembered lines.', 'error');
+      return;
+    }
+    seenBytes = remembered ? state.filter : undefined;
   }
   const worker = new Worker(new URL('dedup-worker.js', import.meta.url), { type: 'module' });
   me.worker = worker;
@@ -348,10 +643,12 @@ async function start(files) {
     }
     if (data.remember) {
       // Its size is the engine's filterBytes, as the result says it (the stored export adds a header).
-      const record = { lines: data.rememberedAfter, bytes: data.filterBytes, keys: keys.id, keysText: keys.text, savedAt: Date.now() };
+      const record = {
+        lines: data.rememberedAfter, bytes: data.filterBytes, keys: resolved?.id ?? keys.id, keysText: resolved?.text || keys.text, savedAt: Date.now(),
+      };
+      let stored;
       try {
-        await storeRemembered(data.remember, record);
-        remembered = record;
+        stored = await storeRemembered(data.remember, record, generation);
       } catch (error) {
         if (run === me) {
           stop(`The output is complete, but the ${unit}s seen could not be remembered (${error.message}): ` +
@@ -359,6 +656,16 @@ async function start(files) {
         }
         return;
       }
+      if (!stored) {
+        // Another tab remembered or forgot lines during this run (a browser without Web Locks, or a Forget).
+        remembered = await readRemembered(false).then((state) => state.about, () => remembered);
+        if (run === me) {
+          stop(`The output is complete, but another tab changed the remembered ${unit}s while this run went on, so this ` +
+            `run's ${unit}s were not remembered (that would have lost the other tab's). Run it again to remember them.`, 'error');
+        }
+        return;
+      }
+      remembered = record;
     }
     if (run !== me) return;
     const header = keys.csv ? ' (the header not counted)' : '';
@@ -437,10 +744,7 @@ $('remember').addEventListener('change', showRemembered);
 $('forget').addEventListener('click', async () => {
   $('forget').disabled = true;
   try {
-    await withStore('readwrite', (store) => {
-      store.delete('filter');
-      store.delete('about');
-    });
+    await forgetRemembered();
     remembered = undefined;
   } catch (error) {
     $('remembered').textContent = `The remembered lines could not be deleted: ${error.message}`;
@@ -466,7 +770,7 @@ $('save-clear').addEventListener('click', () => {
 showKeySettings();
 showOutput();
 // A visit with remembered lines goes on with them.
-readRecord('about').then((record) => {
+readRemembered(false).then(({ about: record }) => {
   remembered = record;
   if (remembered) $('remember').checked = true;
 }, (error) => {
@@ -474,4 +778,13 @@ readRecord('about').then((record) => {
 }).finally(() => {
   showRemembered();
   document.body.dataset.ready = 'true';
+});
+// Back to this tab: what is remembered may have changed in another (a run reads it again anyway).
+document.addEventListener('visibilitychange', () => {
+  if (document.hidden || run) return;
+  readRemembered(false).then(({ about: record }) => {
+    if (run) return;
+    remembered = record;
+    showRemembered();
+  }, () => {});
 });

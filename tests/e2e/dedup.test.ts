@@ -804,6 +804,239 @@ test('the key box is about columns only with CSV', async () => {
   await page.close();
 });
 
+// --- two tabs of one browser: one origin's IndexedDB and Web Locks ---
+
+/** A browser context (its tabs share IndexedDB and Web Locks), with `init` run before each tab's scripts. */
+async function tabsContext(init?: () => void) {
+  const context = await session.browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  if (init) await context.addInitScript(init);
+  return context;
+}
+
+/** A tab of `context` on the dedup page; any script error or failed request fails the test. */
+async function openTab(context: import('playwright-core').BrowserContext) {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()}`));
+  await page.goto(`${session.baseUrl}dedup.html`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  return { page, errors };
+}
+
+/**
+ * A stub of the Worker's onmessage: while `window.holdDone` is set, a run's "done" message is kept in
+ * `window.held` until the test calls it, so that a run is still going on while another tab runs.
+ */
+function holdRunsInit() {
+  const w = window as any;
+  w.held = [];
+  w.holdDone = false;
+  const own = Object.getOwnPropertyDescriptor(Worker.prototype, 'onmessage')!;
+  Object.defineProperty(Worker.prototype, 'onmessage', {
+    configurable: true,
+    get() {
+      return own.get!.call(this);
+    },
+    set(handler: (event: MessageEvent) => void) {
+      own.set!.call(this, (event: MessageEvent) => {
+        if (event.data?.type === 'done' && w.holdDone) w.held.push(() => handler(event));
+        else handler(event);
+      });
+    },
+  });
+}
+
+/** Waits until `count` runs of the page are held at their end (holdRunsInit); a run that fails says why. */
+async function heldRuns(page: Page, count: number) {
+  await page.waitForFunction(
+    (n) => (window as any).held.length === n || document.body.dataset.state === 'error',
+    count,
+    { timeout: 60000 },
+  );
+  expect([await page.evaluate(() => (window as any).held.length), await page.textContent('#status')]).toEqual([
+    count,
+    expect.anything(),
+  ]);
+}
+
+test('a tab reads what is remembered when its run starts: lines another tab keyed differently since are refused', async () => {
+  const context = await tabsContext();
+  const a = await openTab(context);
+  await a.page.check('[data-testid=dedup-remember]');
+  expect(await runPaste(a.page, 'x\ny\n')).toBe('done');
+  // B opens while A's lines are remembered, keyed by whole lines.
+  const b = await openTab(context);
+  expect(await b.page.isChecked('[data-testid=dedup-remember]')).toBe(true);
+  expect(await remembersText(b.page)).toContain('2 lines (keyed by whole lines)');
+  // A forgets them, then remembers CSV records keyed by their email column.
+  await a.page.click('[data-testid=dedup-forget]');
+  await a.page.waitForSelector('[data-testid=dedup-remembered]:has-text("Nothing is remembered")');
+  await a.page.check('[data-testid=dedup-csv]');
+  await a.page.fill('[data-testid=dedup-fields]', 'email');
+  expect(await runPaste(a.page, 'name,email\nAnn,a@x\nBob,b@x\n')).toBe('done');
+  const stored = await storedFilter(a.page);
+  // B, whose page still says whole lines, runs plain lines, one of them an email A remembered: refused.
+  expect(await remembersText(b.page)).toContain('keyed by whole lines');
+  expect(await runPaste(b.page, 'a@x\nnew line\n')).toBe('error');
+  expect(await b.page.textContent('#status')).toMatch(
+    /^Stopped: the remembered records were keyed by CSV column email, and this run by whole lines: /,
+  );
+  expect(await b.page.isVisible('[data-testid=dedup-download]')).toBe(false);
+  expect(await storedFilter(b.page)).toBe(stored);
+  expect(await remembersText(b.page)).toMatch(/^Remembered in this browser: 2 records \(keyed by CSV column email\), /);
+  // Keyed as A keyed them, B's run goes on from A's records.
+  await b.page.check('[data-testid=dedup-csv]');
+  await b.page.fill('[data-testid=dedup-fields]', 'email');
+  expect(await runPaste(b.page, 'name,email\nAnn again,a@x\nCid,c@x\n')).toBe('done');
+  expect((await downloaded(b.page)).bytes.toString()).toBe('name,email\nCid,c@x\n');
+  expect(await remembersText(b.page)).toContain('3 records');
+  expect(a.errors).toEqual([]);
+  expect(b.errors).toEqual([]);
+  await context.close();
+});
+
+test("runs that remember lines take turns across tabs: the second waits for the first, and both runs' lines are remembered", async () => {
+  const context = await tabsContext(holdRunsInit);
+  const a = await openTab(context);
+  const b = await openTab(context);
+  await a.page.check('[data-testid=dedup-remember]');
+  await b.page.check('[data-testid=dedup-remember]');
+  // A's run has read what is remembered (nothing) and is not done yet when B starts.
+  await a.page.evaluate(() => {
+    (window as any).holdDone = true;
+  });
+  await startPaste(a.page, 'a1\na2\nshared\n');
+  await heldRuns(a.page, 1);
+  await startPaste(b.page, 'shared\nb1\n');
+  await b.page.waitForSelector('#status:has-text("Waiting for another tab\'s run that remembers lines")', {
+    timeout: 10000,
+  });
+  expect(await b.page.getAttribute('body', 'data-state')).toBe('waiting');
+  // A ends and remembers its lines; then B runs, from them.
+  await a.page.evaluate(() => (window as any).held[0]());
+  await a.page.waitForSelector('body[data-state="done"]');
+  await b.page.waitForSelector('body[data-state="done"], body[data-state="error"]');
+  expect(await b.page.getAttribute('body', 'data-state')).toBe('done');
+  expect((await downloaded(b.page)).bytes.toString()).toBe('b1\n');
+  expect(await b.page.textContent('#status')).toContain('which held 3 lines from earlier runs, now holds 4 lines');
+  // Both runs are remembered: none of their lines is new to either tab.
+  await a.page.evaluate(() => {
+    (window as any).holdDone = false;
+  });
+  expect(await runPaste(a.page, 'a1\na2\nshared\nb1\n')).toBe('done');
+  expect(await a.page.textContent('[data-testid=dedup-unique-count]')).toBe('0');
+  expect(await remembersText(a.page)).toContain('4 lines');
+
+  // A waiting run can be cancelled: it never ran, and the one it waited for is remembered.
+  await a.page.evaluate(() => {
+    (window as any).holdDone = true;
+  });
+  await startPaste(a.page, 'c1\n');
+  await heldRuns(a.page, 2);
+  await startPaste(b.page, 'd1\n');
+  await b.page.waitForSelector('body[data-state="waiting"]');
+  await b.page.click('#cancel');
+  await b.page.waitForSelector('body[data-state="cancelled"]');
+  expect(await b.page.textContent('#status')).toBe('Cancelled: nothing was written.');
+  await a.page.evaluate(() => (window as any).held[1]());
+  await a.page.waitForSelector('body[data-state="done"]');
+  expect(await remembersText(a.page)).toContain('5 lines');
+  // The lock is free again: B runs at once.
+  expect(await runPaste(b.page, 'c1\nd1\n')).toBe('done');
+  expect((await downloaded(b.page)).bytes.toString()).toBe('d1\n');
+  expect(a.errors).toEqual([]);
+  expect(b.errors).toEqual([]);
+  await context.close();
+});
+
+test('without Web Locks, a run does not write over lines another tab remembered during it: it says to run again', async () => {
+  const context = await tabsContext(() => {
+    delete (Navigator.prototype as any).locks;
+  });
+  await context.addInitScript(holdRunsInit);
+  const a = await openTab(context);
+  const b = await openTab(context);
+  expect(await a.page.evaluate(() => 'locks' in navigator)).toBe(false);
+  await a.page.check('[data-testid=dedup-remember]');
+  await b.page.check('[data-testid=dedup-remember]');
+  await a.page.evaluate(() => {
+    (window as any).holdDone = true;
+  });
+  await startPaste(a.page, 'a1\na2\nshared\n');
+  await heldRuns(a.page, 1);
+  // B runs and remembers its lines while A's run goes on.
+  expect(await runPaste(b.page, 'shared\nb1\n')).toBe('done');
+  const afterB = await storedFilter(b.page);
+  expect(await remembersText(b.page)).toContain('2 lines');
+  // A ends: it would have written over B's lines; it keeps them and says so.
+  await a.page.evaluate(() => (window as any).held[0]());
+  await a.page.waitForSelector('body[data-state="done"], body[data-state="error"]');
+  expect(await a.page.getAttribute('body', 'data-state')).toBe('error');
+  expect(await a.page.textContent('#status')).toBe(
+    "The output is complete, but another tab changed the remembered lines while this run went on, so this run's " +
+      "lines were not remembered (that would have lost the other tab's). Run it again to remember them.",
+  );
+  expect((await downloaded(a.page)).bytes.toString()).toBe('a1\na2\nshared\n');
+  expect(await storedFilter(a.page)).toBe(afterB);
+  expect(await remembersText(a.page)).toContain('2 lines');
+  // Run again, it goes on from B's lines.
+  await a.page.evaluate(() => {
+    (window as any).holdDone = false;
+  });
+  expect(await runPaste(a.page, 'a1\na2\nshared\n')).toBe('done');
+  expect((await downloaded(a.page)).bytes.toString()).toBe('a1\na2\n');
+  expect(await remembersText(a.page)).toContain('4 lines');
+  expect(a.errors).toEqual([]);
+  expect(b.errors).toEqual([]);
+  await context.close();
+});
+
+test('a remembered CSV column given by name fits a run that gives it by number, and the other way round', async () => {
+  const { page, errors } = await openPage(session, 'dedup.html');
+  await page.check('[data-testid=dedup-remember]');
+  await page.check('[data-testid=dedup-csv]');
+  await page.fill('[data-testid=dedup-fields]', 'email');
+  expect(await runPaste(page, 'name,email\nAnn,a@x\nBob,b@x\n')).toBe('done');
+  expect(await remembersText(page)).toMatch(/^Remembered in this browser: 2 records \(keyed by CSV column email\), /);
+  // Column 2 of the same header is the email: the same keys.
+  await page.fill('[data-testid=dedup-fields]', '2');
+  expect(await runPaste(page, 'name,email\nAnn again,a@x\nCid,c@x\n')).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe('name,email\nCid,c@x\n');
+  expect(await remembersText(page)).toMatch(/^Remembered in this browser: 3 records \(keyed by CSV column email\), /);
+  // In double quotes, in a file whose header starts with a byte-order mark: the same column.
+  await page.fill('[data-testid=dedup-fields]', '"email"');
+  expect(await runFiles(page, [write('bom.csv', '\ufeffname,email\nBob again,b@x\nCarl,k@x\n')])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe('\ufeffname,email\nCarl,k@x\n');
+  // By name again, in a file whose header has the email third (and quoted): still the email's values.
+  await page.fill('[data-testid=dedup-fields]', ' email ');
+  // (A file: a text box turns CRLF into LF.)
+  expect(await runFiles(page, [write('c.csv', 'id,name,"email"\r\n1,Cid again,c@x\r\n2,Dan,d@x\r\n')])).toBe('done');
+  expect((await downloaded(page)).bytes.toString()).toBe('id,name,"email"\r\n2,Dan,d@x\r\n');
+  // Column 2 of that header is the name: other keys, refused, and said by name.
+  await page.fill('[data-testid=dedup-fields]', '2');
+  expect(await runPaste(page, 'id,name,email\n3,Eve,e@x\n')).toBe('error');
+  expect(await page.textContent('#status')).toMatch(
+    /^Stopped: the remembered records were keyed by CSV column email, and this run by CSV column name: /,
+  );
+  // So is the name column named in double quotes, or in a file with a byte-order mark.
+  for (const [fields, text] of [
+    ['"name"', 'name,email\nEve,e@x\n'],
+    ['name', '\ufeffname,email\nEve,e@x\n'],
+  ]) {
+    await page.fill('[data-testid=dedup-fields]', fields);
+    expect(await runFiles(page, [write('other.csv', text)])).toBe('error');
+    expect(await page.textContent('#status')).toMatch(
+      /^Stopped: the remembered records were keyed by CSV column email, and this run by CSV column name: /,
+    );
+  }
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('the output is written to a file as the run goes, where the browser allows it; a cancelled run leaves the file as it was', async () => {
   // The picker, stubbed: a file of the Origin Private File System.
   const { page, errors } = await openWith(() => {
