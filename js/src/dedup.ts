@@ -340,10 +340,11 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
     lengths.sort((a, b) => a - b);
     const typicalLine = lengths.length > 0 ? lengths[lengths.length >> 1] : Math.max(sample.length, 1);
     const estimated = Math.max(1, Math.ceil((o.inputBytes! / typicalLine) * 1.1));
-    // Never below a pipe's start where the size can hold that many lines: a sample is the input's start
-    // only (110 lines of 40 KB, then 5 million short ones, started at 1,240 lines and missed the budget
-    // by more than the same bytes from a pipe).
-    capacity = Math.min(capacity, Math.max(estimated, Math.floor(o.inputBytes! / 2) + 1));
+    // A sample that is not the whole input is its start only: then never below a pipe's start where the
+    // size can hold that many lines (110 lines of 40 KB, then 5 million short ones, started at 1,240 lines
+    // and missed the budget by more than the same bytes from a pipe).
+    const whole = sample.length >= o.inputBytes!;
+    capacity = Math.min(capacity, whole ? estimated : Math.max(estimated, Math.floor(o.inputBytes! / 2) + 1));
     // The loss budget, if every line were unique: a larger start doubles fewer times (up to a start of
     // BUDGET_START_LIMIT: past 5.6 million lines the budget cannot be met at any start). A sample of a few
     // lines that is not the whole input (a first file of long lines, then short ones) tells too little:
@@ -608,6 +609,11 @@ export class LineDeduper {
     if (engine === 0) {
       if (!seen) filter.dispose();
       throw errorFromModule(this.m);
+    }
+    // A very large start doubles fewer times than the rate allows (the position's bits: doubling_filter.hpp).
+    if (plan && filter.maxDoublings < plan.maxDoublings) {
+      plan.maxDoublings = filter.maxDoublings;
+      plan.reach = plan.capacity * 2 ** plan.maxDoublings;
     }
     this.plan = plan;
     this.filter = filter;

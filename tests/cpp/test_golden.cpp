@@ -13,8 +13,8 @@
 using namespace cuckoo;
 
 namespace {
-mini_json::Value load_vectors() {
-  std::ifstream in(std::string(CUCKOO_VECTORS_DIR) + "/golden.json", std::ios::binary);
+mini_json::Value load_vectors(const char* name = "golden.json") {
+  std::ifstream in(std::string(CUCKOO_VECTORS_DIR) + "/" + name, std::ios::binary);
   REQUIRE(in.good());
   std::stringstream text;
   text << in.rdbuf();
@@ -101,7 +101,44 @@ TEST_CASE("golden exports: the same keys give the same bytes, and the bytes load
   }
 }
 
-TEST_CASE("golden exports of filters that double in place (format version 5)", "[golden][in_place]") {
+TEST_CASE("exports of format version 5 (written by earlier builds) are read, answer, re-export and grow",
+          "[golden][in_place]") {
+  const auto vectors = load_vectors("golden_v5.json");
+  const auto& filters = vectors["in_place_v5"].items;
+  REQUIRE(filters.size() >= 2);
+  for (const auto& v : filters) {
+    const auto bytes = mini_json::from_hex(v["export_hex"].text);
+    REQUIRE(format::get_le(bytes.data() + format::offset::version, 2) == 5);
+    auto f = CuckooFilter::deserialize(bytes);
+    CHECK(f.grows_in_place());
+    CHECK(f.fingerprint_bits() == v["slot_bits"].as_u64());
+    CHECK(f.size() == v["size"].as_u64());
+    CHECK(f.doublings() == v["doublings"].as_u64());
+    CHECK(f.serialize() == bytes);
+    const auto count = v["key_count"].as_u64();
+    for (std::uint64_t i = 0; i < count; ++i)
+      if (!v["deletes"].boolean || i % 3 != 0) REQUIRE(f.contains("golden-" + std::to_string(i)));
+    // It goes on placing keys as version 5 did: more keys, through a doubling, then all found; it still
+    // exports as version 5, and is not joined with a version 6 filter.
+    for (std::uint64_t i = 0; i < 4 * count; ++i) REQUIRE(f.add("more-" + std::to_string(i)));
+    CHECK(f.doublings() > v["doublings"].as_u64());
+    for (std::uint64_t i = 0; i < 4 * count; ++i) REQUIRE(f.contains("more-" + std::to_string(i)));
+    for (std::uint64_t i = 0; i < count; ++i)
+      if (!v["deletes"].boolean || i % 3 != 0) REQUIRE(f.contains("golden-" + std::to_string(i)));
+    const auto again = f.serialize();
+    CHECK(format::get_le(again.data() + format::offset::version, 2) == 5);
+    CHECK(CuckooFilter::deserialize(again).serialize() == again);
+    Options o;
+    o.capacity = v["capacity"].as_u64();
+    o.fp_rate = std::stod(v["fp_rate"].text);
+    o.max_kicks = static_cast<unsigned>(v["max_kicks"].as_u64());
+    o.seed = v["seed"].as_u64();
+    o.growth = 2;
+    CHECK_THAT(f.merge(CuckooFilter(o)).message, Catch::Contains("format version 5 and one of version 6"));
+  }
+}
+
+TEST_CASE("golden exports of filters that double in place (format version 6)", "[golden][in_place]") {
   const auto vectors = load_vectors();
   const auto& filters = vectors["in_place"].items;
   REQUIRE(filters.size() >= 2);

@@ -52,7 +52,7 @@ describe('sizes past the 32-bit heap are refused, and every other filter keeps w
     other.check();
   });
 
-  test('a crafted version 5 header of a 2^32 + 16 byte table, then 1 MiB, through importChunks()', async () => {
+  test('a crafted version 6 header of a 2^32 + 16 byte table, then 1 MiB, through importChunks()', async () => {
     const other = bystander();
     using model = new CuckooFilter({ capacity: 1000, growth: 2 });
     const header = model.export().slice(0, 64);

@@ -33,7 +33,7 @@ struct FilterCase {
   unsigned bucket_size;
   unsigned max_kicks;
   std::uint64_t seed;
-  int key_count;  // keys "golden-0" .. "golden-<n-1>", added in order
+  int key_count;        // keys "golden-0" .. "golden-<n-1>", added in order
   unsigned growth = 0;  // 0: none (format version 3); else a growing chain (format version 4)
   bool semi_sorted = false;
 };
@@ -58,13 +58,17 @@ cuckoo::CuckooFilter filter_of(const Shape& shape) {
 }  // namespace
 
 int main() {
-  const std::vector<std::string> keys = {
-      "", "a", "user-123456", "https://example.com/some/path?q=1", "gr\xC3\xBC\xC3\x9F" "e",
-      std::string("\x00\xff\x10", 3), std::string(200, 'z'), "order-0000001"};
-  const std::vector<Shape> shapes = {{1000, 12, 4, cuckoo::kDefaultSeed},
-                                     {1000000, 13, 4, 42},
-                                     {37, 4, 2, 0},
-                                     {5000, 32, 8, 0xFFFFFFFFFFFFFFFFull}};
+  const std::vector<std::string> keys = {"",
+                                         "a",
+                                         "user-123456",
+                                         "https://example.com/some/path?q=1",
+                                         "gr\xC3\xBC\xC3\x9F"
+                                         "e",
+                                         std::string("\x00\xff\x10", 3),
+                                         std::string(200, 'z'),
+                                         "order-0000001"};
+  const std::vector<Shape> shapes = {
+      {1000, 12, 4, cuckoo::kDefaultSeed}, {1000000, 13, 4, 42}, {37, 4, 2, 0}, {5000, 32, 8, 0xFFFFFFFFFFFFFFFFull}};
   std::printf("{\n");
   std::printf(
       "  \"about\": \"Pinned outputs of the key hashing (bucket, fingerprint, alternate bucket) and of the "
@@ -78,13 +82,14 @@ int main() {
     cuckoo::CuckooFilter f = filter_of(shape);
     for (const auto& key : keys) {
       const auto at = f.locate(std::string_view(key));
-      std::printf("%s    {\"key_hex\": \"%s\", \"capacity\": %llu, \"fingerprint_bits\": %u, \"bucket_size\": %u, "
-                  "\"seed\": \"%s\", \"num_buckets\": %llu, \"hash\": \"%s\", \"index\": %u, "
-                  "\"fingerprint\": %u, \"alternate_index\": %u}",
-                  first ? "" : ",\n", hex(reinterpret_cast<const std::uint8_t*>(key.data()), key.size()).c_str(),
-                  static_cast<unsigned long long>(shape.capacity), shape.bits, shape.bucket_size,
-                  hex64(shape.seed).c_str(), static_cast<unsigned long long>(f.num_buckets()), hex64(at.hash).c_str(),
-                  at.index, at.fingerprint, at.alternate_index);
+      std::printf(
+          "%s    {\"key_hex\": \"%s\", \"capacity\": %llu, \"fingerprint_bits\": %u, \"bucket_size\": %u, "
+          "\"seed\": \"%s\", \"num_buckets\": %llu, \"hash\": \"%s\", \"index\": %u, "
+          "\"fingerprint\": %u, \"alternate_index\": %u}",
+          first ? "" : ",\n", hex(reinterpret_cast<const std::uint8_t*>(key.data()), key.size()).c_str(),
+          static_cast<unsigned long long>(shape.capacity), shape.bits, shape.bucket_size, hex64(shape.seed).c_str(),
+          static_cast<unsigned long long>(f.num_buckets()), hex64(at.hash).c_str(), at.index, at.fingerprint,
+          at.alternate_index);
       first = false;
     }
   }
@@ -104,12 +109,13 @@ int main() {
       const auto at = f.locate(k);
       std::uint8_t le[8];
       for (int i = 0; i < 8; ++i) le[i] = static_cast<std::uint8_t>(k >> (8 * i));
-      std::printf("%s    {\"key\": \"%s\", \"key_hex\": \"%s\", \"capacity\": %llu, \"fingerprint_bits\": %u, "
-                  "\"bucket_size\": %u, \"seed\": \"%s\", \"hash\": \"%s\", \"index\": %u, \"fingerprint\": %u, "
-                  "\"alternate_index\": %u}",
-                  first ? "" : ",\n", text.c_str(), hex(le, 8).c_str(), static_cast<unsigned long long>(shape.capacity),
-                  shape.bits, shape.bucket_size, hex64(shape.seed).c_str(), hex64(at.hash).c_str(), at.index,
-                  at.fingerprint, at.alternate_index);
+      std::printf(
+          "%s    {\"key\": \"%s\", \"key_hex\": \"%s\", \"capacity\": %llu, \"fingerprint_bits\": %u, "
+          "\"bucket_size\": %u, \"seed\": \"%s\", \"hash\": \"%s\", \"index\": %u, \"fingerprint\": %u, "
+          "\"alternate_index\": %u}",
+          first ? "" : ",\n", text.c_str(), hex(le, 8).c_str(), static_cast<unsigned long long>(shape.capacity),
+          shape.bits, shape.bucket_size, hex64(shape.seed).c_str(), hex64(at.hash).c_str(), at.index, at.fingerprint,
+          at.alternate_index);
       first = false;
     }
   }
@@ -141,18 +147,19 @@ int main() {
       results += std::string(i ? ", " : "") + (added ? "true" : "false");
     }
     const auto bytes = f.serialize();
-    std::printf("%s    {\"capacity\": %llu, \"fingerprint_bits\": %u, \"bucket_size\": %u, \"max_kicks\": %u, "
-                "\"seed\": \"%s\", \"keys\": \"golden-0 .. golden-%d, added in order\", \"key_count\": %d, "
-                "\"growth\": %u, \"semi_sorted\": %s, \"sub_filters\": %zu, \"add_results\": [%s], \"size\": %zu, "
-                "\"export_hex\": \"%s\"}",
-                first ? "" : ",\n", static_cast<unsigned long long>(c.capacity), c.bits, c.bucket_size,
-                c.max_kicks, hex64(c.seed).c_str(), c.key_count - 1, c.key_count, c.growth,
-                c.semi_sorted ? "true" : "false", f.sub_filter_count(),
-                results.c_str(), f.size(), hex(bytes.data(), bytes.size()).c_str());
+    std::printf(
+        "%s    {\"capacity\": %llu, \"fingerprint_bits\": %u, \"bucket_size\": %u, \"max_kicks\": %u, "
+        "\"seed\": \"%s\", \"keys\": \"golden-0 .. golden-%d, added in order\", \"key_count\": %d, "
+        "\"growth\": %u, \"semi_sorted\": %s, \"sub_filters\": %zu, \"add_results\": [%s], \"size\": %zu, "
+        "\"export_hex\": \"%s\"}",
+        first ? "" : ",\n", static_cast<unsigned long long>(c.capacity), c.bits, c.bucket_size, c.max_kicks,
+        hex64(c.seed).c_str(), c.key_count - 1, c.key_count, c.growth, c.semi_sorted ? "true" : "false",
+        f.sub_filter_count(), results.c_str(), f.size(), hex(bytes.data(), bytes.size()).c_str());
     first = false;
   }
-  // Filters that double in place (growth 2, format version 5): 16-bit slots doubled twice, 32-bit slots
-  // once, the second with deletes of every third key after the doubling.
+  // Filters that double in place (growth 2, format version 6; golden_v5.json keeps version 5's, frozen):
+  // 16-bit slots doubled twice, 32-bit slots once, the second with deletes of every third key after the
+  // doubling.
   struct InPlaceCase {
     std::uint64_t capacity;
     const char* fp_rate;
@@ -177,13 +184,14 @@ int main() {
     if (c.deletes)
       for (int i = 0; i < c.key_count; i += 3) (void)f.remove("golden-" + std::to_string(i));
     const auto bytes = f.serialize();
-    std::printf("%s    {\"capacity\": %llu, \"fp_rate\": \"%s\", \"max_kicks\": %u, \"seed\": \"%s\", "
-                "\"keys\": \"golden-0 .. golden-%d added in order%s\", \"key_count\": %d, \"deletes\": %s, "
-                "\"slot_bits\": %u, \"doublings\": %u, \"size\": %llu, \"export_hex\": \"%s\"}",
-                first ? "" : ",\n", static_cast<unsigned long long>(c.capacity), c.fp_rate, c.max_kicks,
-                hex64(c.seed).c_str(), c.key_count - 1, c.deletes ? ", then every third one removed" : "",
-                c.key_count, c.deletes ? "true" : "false", f.fingerprint_bits(), f.doublings(),
-                static_cast<unsigned long long>(f.size()), hex(bytes.data(), bytes.size()).c_str());
+    std::printf(
+        "%s    {\"capacity\": %llu, \"fp_rate\": \"%s\", \"max_kicks\": %u, \"seed\": \"%s\", "
+        "\"keys\": \"golden-0 .. golden-%d added in order%s\", \"key_count\": %d, \"deletes\": %s, "
+        "\"slot_bits\": %u, \"doublings\": %u, \"size\": %llu, \"export_hex\": \"%s\"}",
+        first ? "" : ",\n", static_cast<unsigned long long>(c.capacity), c.fp_rate, c.max_kicks, hex64(c.seed).c_str(),
+        c.key_count - 1, c.deletes ? ", then every third one removed" : "", c.key_count, c.deletes ? "true" : "false",
+        f.fingerprint_bits(), f.doublings(), static_cast<unsigned long long>(f.size()),
+        hex(bytes.data(), bytes.size()).c_str());
     first = false;
   }
   std::printf("\n  ]\n}\n");

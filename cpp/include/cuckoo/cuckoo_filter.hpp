@@ -715,7 +715,7 @@ class CuckooFilter {
 
   // --- growth in place --------------------------------------------------------------------------------
   [[nodiscard]] static DoublingOptions in_place_options(const Layout& layout) noexcept {
-    return {layout.capacity, layout.max_kicks, layout.seed, layout.max_doublings, true};
+    return {layout.capacity, layout.max_kicks, layout.seed, layout.max_doublings, true, layout.legacy_position};
   }
   [[nodiscard]] format::InPlaceTable in_place_table() const noexcept {
     return in_place([](const auto& t) {

@@ -4,10 +4,15 @@
 // made with growth 2 (options.hpp says when), and dispatches every operation to it (docs/GROWTH.md).
 //
 // The index. With N = N0 * 2^g buckets (N0 even, any size: exact sizing; g the doublings so far), a key's
-// first bucket is the multiply-shift index of the top 32 bits h of its hash: i1 = floor(h * N / 2^32).
-// Write h * N0 = q * 2^32 + frac: then i1 = q * 2^g + (the top g bits of frac), and doubling N appends
-// the next bit of frac to the index (i1' = 2 * i1 + that bit). So an entry can carry "the bits after its
-// index" and give one up at each doubling, which decides where it moves.
+// first bucket is the multiply-shift index of its position h, the P = 64 - F bits of its hash that the
+// fixed fingerprint (below) does not use: i1 = floor(h * N / 2^P). Write h * N0 = q * 2^P + frac: then
+// i1 = q * 2^g + (the top g bits of frac), and doubling N appends the next bit of frac to the index
+// (i1' = 2 * i1 + that bit). So an entry can carry "the bits after its index" and give one up at each
+// doubling, which decides where it moves. Those bits tell keys apart only as far as the position has
+// them: within a bucket, h takes 2^P / (N0 2^g) values, so an entry's ext bits count for at most
+// P - log2(N0) - g bits (hash_doublings() keeps that at least E). Format version 5 took h from the top 32
+// bits alone (P = 32, `legacy_position`): past about 32 - log2(N0) - g, its ext bits repeated the index,
+// and after many doublings absent keys matched 7 to 10 times as often as its rate model said.
 //
 // The other bucket. The key's two buckets differ only in q, the part fixed at the start, and share the
 // low g bits s: i2 = alt(q) * 2^g + s, with alt the involution of hashing.hpp on N0 buckets and the odd
@@ -31,6 +36,8 @@
 // match of another key that was added: deleting added keys never loses another (no "false deletion").
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -57,6 +64,7 @@ struct DoublingOptions {
   std::uint64_t seed = kDefaultSeed;
   unsigned max_doublings = 31;  // at most this often, and at most as often as the slot width allows (E)
   bool grows = true;
+  bool legacy_position = false;  // format version 5: the position is the hash's top 32 bits (P = 32)
 };
 
 template <class Slot>
@@ -82,6 +90,18 @@ class DoublingFilter {
   static constexpr std::uint64_t kMinBaseBuckets = 256;
 
   using Options = DoublingOptions;
+  // P: the bits of the hash a key's position takes (all but the fixed fingerprint's).
+  static constexpr unsigned kPositionBits = 64 - kFixedBits;
+
+  // The most doublings after which an entry added now still gets all E of its ext bits from the position:
+  // N0 * 2^(g + E) <= 2^P (see the file's comment). 48-bit positions (32-bit slots) allow all 15 doublings
+  // from up to 2^18 first buckets (a first capacity of about a million); larger ones double fewer times.
+  [[nodiscard]] static constexpr unsigned hash_doublings(std::uint64_t base_buckets) noexcept {
+    unsigned g = 0;
+    // base_buckets < 2^32 and g + 1 + E <= 31: the shift stays within 64 bits.
+    while (g < kExtBits && (base_buckets << (g + 1 + kExtBits)) <= (std::uint64_t{1} << kPositionBits)) ++g;
+    return g;
+  }
 
   // N0: the first table's buckets for `capacity` items (95% load, at least kMinBaseBuckets, even).
   [[nodiscard]] static constexpr std::uint64_t base_buckets_for(std::uint64_t capacity) noexcept {
@@ -223,17 +243,28 @@ class DoublingFilter {
     Slot value;  // the entry this key would get now: all E ext bits
   };
   [[nodiscard]] Place locate(std::uint64_t hash) const noexcept {
-    const std::uint64_t product = (hash >> 32) * base_buckets_;
-    const auto q = static_cast<std::uint32_t>(product >> 32);
-    const auto frac = static_cast<std::uint32_t>(product);
-    const unsigned g = generation_;
-    const std::uint32_t s = g == 0 ? 0 : frac >> (32 - g);
-    // The E bits after the index (g + E <= 30 < 32, so they are all bits of frac).
-    const std::uint32_t ext =
-        static_cast<std::uint32_t>((std::uint64_t{frac} << g) >> (32 - kExtBits)) & ((1u << kExtBits) - 1);
+    return place(hash, base_buckets_, generation_, low_bits_ == 0);
+  }
+  // locate() in a table of `base_buckets` first buckets after `generation` doublings (format version 5's
+  // placement when `legacy`), without one.
+  [[nodiscard]] static Place place(std::uint64_t hash, std::uint64_t base_buckets, unsigned generation,
+                                   bool legacy) noexcept {
+    // h * N0 for the position h = (hash's top 32 bits) * 2^k + (its low k bits), k = P - 32 (0 for format
+    // version 5), in two 64-bit products: a = top * N0, b = low * N0 < 2^(k + 32). Then
+    // q = floor((a 2^k + b) / 2^P) = floor((a + floor(b / 2^k)) / 2^32) (no carry is lost: a < 2^64 - 2^33),
+    // and frac = (a 2^k + b) mod 2^P, fewer than 2^57.
+    const unsigned k = legacy ? 0 : kPositionBits - 32;
+    const std::uint64_t a = (hash >> 32) * base_buckets;
+    const std::uint64_t b = (hash & ((std::uint64_t{1} << k) - 1)) * base_buckets;
+    const auto q = static_cast<std::uint32_t>((a + (b >> k)) >> 32);
+    const std::uint64_t frac = ((((a & 0xFFFFFFFFu) << k) + b) & ((std::uint64_t{1} << (32 + k)) - 1));
+    const unsigned g = generation;
+    const auto s = static_cast<std::uint32_t>(g == 0 ? 0 : frac >> (32 + k - g));
+    // The E bits after the index (g + E <= 30 < 32 + k, so they are all bits of frac).
+    const auto ext = static_cast<std::uint32_t>(frac >> (32 + k - g - kExtBits)) & ((1u << kExtBits) - 1);
     const std::uint32_t fixed = static_cast<std::uint32_t>(hash) >> (32 - kFixedBits);
     const auto value = static_cast<Slot>((fixed << (kSlotBits - kFixedBits)) | (ext << 1) | 1u);
-    const std::uint32_t q2 = alternate_index(q, fixed, base_buckets_);
+    const std::uint32_t q2 = alternate_index(q, fixed, base_buckets);
     return {hash, (q << g) | s, (q2 << g) | s, value};
   }
 
@@ -291,17 +322,26 @@ class DoublingFilter {
   }
   // The probability that a key never added matches: 2b slots compared, each entry of F + e bits
   // matching with 2^-(F + e).
+  // An entry's ext bits count for at most what the position gives within a bucket (the file's comment):
+  // never less than it has in a filter of format version 6 (hash_doublings), often less in version 5.
   [[nodiscard]] double expected_fp_rate() const noexcept {
     double matching = 0;
-    for (unsigned bits = kFixedBits; bits < kSlotBits; ++bits)
-      matching += static_cast<double>(length_counts_[bits]) / static_cast<double>(std::uint64_t{1} << bits);
+    // Position values per bucket now: 2^(P - g) / N0.
+    const double within =
+        std::ldexp(1.0, static_cast<int>(32 + low_bits_ - generation_)) / static_cast<double>(base_buckets_);
+    for (unsigned bits = kFixedBits; bits < kSlotBits; ++bits) {
+      const double ext_values = static_cast<double>(std::uint64_t{1} << (bits - kFixedBits));
+      const double told = std::min(ext_values, std::max(1.0, within));
+      matching +=
+          static_cast<double>(length_counts_[bits]) / (static_cast<double>(std::uint64_t{1} << kFixedBits) * told);
+    }
     return 2.0 * kBucketSize * matching / static_cast<double>(num_buckets() * kBucketSize);
   }
   // Entries of F + e bits, for e = 0 .. E.
   [[nodiscard]] std::uint64_t entries_of_bits(unsigned bits) const noexcept { return length_counts_[bits]; }
   [[nodiscard]] Slot slot(std::uint64_t bucket, unsigned s) const noexcept { return slots_[bucket * kBucketSize + s]; }
   [[nodiscard]] Options options() const noexcept {
-    return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_};
+    return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_, low_bits_ == 0};
   }
 
   // Back to the first table's size, empty. The first table's memory is kept (a smaller realloc may fail).
@@ -421,9 +461,10 @@ class DoublingFilter {
     std::unique_ptr<Slot, FreeDeleter> owned(slots);
     if (o.capacity == 0) return Status::error(ErrorCode::invalid_argument, "capacity must be at least 1");
     if (o.capacity > kMaxCapacity) return Status::error(ErrorCode::invalid_argument, "capacity is too large");
-    const unsigned max_doublings = o.max_doublings < kExtBits ? o.max_doublings : kExtBits;
-    if (generation > max_doublings) return Status::error(ErrorCode::invalid_argument, "doublings out of range");
     const std::uint64_t buckets = base_buckets_for(o.capacity);
+    const unsigned max_doublings =
+        std::min({o.max_doublings, kExtBits, o.legacy_position ? kExtBits : hash_doublings(buckets)});
+    if (generation > max_doublings) return Status::error(ErrorCode::invalid_argument, "doublings out of range");
     if ((buckets << generation) > kMaxBuckets)
       return Status::error(ErrorCode::invalid_argument, "capacity is too large");
     auto f = std::unique_ptr<DoublingFilter>(new (std::nothrow) DoublingFilter());
@@ -435,6 +476,7 @@ class DoublingFilter {
     f->max_doublings_ = max_doublings;
     f->max_kicks_ = o.max_kicks;
     f->grows_ = o.grows;
+    f->low_bits_ = o.legacy_position ? 0 : kPositionBits - 32;
     const std::uint64_t slot_count = (buckets << generation) * kBucketSize;
     if (!detail::addressable(slot_count, sizeof(Slot)))
       return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(slot_count * sizeof(Slot)) +
@@ -723,6 +765,7 @@ class DoublingFilter {
   unsigned max_doublings_ = kExtBits;
   unsigned max_kicks_ = 0;
   bool grows_ = true;
+  unsigned low_bits_ = 0;  // k: the position's bits below the hash's top 32 (P - 32; 0 in format version 5)
   Slot* slots_ = nullptr;  // N0 * 2^g buckets of kBucketSize slots
   std::uint64_t size_ = 0;
   std::uint64_t fill_limit_ = 0;                 // fill_limit(), set whenever the table changes size

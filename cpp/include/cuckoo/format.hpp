@@ -1,4 +1,4 @@
-// The export format, versions 3, 4 and 5 (docs/FORMAT.md is the specification; keep the two in step).
+// The export format, versions 3 to 6 (docs/FORMAT.md is the specification; keep the two in step).
 // All integers are little-endian. The header is fixed-size, then the packed table, then a checksum.
 //
 //   offset size field
@@ -38,17 +38,21 @@
 // Growth appends sub-filters of growth x the last one's capacity with one more fingerprint bit; a merge
 // may append copies of the other filter's sub-filters, so the reader checks each sub-filter on its own.
 //
-// Version 5, written for filters that grow in place (doubling_filter.hpp):
+// Versions 5 and 6, written for filters that grow in place (doubling_filter.hpp); the same layout, but
+// version 6 places keys from a position of 64 - F hash bits where version 5 took the top 32 alone (its
+// entries' last index bits repeated the index: doubling_filter.hpp). Version 6 is written; version 5 is
+// read, and a filter read from it goes on placing keys its way (and exports as version 5).
 //
 //   offset size field
-//        0   24 as in version 3, with version 5, bucket size 4, "fingerprint bits" the slot width (16 or
+//        0   24 as in version 3, with version 5 or 6, bucket size 4, "fingerprint bits" the slot width (16 or
 //               32) and flags 0
 //       24    8 capacity (items the first table was sized for, >= 1)
 //       32    8 buckets of the first table N0 (what the capacity gives: DoublingFilter::base_buckets_for)
 //       40    8 number of stored entries
 //       48    8 table length in bytes = N0 * 2^g * 4 * slot width / 8
 //       56    1 doublings so far g (<= the maximum)
-//       57    1 the most doublings (<= slot width - 1 - slot width / 2)
+//       57    1 the most doublings (<= slot width - 1 - slot width / 2; in version 6 also <=
+//               DoublingFilter::hash_doublings(N0))
 //       58    6 reserved (0)
 //       64    T the slots, each a little-endian integer of the slot width
 //   64 + T    8 XXH3-64 (seed 0) of every byte before it
@@ -88,9 +92,10 @@ class FormatError : public std::runtime_error {
 namespace format {
 
 inline constexpr std::uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
-inline constexpr std::uint16_t kVersion = 3;         // one table
-inline constexpr std::uint16_t kVersionChained = 4;  // a chain of sub-filters (growth)
-inline constexpr std::uint16_t kVersionInPlace = 5;  // a table that doubles in place (growth 2)
+inline constexpr std::uint16_t kVersion = 3;               // one table
+inline constexpr std::uint16_t kVersionChained = 4;        // a chain of sub-filters (growth)
+inline constexpr std::uint16_t kVersionInPlace = 6;        // a table that doubles in place (growth 2)
+inline constexpr std::uint16_t kVersionInPlaceLegacy = 5;  // the same, keys placed from 32 hash bits (read only)
 // Pre-release versions: the same layouts, other alternate buckets. Reading them would lose keys.
 inline constexpr std::uint16_t kRetiredVersion = 1;
 inline constexpr std::uint16_t kRetiredVersionChained = 2;
@@ -220,13 +225,14 @@ struct CommonFields {
   for (unsigned i = 0; i < 4; ++i)
     if (p[offset::magic + i] != kMagic[i]) return bad_format("bad magic: this is not a cuckoo filter export");
   version = static_cast<std::uint16_t>(get_le(p + offset::version, 2));
-  if (version == kVersion || version == kVersionChained || version == kVersionInPlace) return {};
+  if (version == kVersion || version == kVersionChained || version == kVersionInPlace ||
+      version == kVersionInPlaceLegacy)
+    return {};
   if (version == kRetiredVersion || version == kRetiredVersionChained)
     return bad_format("format version " + std::to_string(version) +
                       " was written by a pre-release build that placed fingerprints differently; it cannot be "
-                      "read (this library reads versions 3, 4 and 5: rebuild the filter from its keys)");
-  return bad_format("unsupported format version " + std::to_string(version) +
-                    " (this library reads versions 3, 4 and 5)");
+                      "read (this library reads versions 3 to 6: rebuild the filter from its keys)");
+  return bad_format("unsupported format version " + std::to_string(version) + " (this library reads versions 3 to 6)");
 }
 
 // How long the export that begins with p[0, n) says it is, from its headers alone: a reader of a stream
@@ -253,7 +259,7 @@ struct CommonFields {
     const std::uint64_t table = get_le(p + offset::table_length, 8);
     return table > kNoFilterHasMore ? not_an_export() : kHeaderSize + table + kChecksumSize;
   }
-  if (version == kVersionInPlace) {
+  if (version == kVersionInPlace || version == kVersionInPlaceLegacy) {
     if (n < kInPlaceHeaderSize) return wait_for(kInPlaceHeaderSize);
     const std::uint64_t table = get_le(p + in_place_offset::table_length, 8);
     return table > kNoFilterHasMore ? not_an_export() : kInPlaceHeaderSize + table + kChecksumSize;
@@ -370,19 +376,19 @@ struct CommonFields {
   return {};
 }
 
-// What a version 5 header says beyond the layout.
+// What a version 5 or 6 header says beyond the layout.
 struct InPlaceInfo {
   unsigned generation;
   std::uint64_t item_count;
   std::uint64_t table_length;
 };
 
-// Checks every field of a version 5 header (kInPlaceHeaderSize bytes) and that its lengths agree; the
+// Checks every field of a version 5 or 6 header (kInPlaceHeaderSize bytes) and that its lengths agree; the
 // slots themselves are checked by DoublingFilter::adopt.
 [[nodiscard]] CUCKOO_COLD inline Status read_in_place_header(const std::uint8_t* p, Layout& layout, InPlaceInfo& info) {
   const auto bad = bad_format;
   if (const auto flags = get_le(p + offset::flags, 4); flags != 0)
-    return bad("unknown flags " + std::to_string(flags) + " (version 5 has none)");
+    return bad("unknown flags " + std::to_string(flags) + " (versions 5 and 6 have none)");
   const auto bucket_size = get_le(p + offset::bucket_size, 1);
   if (bucket_size != 4) return bad("bucket size " + std::to_string(bucket_size) + " is not 4");
   const auto slot_bits = get_le(p + offset::fingerprint_bits, 1);
@@ -395,13 +401,17 @@ struct InPlaceInfo {
   const std::uint64_t base = get_le(p + in_place_offset::base_buckets, 8);
   const auto max_doublings = static_cast<unsigned>(get_le(p + in_place_offset::max_doublings, 1));
   const auto generation = static_cast<unsigned>(get_le(p + in_place_offset::generation, 1));
-  const unsigned most =
-      slot_bits == 16 ? DoublingFilter<std::uint16_t>::kExtBits : DoublingFilter<std::uint32_t>::kExtBits;
+  const bool legacy = get_le(p + offset::version, 2) == kVersionInPlaceLegacy;
   if (capacity == 0 || capacity > DoublingFilter<std::uint16_t>::kMaxCapacity)
     return bad("capacity " + std::to_string(capacity) + " is out of range");
   if (base != DoublingFilter<std::uint16_t>::base_buckets_for(capacity))
     return bad("first table of " + std::to_string(base) + " buckets, but capacity " + std::to_string(capacity) +
                " gives " + std::to_string(DoublingFilter<std::uint16_t>::base_buckets_for(capacity)));
+  // Version 6: no more doublings than the position has bits for (version 5 filters were written without).
+  const unsigned most =
+      slot_bits == 16
+          ? (legacy ? DoublingFilter<std::uint16_t>::kExtBits : DoublingFilter<std::uint16_t>::hash_doublings(base))
+          : (legacy ? DoublingFilter<std::uint32_t>::kExtBits : DoublingFilter<std::uint32_t>::hash_doublings(base));
   if (max_doublings > most)
     return bad("most doublings " + std::to_string(max_doublings) + " is above " + std::to_string(most) + " for " +
                std::to_string(slot_bits) + "-bit slots");
@@ -427,7 +437,8 @@ struct InPlaceInfo {
                   1,
                   false,
                   true,
-                  max_doublings};
+                  max_doublings,
+                  legacy};
   info = InPlaceInfo{generation, items, table};
   return {};
 }
@@ -494,7 +505,7 @@ class Exporter {
   }
   CUCKOO_COLD Exporter(const Layout& layout, const InPlaceTable& table) noexcept {
     std::uint8_t* h = headers_;
-    write_common_header(h, kVersionInPlace, layout);
+    write_common_header(h, layout.legacy_position ? kVersionInPlaceLegacy : kVersionInPlace, layout);
     put_le(h + in_place_offset::capacity, layout.capacity, 8);
     put_le(h + in_place_offset::base_buckets, layout.num_buckets, 8);
     put_le(h + in_place_offset::item_count, table.item_count, 8);
@@ -743,7 +754,7 @@ class Importer {
       return bad_format(n + ", but a version 4 export is at least " +
                         std::to_string(kChainHeaderSize + kSubFilterHeaderSize + kChecksumSize));
     if (phase_ == Phase::in_place_header)
-      return bad_format(n + ", but a version 5 export is at least " +
+      return bad_format(n + ", but a version 5 or 6 export is at least " +
                         std::to_string(kInPlaceHeaderSize + kChecksumSize));
     if (chain_.layout.in_place)
       return bad_format(n + ", but the header describes " +

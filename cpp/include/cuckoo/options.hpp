@@ -74,6 +74,9 @@ struct Layout {
   // fingerprint_bits is the slot width (16 or 32), growth is 2 and max_sub_filters 1.
   bool in_place = false;
   unsigned max_doublings = 0;  // in place: how often the table may double
+  // In place: keys placed as format version 5 placed them, from the hash's top 32 bits alone (only a
+  // version 5 export makes one; doubling_filter.hpp says why version 6 does not).
+  bool legacy_position = false;
 };
 
 // Growth in place: the slot width and the doublings that keep the rate at most `rate`, or false when no
@@ -170,6 +173,9 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     if (buckets > kMaxBuckets)
       return invalid("capacity " + std::to_string(options.capacity) + " needs " + std::to_string(buckets) +
                      " buckets of 4; at most " + std::to_string(kMaxBuckets) + " are supported");
+    // A very large first table doubles fewer times: its entries' ext bits must come from the hash.
+    max_doublings = std::min(max_doublings, slot_bits == 16 ? DoublingFilter<std::uint16_t>::hash_doublings(buckets)
+                                                            : DoublingFilter<std::uint32_t>::hash_doublings(buckets));
     layout = Layout{options.capacity, buckets, bucket_size, slot_bits, options.max_kicks, options.seed,
                     growth,           1,       false,       true,      max_doublings};
     return {};
