@@ -1011,9 +1011,8 @@ describe('round 3: --seen states, outputs that fail as a pair, --capacity, long 
         expect(readFileSync(out, 'utf8')).toBe('old\n');
         expect(statSync(state, { throwIfNoEntry: false })).toBeUndefined();
         expect(readdirSync(tiny).filter((name) => name.includes('cuckoo-tmp'))).toEqual([]);
-        expect(readdirSync(dir).filter((name) => name.includes('cuckoo-tmp') || name.includes('cuckoo-lock'))).toEqual(
-          [],
-        );
+        // (Only this test's: the SIGKILL tests leave theirs, as documented.)
+        expect(readdirSync(dir).filter((name) => name.includes('pair') && /cuckoo-(tmp|lock)/.test(name))).toEqual([]);
       } finally {
         spawnSync('umount', [tiny]);
       }
