@@ -80,9 +80,12 @@ test('the tarball holds the built package and nothing else of the repo', () => {
 // (batches, merge, union, format version 5), 11 KB of wasm code before gzip (72 KB); then on 2026-11-26
 // CSV records (a scan that knows quotes, keys from decoded fields, columns by header name) and the
 // automatic default rate, then several inputs with their headers and the core's sum of wrong drops, to
-// 74.0 KB (75 KB). The wasm binary ships deflated and in base64 (scripts/inline-wasm.mjs): as
+// 74.0 KB (75 KB); then on 2026-11-27 format version 6's placement from 48 or 56 hash bits (read beside
+// version 5's), the joins' rate check, the 32-bit size checks and the dedup engine's piecewise field keys,
+// to 77.2 KB (78 KB; issue 45 is to split the dedup engine out of the filter-only path). The wasm binary
+// ships deflated and in base64 (scripts/inline-wasm.mjs): as
 // Emscripten's SINGLE_FILE base64 of the raw binary it took 69-72 KB, because gzip cannot see through base64.
-test('stays within its size budget: what one environment loads, wasm included, at most 75 KB gzipped', () => {
+test('stays within its size budget: what one environment loads, wasm included, at most 78 KB gzipped', () => {
   const read = (p: string) => execFileSync('tar', ['-xzOf', tarball, `package/${p}`]);
   // An entry and every module it imports (relative imports and requires), with the one wasm glue module.
   const closure = (entry: string): Buffer[] => {
@@ -110,7 +113,7 @@ test('stays within its size budget: what one environment loads, wasm included, a
   ]) {
     const files = closure(entry);
     expect(files.length).toBeGreaterThanOrEqual(5);
-    expect([entry, gzipSync(Buffer.concat(files), { level: 9 }).length <= 75_000]).toEqual([entry, true]);
+    expect([entry, gzipSync(Buffer.concat(files), { level: 9 }).length <= 78_000]).toEqual([entry, true]);
   }
 });
 

@@ -37,7 +37,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -327,8 +326,9 @@ class DoublingFilter {
   [[nodiscard]] double expected_fp_rate() const noexcept {
     double matching = 0;
     // Position values per bucket now: 2^(P - g) / N0.
+    // (32 + k - g <= 56: a whole power of two.)
     const double within =
-        std::ldexp(1.0, static_cast<int>(32 + low_bits_ - generation_)) / static_cast<double>(base_buckets_);
+        static_cast<double>(std::uint64_t{1} << (32 + low_bits_ - generation_)) / static_cast<double>(base_buckets_);
     for (unsigned bits = kFixedBits; bits < kSlotBits; ++bits) {
       const double ext_values = static_cast<double>(std::uint64_t{1} << (bits - kFixedBits));
       const double told = std::min(ext_values, std::max(1.0, within));
