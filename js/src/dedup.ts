@@ -131,7 +131,7 @@ export function parseFields(list: string, names?: string[]): Uint32Array {
   if (parts.join(',') !== list) throw invalid(`fields has an unclosed or stray double quote, got '${list}'`);
   for (const part of parts) {
     // A name in double quotes, for a column whose name is a number or holds a comma: -f '"2021"'.
-    if (names && /^"(?:[^"]|"")*"$/.test(part) && part.length > 2) {
+    if (names && /^"(?:[^"]|"")*"$/.test(part)) {
       names.push(part.slice(1, -1).replace(/""/g, '"'));
       continue;
     }

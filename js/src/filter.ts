@@ -319,7 +319,7 @@ export class CuckooFilter {
       throw new CuckooFilterError(
         'CAPACITY_EXCEEDED',
         `${where}the filter reached its limit of ${limit}, full at ${this.m.size(h)} keys, ` +
-          'and cannot grow further; nothing was added',
+          `and cannot grow further; ${where ? 'the keys before it were added (see the results), it and the keys after it were not' : 'nothing was added'}`,
       );
     }
     if (failure === AddResult.outOfMemory) {

@@ -476,6 +476,19 @@ TEST_CASE("in place: a join past 2b copies of a key is refused at once", "[in_pl
     REQUIRE(a.union_with(b).ok());
     CHECK(a.count("same") == 5);
   }
+  // The copies added at other sizes (an adversarial pass): a's after two doublings, b's before any. It
+  // doubled to the limit, then said the fingerprints did not fit in 7 doublings.
+  CuckooFilter a(in_place_options(1000)), b(in_place_options(1000));
+  for (std::uint64_t i = 0; i < 2500; ++i) REQUIRE(a.add(key("grow", i)));
+  REQUIRE(a.doublings() == 2);
+  for (int i = 0; i < 5; ++i) REQUIRE((a.add("dup") && b.add("dup")));
+  const auto before = a.serialize();
+  for (const bool set_union : {false, true}) {
+    const Status s = set_union ? a.union_with(b) : a.merge(b);
+    CHECK(s.code == ErrorCode::capacity_exceeded);
+    CHECK_THAT(s.message, Catch::Contains("more than 8 copies"));
+    CHECK(a.serialize() == before);
+  }
 }
 
 TEST_CASE("in place: clear returns to the first table", "[in_place]") {

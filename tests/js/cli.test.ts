@@ -1103,6 +1103,66 @@ describe('round 3: --seen states, outputs that fail as a pair, --capacity, long 
     expect(result.stdout.equals(Buffer.concat([bom, Buffer.from('id,name\n1,a\n2,a\n3,c\n')]))).toBe(true);
   });
 
+  test('--seen with a reader that stops early (| head): FILE stays as it was, and the next run prints those lines again', () => {
+    const state = join(dir, 'head.cuckoo');
+    rmSync(state, { force: true });
+    expect(run(['dedup', '--seen', state], 'seed\n').code).toBe(0);
+    const before = readFileSync(state);
+    const first = sh(`seq 1 300000 | $CUCKOO dedup --seen ${state} | head -1; echo "status=\${PIPESTATUS[1]}"`);
+    expect(first.stdout.toString()).toBe('1\nstatus=141\n');
+    expect(readFileSync(state).equals(before)).toBe(true);
+    expect(sh(`seq 1 3 | $CUCKOO dedup --seen ${state}`).stdout.toString()).toBe('1\n2\n3\n');
+  });
+
+  test('-o and --seen: when the state cannot be renamed at the end, the output is put back as it was', () => {
+    const state = join(dir, 'immutable.cuckoo');
+    const out = join(dir, 'immutable.out');
+    rmSync(state, { force: true });
+    writeFileSync(out, 'old\n');
+    expect(run(['dedup', '--seen', state], 'b\n').code).toBe(0);
+    // The state made immutable while the run reads its input (a FIFO): its rename fails at the end.
+    const result = sh(
+      `rm -f imm.fifo; mkfifo imm.fifo; $CUCKOO dedup --seen ${state} -o ${out} imm.fifo 2> imm.err & pid=$!; ` +
+        `exec 7>imm.fifo; echo newline >&7; sleep 1; chattr +i ${state}; exec 7>&-; wait $pid; echo "status=$?"; ` +
+        `chattr -i ${state}`,
+    );
+    expect(result.stdout.toString()).toBe('status=1\n');
+    expect(readFileSync(join(dir, 'imm.err'), 'utf8')).toMatch(
+      /immutable\.cuckoo: (operation not permitted|permission denied)/i,
+    );
+    // Before: the output held "newline", which the state did not remember.
+    expect(readFileSync(out, 'utf8')).toBe('old\n');
+    expect(readdirSync(dir).filter((name) => name.includes('immutable') && name.includes('cuckoo-'))).toEqual([]);
+  });
+
+  test('a lock that is not a lock file, and one whose process id now names another process', () => {
+    const state = join(dir, 'locked.cuckoo');
+    rmSync(state, { force: true });
+    mkdirSync(join(dir, '.locked.cuckoo.cuckoo-lock'));
+    // Before: it waited for ever, saying nothing.
+    const dirLock = sh(`echo a | timeout 10 $CUCKOO dedup --seen ${state}; echo "status=$?"`);
+    expect(dirLock.stdout.toString()).toBe('status=1\n');
+    expect(dirLock.stderr.toString()).toMatch(/cannot lock: .*\.locked\.cuckoo\.cuckoo-lock is not a lock file/);
+    rmSync(join(dir, '.locked.cuckoo.cuckoo-lock'), { recursive: true });
+    // A lock written by a process that is gone, whose id is now this shell's (alive, started at another time).
+    const reused = sh(
+      `echo "$$ 1" > .locked.cuckoo.cuckoo-lock; echo a | timeout 10 $CUCKOO dedup --seen ${state}; echo "status=$?"`,
+    );
+    expect(reused.stdout.toString()).toBe('a\nstatus=0\n');
+  });
+
+  test('an output or a state whose name is as long as a name may be (255 bytes) is written', () => {
+    const name = 'n'.repeat(240);
+    expect(run(['dedup', '-o', name, '--seen', `${'s'.repeat(250)}.ck`], 'a\nb\na\n').code).toBe(0);
+    expect(readFileSync(join(dir, name), 'utf8')).toBe('a\nb\n');
+    expect(run(['dedup', '--seen', `${'s'.repeat(250)}.ck`], 'a\nc\n').stdout.toString()).toBe('c\n');
+  });
+
+  test('--csv -f \'""\' selects a column with an empty name', () => {
+    writeFileSync(join(dir, 'empty-name.csv'), 'id,,x\n1,a,p\n2,a,q\n3,b,q\n');
+    expect(run(['dedup', '--csv', '-f', '""', 'empty-name.csv']).stdout.toString()).toBe('id,,x\n1,a,p\n3,b,q\n');
+  });
+
   test('out of memory on a long line says lines are held whole, not to change the rate', () => {
     // A line of 3 GiB cannot be held in the 4 GiB heap beside its copy in the output (in a process of its
     // own: the heap stays grown).

@@ -608,6 +608,16 @@ class DoublingFilter {
     return n;
   }
 
+  // Entries of the place's pair that agree with its value on the bits both have.
+  [[nodiscard]] CUCKOO_COLD std::size_t related_copies(const Place& at) const noexcept {
+    std::size_t n = 0;
+    for (const std::uint32_t bucket : {at.i1, at.i2}) {
+      const Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
+      for (unsigned s = 0; s < kBucketSize; ++s) n += matches(b[s], at.value) || matches(at.value, b[s]);
+    }
+    return n;
+  }
+
   // For a union: the slot of `bucket` holding exactly v (-1: none), and how many hold it.
   [[nodiscard]] CUCKOO_COLD int find_exact(std::uint32_t bucket, Slot v) const noexcept {
     for (unsigned s = 0; s < kBucketSize; ++s)
@@ -652,9 +662,10 @@ class DoublingFilter {
       if (!moved_here(from_generation, bucket, v, at, value)) return AddFailure::growth_limit;
       // The walk's generator is seeded from the place (there is no key hash), so merges are reproducible.
       const Place place{(std::uint64_t{at} << 32 | value) ^ hasher_.seed(), at, other_bucket(at, value), value};
-      // Entries that match this one share its bucket pair at every size: past 2b of them no doubling can
-      // make room (as for an add of a key with 2b copies).
-      if (copies(place) >= 2 * kBucketSize) return AddFailure::duplicate_limit;
+      // Entries that agree with this one on the bits both have (shorter or longer: a key's copies added at
+      // other sizes) share its bucket pair at every size: past 2b of them no doubling can make room (as
+      // for an add of a key with 2b copies).
+      if (related_copies(place) >= 2 * kBucketSize) return AddFailure::duplicate_limit;
       if (insert(place)) return AddFailure::none;
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     }

@@ -96,8 +96,9 @@ that their size fits, and from a pipe it starts larger and doubles fewer times (
 
 Lines end at "\\n" only: a file of "\\r" line ends is one line (tr '\\r' '\\n' first). Node reopens a
 closed standard output on /dev/null before the command starts: with >&- the lines are lost and the
-status is 0 (sort exits 2). Lines written to a reader that then stops (| head) count as written: with
---seen they are in FILE. A run killed by SIGKILL leaves its temporary files (.NAME.*.cuckoo-tmp)
+status is 0 (sort exits 2). A reader that stops early (| head) ends the run with the status SIGPIPE
+gives (141), and like any run that does not complete it leaves FILE as it was: the next run prints
+those lines again. A run killed by SIGKILL leaves its temporary files (.NAME.*.cuckoo-tmp)
 beside the outputs, which stay as they were, and a lock (.NAME.cuckoo-lock) that the next run takes
 over.`,
   build: `usage: ${NAME} build [options] [FILE...] -o FILTER
@@ -371,8 +372,9 @@ async function dedup(args: string[]): Promise<number> {
     if (seen && error instanceof CuckooFilterError && error.code === 'CAPACITY_EXCEEDED') {
       throw new InputError(
         `--seen ${seenPath}: ${error.message}: that filter can double no more (a filter made by ${NAME} ` +
-          `build, or with --fp-rate, grows only as far as its start allows). Nothing was written; to go on, ` +
-          `start a new state (move ${seenPath} away: the next run makes one that grows as the lines come)`,
+          `build, or with --fp-rate, grows only as far as its start allows). ${seenPath} was left as it was, ` +
+          `so the next run prints the lines printed before this again; to go on, start a new state (move ` +
+          `${seenPath} away: the next run makes one that grows as the lines come)`,
       );
     }
     throw error;

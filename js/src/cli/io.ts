@@ -20,10 +20,11 @@ import {
   write,
   writeSync,
   fchmodSync,
+  linkSync,
 } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { CuckooFilter, LineDeduper } from '../node.js';
 
 /** An error the command reports as one line (exit 1), without a stack trace. */
@@ -252,6 +253,11 @@ export interface Output {
   prepare(): Promise<void>;
   /** For a file, the rename into place (synchronous, after prepare()); otherwise nothing. */
   publish(): void;
+  /**
+   * Before publish(): keeps what the path holds now (a hard link), so that `restore` can put it back after
+   * the rename (or remove a file that was not there); `discard` drops it. Nothing for standard output.
+   */
+  keepOld(): { restore(): void; discard(): void };
   /** Removes what was written (the temporary file); the old file, if any, stays as it was. */
   abort(): void;
 }
@@ -268,8 +274,22 @@ export async function commitAll(outputs: Output[]): Promise<void> {
     for (const output of outputs) output.abort();
     throw error;
   }
-  for (const output of outputs) output.publish();
+  // The renames: when a later one fails (FILE made read-only meanwhile), the earlier files are put back.
+  const kept: { restore(): void; discard(): void }[] = [];
+  try {
+    for (const [i, output] of outputs.entries()) {
+      if (i < outputs.length - 1) kept.push(output.keepOld());
+      output.publish();
+    }
+  } catch (error) {
+    for (const old of kept.reverse()) old.restore();
+    for (const output of outputs) output.abort();
+    throw error;
+  }
+  for (const old of kept) old.discard();
 }
+
+const NOTHING_KEPT = { restore() {}, discard() {} };
 
 // Outputs not yet committed, removed if the command is stopped by a signal or fails.
 const pending = new Set<Output>();
@@ -295,28 +315,56 @@ function releaseLocks(): void {
 }
 process.on('exit', releaseLocks);
 
+/**
+ * `.NAME.SUFFIX`, the name of a file kept beside NAME; a NAME too long for that (a name may have 255 bytes)
+ * is cut and followed by a digest of it, so that the name stays one NAME's own.
+ */
+function sidecarName(name: string, suffix: string): string {
+  const most = 255 - suffix.length - 2;
+  if (Buffer.byteLength(name) <= most) return `.${name}.${suffix}`;
+  const digest = createHash('sha256').update(name).digest('hex').slice(0, 16);
+  let cut = name.slice(0, most - 17);
+  while (Buffer.byteLength(cut) > most - 17) cut = cut.slice(0, -1);
+  return `.${cut}-${digest}.${suffix}`;
+}
+
+// A process's start time (Linux: /proc/PID/stat, field 22), so that a lock whose process died is told
+// from one whose process id was given to another process since; undefined where it cannot be read.
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
 // How long a lock file may stay empty (its maker between creating it and writing its process id) before
 // it counts as left by a process that died there.
 const EMPTY_LOCK_MS = 5000;
 
-function lockHolder(lock: string): number | 'empty' | undefined {
+// The live process holding a lock, 'empty' while its maker has not written it yet, or undefined when the
+// lock is left by a process that is gone (or unreadable as a lock: taken over).
+function lockHolder(lock: string, path: string): number | 'empty' | undefined {
+  let text: string;
   try {
-    const text = readFileSync(lock, 'utf8').trim();
-    if (text === '') return Date.now() - statSync(lock).mtimeMs > EMPTY_LOCK_MS ? undefined : 'empty';
-    const pid = Number(text);
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return 'empty'; // removed as it was read: try again
+    text = readFileSync(lock, 'utf8').trim();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'empty'; // removed as it was read: try again
+    throw new InputError(`${path}: cannot lock: ${lock} is not a lock file (${code})`);
   }
-}
-
-function alive(pid: number): boolean {
+  if (text === '') return Date.now() - statSync(lock).mtimeMs > EMPTY_LOCK_MS ? undefined : 'empty';
+  const [pidText, started] = text.split(' ');
+  const pid = Number(pidText);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
+  // A live process with that id that started at another time is not the one that took the lock.
+  return started !== undefined && startTime(pid) !== undefined && startTime(pid) !== started ? undefined : pid;
 }
 
 /**
@@ -332,13 +380,13 @@ export async function lockFile(path: string, say: (message: string) => void): Pr
     /* not there yet: the lock goes beside the name given */
   }
   const folder = dirname(target);
-  const lock = join(folder, `.${basename(target)}.cuckoo-lock`);
+  const lock = join(folder, sidecarName(basename(target), 'cuckoo-lock'));
   let waited = false;
   for (;;) {
     try {
       const fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
       locks.add(lock);
-      writeSync(fd, `${process.pid}\n`);
+      writeSync(fd, `${process.pid} ${startTime(process.pid) ?? ''}`.trim() + '\n');
       closeSync(fd);
       return;
     } catch (error) {
@@ -348,8 +396,8 @@ export async function lockFile(path: string, say: (message: string) => void): Pr
       if (code !== 'EEXIST')
         throw new InputError(`${path}: cannot lock (${describeError(error as NodeJS.ErrnoException)})`);
     }
-    const holder = lockHolder(lock);
-    if (holder === undefined || (holder !== 'empty' && !alive(holder))) {
+    const holder = lockHolder(lock, path);
+    if (holder === undefined) {
       try {
         unlinkSync(lock);
       } catch {
@@ -362,6 +410,14 @@ export async function lockFile(path: string, say: (message: string) => void): Pr
       waited = true;
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* gone already */
   }
 }
 
@@ -399,7 +455,14 @@ function writerTo(fd: number, name: string): { write: Output['write']; flush(): 
 
 function stdoutOutput(): Output {
   const writer = writerTo(1, 'standard output');
-  return { write: writer.write, commit: writer.flush, prepare: writer.flush, publish() {}, abort() {} };
+  return {
+    write: writer.write,
+    commit: writer.flush,
+    prepare: writer.flush,
+    publish() {},
+    keepOld: () => NOTHING_KEPT,
+    abort() {},
+  };
 }
 
 /**
@@ -423,7 +486,7 @@ export async function openOutput(path: string | undefined): Promise<Output> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(path, error);
   }
   const folder = dirname(target);
-  const temporary = join(folder, `.${basename(target)}.${randomBytes(4).toString('hex')}.cuckoo-tmp`);
+  const temporary = join(folder, sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-tmp`));
   let fd: number;
   try {
     fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
@@ -457,6 +520,17 @@ export async function openOutput(path: string | undefined): Promise<Output> {
         output.abort();
         throw fileError(path, error);
       }
+    },
+    keepOld() {
+      const old = join(folder, sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-old`));
+      try {
+        linkSync(target, old);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(path, error);
+        // Nothing there: putting it back is removing what the rename made.
+        return { restore: () => unlinkQuietly(target), discard() {} };
+      }
+      return { restore: () => renameSync(old, target), discard: () => unlinkQuietly(old) };
     },
     publish() {
       try {
@@ -509,6 +583,7 @@ async function inPlaceOutput(path: string): Promise<Output> {
     commit: prepare,
     prepare,
     publish() {},
+    keepOld: () => NOTHING_KEPT,
     abort() {
       try {
         closeSync(fd);
