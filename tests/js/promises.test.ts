@@ -34,6 +34,7 @@ function bystander(): { check: () => void } {
       using fresh = new CuckooFilter({ capacity: 100, growth: 2 });
       for (let i = 0; i < 1000; i++) expect(fresh.add(`fresh-${i}`)).toBe(true);
       for (let i = 0; i < 1000; i++) expect(fresh.has(`fresh-${i}`)).toBe(true);
+      f.dispose();
     },
   };
 }
