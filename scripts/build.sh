@@ -22,6 +22,8 @@ if $package_only; then
   cmake --build build/wasm -j "$jobs" --target cuckoo_wasm cuckoo_wasm_cjs cuckoo_redis_wasm cuckoo_redis_wasm_cjs
 else
   cmake --build build/wasm -j "$jobs"
+  # The main module linked again with its functions' names, for scripts/wasm-sizes.mjs (and its test).
+  cmake --build build/wasm -j "$jobs" --target cuckoo_wasm_names
 fi
 
 echo "[build] TypeScript package"
@@ -31,8 +33,11 @@ rm -rf js/dist
 # (package size); the declarations keep the documentation.
 npx tsc -p js/tsconfig.esm.json
 npx tsc -p js/tsconfig.cjs.json
-echo '{ "type": "module" }' > js/dist/esm/package.json
-echo '{ "type": "commonjs" }' > js/dist/cjs/package.json
+# sideEffects: a bundler drops a module none of whose exports an app uses (the package's own package.json
+# says so too, but a bundler reads the nearest one): an app that never deduplicates lines does not carry
+# dedup.js. Only the command (js/dist/esm/cli, with a package.json of its own) runs on being imported.
+echo '{ "type": "module", "sideEffects": false }' > js/dist/esm/package.json
+echo '{ "type": "commonjs", "sideEffects": false }' > js/dist/cjs/package.json
 # Each wasm module's Emscripten glue and binary module, each build's own beside it (wasm_module.ts imports
 # ./generated/cuckoo_wasm.js and ./generated/cuckoo_wasm_binary.js; redis_module.ts the cuckoo_redis_wasm ones).
 mkdir -p js/dist/esm/generated js/dist/cjs/generated

@@ -54,6 +54,12 @@ function(cuckoo_wasm_module name source export_name)
         "${binary_module}"
       VERBATIM)
   endforeach()
+  # The same link with the functions' names kept (--profiling-funcs: no other change to the code), for
+  # scripts/wasm-sizes.mjs's listing of where the module's bytes go. Built only when asked for.
+  add_executable(${name}_names EXCLUDE_FROM_ALL $<TARGET_OBJECTS:${name}_objects>)
+  target_link_libraries(${name}_names PRIVATE cuckoo::cuckoo)
+  target_link_options(${name}_names PRIVATE ${link_options} --profiling-funcs)
+  set_target_properties(${name}_names PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/names")
 endfunction()
 
 cuckoo_wasm_module(cuckoo_wasm cpp/wasm/bindings.cpp createCuckooModule)

@@ -1,20 +1,44 @@
-// The package bundled as users bundle it, run in Chromium: esbuild and Vite, each from a project that
-// depends on cuckoo-wasm (the repository, linked as node_modules/cuckoo-wasm) and imports it by name.
+// The package bundled as users bundle it, minified, then gzipped against a size budget and run in Chromium:
+// esbuild and Vite, each from a project that depends on cuckoo-wasm (the repository, linked as
+// node_modules/cuckoo-wasm) and imports it by name. Two apps: one that only uses the filter, and one that
+// also deduplicates lines (the package's dedup.js is left out of the first: package.json's sideEffects).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { launchChromium, repoRoot } from './browser';
 
-const main = `import { ready, CuckooFilter } from 'cuckoo-wasm';
+const filterApp = `import { ready, CuckooFilter } from 'cuckoo-wasm';
 await ready();
 const f = new CuckooFilter({ capacity: 1000 });
 f.addMany(['a', 'b']);
 const copy = CuckooFilter.fromJSON(JSON.stringify(f));
-document.body.dataset.result = JSON.stringify([f.has('a'), f.has('zz'), copy.has('b'), String(f).split(',')[0]]);
+const loaded = CuckooFilter.import(f.export());
+document.body.dataset.result = JSON.stringify([f.has('a'), f.has('zz'), copy.has('b'), loaded.delete('b'),
+  loaded.has('b'), String(f).split(',')[0]]);
 `;
-const expected = JSON.stringify([true, false, true, 'CuckooFilter { size: 2']);
+const filterExpected = JSON.stringify([true, false, true, true, false, 'CuckooFilter { size: 2']);
+const dedupApp = `import { ready, CuckooFilter, dedupLines } from 'cuckoo-wasm';
+await ready();
+const f = new CuckooFilter({ capacity: 1000 });
+f.add('a');
+const lines = new Blob(['b\\na\\nb\\nc\\na\\n']).stream().pipeThrough(dedupLines());
+document.body.dataset.result = JSON.stringify([f.has('a'), await new Response(lines).text()]);
+`;
+const dedupExpected = JSON.stringify([true, 'b\na\nc\n']);
+
+// Gzipped bytes (level 9) of each app's minified bundle, wasm included (it is inlined). Issue 45 aims at
+// 40 KB for the filter-only app and 72 KB with the deduplicator: on 2026-11-27 they were 71.1 and 74.7 KB
+// with esbuild (docs/PERFORMANCE.md, "What the package weighs", says where the bytes go).
+const budgets = { filter: 72_000, dedup: 75_500 };
+
+type App = keyof typeof budgets;
+const apps: Record<App, [source: string, expected: string]> = {
+  filter: [filterApp, filterExpected],
+  dedup: [dedupApp, dedupExpected],
+};
 
 let project: string;
 let browser: Browser;
@@ -24,11 +48,14 @@ beforeAll(async () => {
   mkdirSync(join(project, 'node_modules'));
   symlinkSync(repoRoot, join(project, 'node_modules', 'cuckoo-wasm'));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'bundled', private: true, type: 'module' }));
-  writeFileSync(join(project, 'main.js'), main);
-  writeFileSync(
-    join(project, 'index.html'),
-    '<!doctype html><body><script type="module" src="./main.js"></script></body>\n',
-  );
+  for (const [app, [source]] of Object.entries(apps)) {
+    mkdirSync(join(project, app));
+    writeFileSync(join(project, app, 'main.js'), source);
+    writeFileSync(
+      join(project, app, 'index.html'),
+      '<!doctype html><body><script type="module" src="./main.js"></script></body>\n',
+    );
+  }
   browser = await launchChromium();
 });
 
@@ -53,23 +80,32 @@ async function runInChromium(bundle: string): Promise<string | undefined> {
   return result;
 }
 
-test('an esbuild bundle runs in Chromium', async () => {
-  execFileSync(
-    join(repoRoot, 'node_modules', '.bin', 'esbuild'),
-    ['main.js', '--bundle', '--format=esm', '--platform=browser', '--outfile=esbuild-out.js', '--log-level=warning'],
-    { cwd: project, stdio: 'pipe' },
-  );
-  expect(await runInChromium(readFileSync(join(project, 'esbuild-out.js'), 'utf8'))).toBe(expected);
-});
+const gzipped = (bundle: string) => gzipSync(bundle, { level: 9 }).length;
 
-test('a Vite build runs in Chromium', async () => {
-  execFileSync(
-    join(repoRoot, 'node_modules', '.bin', 'vite'),
-    ['build', '--logLevel', 'warn', '--outDir', 'vite-out'],
-    { cwd: project, stdio: 'pipe' },
-  );
-  const assets = join(project, 'vite-out', 'assets');
-  const scripts = readdirSync(assets).filter((name) => name.endsWith('.js'));
-  expect(scripts).toHaveLength(1);
-  expect(await runInChromium(readFileSync(join(assets, scripts[0]), 'utf8'))).toBe(expected);
+describe.each(Object.keys(apps) as App[])('the %s app', (app) => {
+  const [, expected] = apps[app];
+
+  test('bundled by esbuild --minify: within its budget, and runs in Chromium', async () => {
+    execFileSync(
+      join(repoRoot, 'node_modules', '.bin', 'esbuild'),
+      ['main.js', '--bundle', '--minify', '--format=esm', '--platform=browser', '--outfile=esbuild-out.js'],
+      { cwd: join(project, app), stdio: 'pipe' },
+    );
+    const bundle = readFileSync(join(project, app, 'esbuild-out.js'), 'utf8');
+    expect(gzipped(bundle)).toBeLessThanOrEqual(budgets[app]);
+    expect(await runInChromium(bundle)).toBe(expected);
+  });
+
+  test('built by Vite: within its budget, and runs in Chromium', async () => {
+    execFileSync(join(repoRoot, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn', '--outDir', 'out'], {
+      cwd: join(project, app),
+      stdio: 'pipe',
+    });
+    const assets = join(project, app, 'out', 'assets');
+    const scripts = readdirSync(assets).filter((name) => name.endsWith('.js'));
+    expect(scripts).toHaveLength(1);
+    const bundle = readFileSync(join(assets, scripts[0]), 'utf8');
+    expect(gzipped(bundle)).toBeLessThanOrEqual(budgets[app]);
+    expect(await runInChromium(bundle)).toBe(expected);
+  });
 });

@@ -1,0 +1,30 @@
+// scripts/wasm-sizes.mjs, the listing docs/PERFORMANCE.md's "What the package weighs" comes from: run on
+// the build's module linked with its functions' names (scripts/build.sh builds it).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from './helpers';
+
+const script = join(repoRoot, 'scripts', 'wasm-sizes.mjs');
+
+test('lists the code by part of the library: the parts add up to the code section', () => {
+  const out = execFileSync('node', [script, join(repoRoot, 'build/wasm/names/cuckoo_wasm_names.wasm'), '--top', '3'], {
+    encoding: 'utf8',
+  });
+  const code = Number(/^code by part \((\d+) bytes of function bodies\)$/m.exec(out)?.[1]);
+  const partsText = out.slice(out.indexOf('code by part'), out.indexOf('the 3 largest'));
+  const parts = [...partsText.matchAll(/^\s*(\d+)\s+[\d.]+%\s+(.+)$/gm)].map((m) => [m[2], Number(m[1])] as const);
+  expect(code).toBeGreaterThan(50_000);
+  expect(parts.reduce((sum, [, size]) => sum + size, 0)).toBe(code);
+  // Each part is found in the module (a renamed function would move its bytes to another part).
+  for (const [label, size] of parts) expect([label, size > 0]).toEqual([label, true]);
+  expect(parts.map(([label]) => label)).toEqual(
+    expect.arrayContaining(['line deduplicator (line_dedup.hpp, its bindings)', 'hashing (XXH3)']),
+  );
+  expect(out.split('the 3 largest functions\n')[1].trim().split('\n')).toHaveLength(3);
+});
+
+test('says so for a module without names, such as the one the package ships', () => {
+  const run = spawnSync('node', [script, join(repoRoot, 'js/generated/cuckoo_wasm.wasm')], { encoding: 'utf8' });
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toContain('has no function names: list a build linked with --profiling-funcs');
+});
