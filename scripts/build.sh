@@ -33,11 +33,12 @@ rm -rf js/dist
 # (package size); the declarations keep the documentation.
 npx tsc -p js/tsconfig.esm.json
 npx tsc -p js/tsconfig.cjs.json
-# sideEffects: a bundler drops a module none of whose exports an app uses (the package's own package.json
-# says so too, but a bundler reads the nearest one): an app that never deduplicates lines does not carry
-# dedup.js. Only the command (js/dist/esm/cli, with a package.json of its own) runs on being imported.
-echo '{ "type": "module", "sideEffects": false }' > js/dist/esm/package.json
-echo '{ "type": "commonjs", "sideEffects": false }' > js/dist/cjs/package.json
+# sideEffects: a bundler drops a module none of whose exports an app uses (a bundler reads the package.json
+# nearest to a module, so the package's own does not reach these): an app that never deduplicates lines
+# does not carry dedup.js. The Node entry's own statement (it hands the loader node:zlib's inflater) must
+# run although its exports are index.js's; the command (js/dist/esm/cli) has a package.json of its own.
+echo '{ "type": "module", "sideEffects": ["./node.js"] }' > js/dist/esm/package.json
+echo '{ "type": "commonjs", "sideEffects": ["./node.js"] }' > js/dist/cjs/package.json
 # Each wasm module's Emscripten glue and binary module, each build's own beside it (wasm_module.ts imports
 # ./generated/cuckoo_wasm.js and ./generated/cuckoo_wasm_binary.js; redis_module.ts the cuckoo_redis_wasm ones).
 mkdir -p js/dist/esm/generated js/dist/cjs/generated

@@ -109,3 +109,20 @@ describe.each(Object.keys(apps) as App[])('the %s app', (app) => {
     expect(await runInChromium(bundle)).toBe(expected);
   });
 });
+
+// A bundle for Node keeps the Node entry's own statement (it hands the loader node:zlib's inflater, 25 ms
+// faster than DecompressionStream's first use there), although the app uses only index.js's exports.
+test('bundled by esbuild for Node, the filter app inflates the wasm with node:zlib, and runs', () => {
+  const app = join(project, 'filter');
+  writeFileSync(
+    join(app, 'node-main.mjs'),
+    'import { ready, CuckooFilter } from "cuckoo-wasm";\nawait ready();\nconst f = new CuckooFilter({ capacity: 10 });\nf.add("x");\nconsole.log(f.has("x"), f.has("y"));\n',
+  );
+  execFileSync(
+    join(repoRoot, 'node_modules', '.bin', 'esbuild'),
+    ['node-main.mjs', '--bundle', '--minify', '--format=esm', '--platform=node', '--outfile=node-out.mjs'],
+    { cwd: app, stdio: 'pipe' },
+  );
+  expect(readFileSync(join(app, 'node-out.mjs'), 'utf8')).toContain('node:zlib');
+  expect(execFileSync('node', ['node-out.mjs'], { cwd: app, encoding: 'utf8' }).trim()).toBe('true false');
+});
