@@ -57,8 +57,16 @@ CUCKOO_COLD Handle create(std::uint32_t options) {
   if ((in.given & kGivenGrowth) != 0) o.growth = in.growth;
   if ((in.given & kGivenMaxSubFilters) != 0) o.max_sub_filters = in.max_sub_filters;
   if ((in.given & kGivenSemiSorted) != 0) o.semi_sorted = in.semi_sorted != 0;
+  // The instance's memory before the filter's, so that the table, allocated last, lies on the heap's top,
+  // where a table that doubles grows in place (detail::grow_block).
+  void* place = ::operator new(sizeof(Instance), std::nothrow);
+  if (place == nullptr) return handle_of(nullptr, "cannot allocate the filter object");
   std::optional<CuckooFilter> made;
-  return record(CuckooFilter::make(o, made)) ? adopt(made) : 0;
+  if (!record(CuckooFilter::make(o, made))) {
+    ::operator delete(place);
+    return 0;
+  }
+  return handle_of(new (place) Instance(std::move(*made)), "");
 }
 
 // Export and import in chunks (cuckoo::format::Exporter / Importer): neither ever holds a second copy of

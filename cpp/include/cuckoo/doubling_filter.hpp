@@ -365,7 +365,7 @@ class DoublingFilter {
     const std::uint64_t old_buckets = num_buckets();
     if (2 * old_buckets > kMaxBuckets) return AddFailure::growth_limit;
     if (!detail::addressable(2 * old_buckets * kBucketSize, sizeof(Slot))) return AddFailure::out_of_memory;
-    void* grown = std::realloc(slots_, 2 * old_buckets * kBucketSize * sizeof(Slot));
+    void* grown = detail::grow_block(slots_, byte_size(), 2 * old_buckets * kBucketSize * sizeof(Slot));
     if (grown == nullptr) return AddFailure::out_of_memory;
     slots_ = static_cast<Slot*>(grown);
     detail::advise_huge_pages(slots_, 2 * old_buckets * kBucketSize * sizeof(Slot));
@@ -481,8 +481,11 @@ class DoublingFilter {
     if (!detail::addressable(slot_count, sizeof(Slot)))
       return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(slot_count * sizeof(Slot)) +
                                                          " bytes for the table: more than this build can address");
+    // The table last: on the heap's top, it can double where it is (detail::grow_block).
+    if (!detail::reserve_nothrow(f->path_, o.max_kicks))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter's kick path");
     f->slots_ = owned ? owned.release() : static_cast<Slot*>(std::calloc(slot_count, sizeof(Slot)));
-    if (f->slots_ == nullptr || !detail::reserve_nothrow(f->path_, o.max_kicks))
+    if (f->slots_ == nullptr)
       return Status::error(ErrorCode::out_of_memory,
                            "cannot allocate " + std::to_string(f->byte_size()) + " bytes for the table");
     detail::advise_huge_pages(f->slots_, f->byte_size());

@@ -96,6 +96,26 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
   return TableMemory(static_cast<std::uint8_t*>(std::calloc(total, 1)));
 }
 
+// realloc(p, new_bytes) for a block of `old_bytes` that grows (a table that doubles in place); null when
+// it cannot, p then untouched. In wasm the heap is Emscripten's dlmalloc over one linear memory that never
+// shrinks, and its realloc extends a block in place only into room the heap already has: a block at the
+// top of the heap, growing past the heap's end, was moved to a new place above itself, and the old one,
+// its pages touched, stayed in the process's memory. So each doubling left the table's previous sizes
+// behind, about as much again as the table (20M keys: a heap of 288 MB for a table of 141 MB). Taking the
+// room first and giving it back makes it the heap's free top, which realloc then extends into: the table
+// stays where it is. A block that is not at the top is moved as before (the room given back is where it
+// goes). When the room cannot be had, neither can the larger block: realloc says so.
+[[nodiscard]] inline void* grow_block(void* p, [[maybe_unused]] std::size_t old_bytes, std::size_t new_bytes) noexcept {
+#if defined(__EMSCRIPTEN__)
+  if (new_bytes > old_bytes) {
+    // volatile: the compiler may remove a malloc whose block is only freed, and did.
+    void* volatile room = std::malloc(new_bytes - old_bytes);
+    std::free(room);
+  }
+#endif
+  return std::realloc(p, new_bytes);
+}
+
 }  // namespace detail
 }  // namespace v1
 }  // namespace cuckoo
