@@ -198,6 +198,76 @@ TEST_CASE("in place: single keys and every batch agree with an exact multiset ac
   check_all();
 }
 
+// add_if_absent decides a key on its first bucket alone while the table has only had adds and has not
+// doubled (DoublingFilter::first_bucket_decides_): a key in its second bucket then has a full first one.
+// After a doubling splits the buckets, or a remove frees a slot, a key can sit in its second bucket beside
+// room in its first: asked again, it must be found there, not added a second time.
+TEST_CASE("in place: add_if_absent finds every key again after adds that kick, doublings and removes", "[in_place]") {
+  const double rate = GENERATE(0.001, 1e-6);
+  CuckooFilter f(in_place_options(2000, rate));
+  std::vector<std::string> keys;
+  const auto add_if_absent = [&](const std::vector<std::string>& batch) {
+    Packed packed;
+    for (const auto& k : batch) packed.push(k);
+    std::vector<std::uint8_t> results(batch.size());
+    const std::size_t added = f.add_if_absent_ranges(packed.data(), packed.ranges.data(), batch.size(), results.data());
+    return std::pair{added, results};
+  };
+  const auto all_found_again = [&] {
+    const auto size = f.size();
+    const auto [added, results] = add_if_absent(keys);
+    REQUIRE(added == 0);
+    REQUIRE(std::count(results.begin(), results.end(), static_cast<std::uint8_t>(KeyResult::no)) ==
+            static_cast<long>(keys.size()));
+    REQUIRE(f.size() == size);
+  };
+  // To the first table's fill limit: 95% of the slots, so that many keys were kicked to their second bucket.
+  while (f.size() < f.capacity()) {
+    keys.push_back(key("k", keys.size()));
+    REQUIRE(add_if_absent({keys.back()}).first == 1);
+  }
+  REQUIRE(f.doublings() == 0);
+  all_found_again();
+  for (unsigned d = 1; d <= 3; ++d) {  // each doubling, in batches of the engine's size
+    std::vector<std::string> batch;
+    while (f.doublings() < d) {
+      for (int i = 0; i < 64; ++i) batch.push_back(key("k", keys.size() + batch.size()));
+      REQUIRE(add_if_absent(batch).first == batch.size());
+      keys.insert(keys.end(), batch.begin(), batch.end());
+      batch.clear();
+    }
+    all_found_again();
+  }
+  CuckooFilter fresh(in_place_options(2000, rate));
+  std::swap(f, fresh);
+  keys.clear();
+  while (f.size() < f.capacity()) {
+    keys.push_back(key("r", keys.size()));
+    REQUIRE(f.add(keys.back()));
+  }
+  for (std::size_t i = 0; i < keys.size(); i += 7) REQUIRE(f.remove(keys[i]));
+  for (std::size_t i = 0; i + 1 < keys.size(); i += 7) keys[i] = keys[i + 1];  // still present
+  all_found_again();
+  // A join puts entries where their own filter had them: in the second bucket beside room, too.
+  CuckooFilter joined(in_place_options(2000, rate));
+  CuckooFilter part(in_place_options(2000, rate));
+  keys.clear();
+  // A part that was nearly full (many entries kicked to their second bucket) and then had keys removed
+  // (room in some of their first buckets), into a nearly empty filter: no doubling.
+  for (std::uint64_t i = 0; i < 1900; ++i) {
+    keys.push_back(key(i < 50 ? "a" : "b", i));
+    REQUIRE((i < 50 ? joined : part).add(keys.back()));
+  }
+  for (std::size_t i = 50; i + 1 < keys.size(); i += 5) {
+    REQUIRE(part.remove(keys[i]));
+    keys[i] = keys[i + 1];
+  }
+  REQUIRE(joined.merge(part).ok());
+  REQUIRE(joined.doublings() == 0);
+  std::swap(f, joined);
+  all_found_again();
+}
+
 TEST_CASE("in place: the measured false-positive rate stays at most fp_rate at every doubling", "[in_place]") {
   CuckooFilter f(in_place_options(20000, 0.001, 5));
   std::uint64_t next = 0;

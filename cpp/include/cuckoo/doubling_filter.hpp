@@ -164,6 +164,7 @@ class DoublingFilter {
     f->size_ = from.size_;
     std::memcpy(f->length_counts_, from.length_counts_, sizeof f->length_counts_);
     f->failure_ = from.failure_;
+    f->first_bucket_decides_ = from.first_bucket_decides_;
     out = std::move(f);
     return {};
   }
@@ -291,7 +292,21 @@ class DoublingFilter {
   std::size_t add_group(const std::uint64_t* hashes, std::size_t n, std::uint8_t* results, bool if_absent,
                         bool& stopped) noexcept {
     std::size_t added = 0;
-    stopped = !for_each_placed(hashes, n, results, [&](const Place& at) {
+    const bool first_bucket = if_absent && first_bucket_decides_;
+    stopped = !for_each_placed(hashes, n, results, first_bucket, [&](const Place& at) {
+      // While first_bucket_decides_, a key whose first bucket has a free slot is there or absent: one
+      // bucket read for the lookup and the store (as CuckooFilter::add_if_absent_ranges does for a plain
+      // table). It ends at the first doubling, in the middle of a group too.
+      if (first_bucket && first_bucket_decides_ && size_ < fill_limit_) {
+        if (const int s = free_slot(at.i1); s >= 0) {
+          if (matches_in(at.i1, at.value)) return KeyResult::no;
+          store(at.i1, static_cast<unsigned>(s), at.value);
+          counted_in(at.value);
+          failure_ = AddFailure::none;
+          ++added;
+          return KeyResult::yes;
+        }
+      }
       if (if_absent && contains_place(at)) return KeyResult::no;
       // The common case first: below the fill limit, with a free slot or a short walk. Else add_hash
       // (which doubles and locates again). A key found absent has no copies to count.
@@ -354,6 +369,7 @@ class DoublingFilter {
     size_ = 0;
     std::memset(length_counts_, 0, sizeof length_counts_);
     failure_ = AddFailure::none;
+    first_bucket_decides_ = true;
   }
 
   // Doubles the table now. When it cannot, the filter is unchanged and the answer says why: table_full
@@ -368,6 +384,7 @@ class DoublingFilter {
     void* grown = detail::grow_block(slots_, byte_size(), 2 * old_buckets * kBucketSize * sizeof(Slot));
     if (grown == nullptr) return AddFailure::out_of_memory;
     slots_ = static_cast<Slot*>(grown);
+    first_bucket_decides_ = false;
     detail::advise_huge_pages(slots_, 2 * old_buckets * kBucketSize * sizeof(Slot));
     // From the top down: old bucket i's entries go to buckets 2i and 2i + 1, which lie above every old
     // bucket not yet moved (for i = 0, the old bucket is read before its place is written). Each keeps its
@@ -484,6 +501,8 @@ class DoublingFilter {
     // The table last: on the heap's top, it can double where it is (detail::grow_block).
     if (!detail::reserve_nothrow(f->path_, o.max_kicks))
       return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter's kick path");
+    // Whatever made adopted slots, it was not this table's adds.
+    f->first_bucket_decides_ = !owned && generation == 0;
     f->slots_ = owned ? owned.release() : static_cast<Slot*>(std::calloc(slot_count, sizeof(Slot)));
     if (f->slots_ == nullptr)
       return Status::error(ErrorCode::out_of_memory,
@@ -568,6 +587,7 @@ class DoublingFilter {
     --length_counts_[entry_bits(*best)];
     *best = 0;
     --size_;
+    first_bucket_decides_ = false;
     return true;
   }
 
@@ -657,6 +677,7 @@ class DoublingFilter {
   // A join doubles by load alone (load_limit): a doubling does not change what the entries already here add
   // to the rate, and absorb's caller checks the rate once all are in.
   [[nodiscard]] CUCKOO_COLD AddFailure insert_entry(unsigned from_generation, std::uint32_t bucket, Slot v) noexcept {
+    first_bucket_decides_ = false;  // a joined entry may be in the second bucket of its keys, beside room
     if (size_ >= load_limit() && grows_)
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     for (;;) {
@@ -749,12 +770,21 @@ class DoublingFilter {
   // stopped_here: the results up to it are stored, and no key after it is tried.
   template <class Op>
   bool for_each_placed(const std::uint64_t* hashes, std::size_t n, std::uint8_t* results, Op&& op) const {
+    return for_each_placed(hashes, n, results, false, op);
+  }
+  // first_only: touches only each key's first bucket (the second is read only for the keys that need it).
+  template <class Op>
+  bool for_each_placed(const std::uint64_t* hashes, std::size_t n, std::uint8_t* results, bool first_only,
+                       Op&& op) const {
     Place group[kGroup];
     std::uint8_t group_results[kGroup];
     std::uint8_t touched = 0;
     for (std::size_t j = 0; j < n; ++j) group[j] = locate(hashes[j]);
-    for (std::size_t j = 0; j < n; ++j)
-      touched = static_cast<std::uint8_t>(touched ^ touch(group[j].i1) ^ touch(group[j].i2));
+    if (first_only)
+      for (std::size_t j = 0; j < n; ++j) touched = static_cast<std::uint8_t>(touched ^ touch(group[j].i1));
+    else
+      for (std::size_t j = 0; j < n; ++j)
+        touched = static_cast<std::uint8_t>(touched ^ touch(group[j].i1) ^ touch(group[j].i2));
     prefetch_sink_ = touched;
     for (std::size_t j = 0; j < n; ++j) {
       const unsigned g = generation_;
@@ -785,6 +815,13 @@ class DoublingFilter {
   std::uint64_t fill_limit_ = 0;                 // fill_limit(), set whenever the table changes size
   std::uint64_t length_counts_[kSlotBits] = {};  // entries by F + e
   AddFailure failure_ = AddFailure::none;
+  // True while every entry was put here by this table's adds since it was made empty, and it has not
+  // doubled (no remove, join, import or doubling). Then a key whose first bucket has a free slot is in that
+  // bucket or absent: an add stores into the first bucket when it has room, else the second, and a full
+  // bucket stays full (a kick swaps one entry for another; an undone walk restores every bucket), so a key
+  // stored in its second bucket has a full first one. A doubling splits each bucket's entries between two
+  // buckets, so a full first bucket may have room after it while the key stays in its second.
+  bool first_bucket_decides_ = true;
   std::vector<detail::PathStep> path_;
   mutable std::uint8_t prefetch_sink_ = 0;
 };
