@@ -364,7 +364,8 @@ function lockHolder(lock: string, path: string): number | 'empty' | undefined {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
   // A live process with that id that started at another time is not the one that took the lock.
-  return started !== undefined && startTime(pid) !== undefined && startTime(pid) !== started ? undefined : pid;
+  const now = started === undefined ? undefined : startTime(pid);
+  return now !== undefined && now !== started ? undefined : pid;
 }
 
 /**
