@@ -36,7 +36,8 @@ npx tsc -p js/tsconfig.cjs.json
 # sideEffects: a bundler drops a module none of whose exports an app uses (a bundler reads the package.json
 # nearest to a module, so the package's own does not reach these): an app that never deduplicates lines
 # does not carry dedup.js. The Node entry's own statement (it hands the loader node:zlib's inflater) must
-# run although its exports are index.js's; the command (js/dist/esm/cli) has a package.json of its own.
+# run although its exports are index.js's. (The command's modules, js/dist/esm/cli, are under the first:
+# its top-level statements sit in modules whose exports it uses, so a bundler keeps them.)
 echo '{ "type": "module", "sideEffects": ["./node.js"] }' > js/dist/esm/package.json
 echo '{ "type": "commonjs", "sideEffects": ["./node.js"] }' > js/dist/cjs/package.json
 # Each wasm module's Emscripten glue and binary module, each build's own beside it (wasm_module.ts imports

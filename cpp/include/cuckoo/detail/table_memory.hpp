@@ -104,7 +104,9 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
 // behind, about as much again as the table (20M keys: a heap of 288 MB for a table of 141 MB). Taking the
 // room first and giving it back makes it the heap's free top, which realloc then extends into: the table
 // stays where it is. A block that is not at the top is moved as before (the room given back is where it
-// goes). When the room cannot be had, neither can the larger block: realloc says so.
+// goes). When the room cannot be had, neither can the larger block: realloc says so. A realloc that then
+// fails anyway (a block not at the top, and no room for its copy) leaves the heap grown by the room, free
+// for later use: a heap that is full was so before too.
 [[nodiscard]] inline void* grow_block(void* p, [[maybe_unused]] std::size_t old_bytes, std::size_t new_bytes) noexcept {
 #if defined(__EMSCRIPTEN__)
   if (new_bytes > old_bytes) {
