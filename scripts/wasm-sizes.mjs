@@ -35,6 +35,7 @@ const name = () => {
 };
 const sectionNames = ['custom', 'type', 'import', 'function', 'table', 'memory', 'global', 'export', 'start'];
 sectionNames.push('element', 'code', 'data', 'data count');
+/** @type {[string, number][]} */
 const sections = [];
 const bodies = []; // code size of each defined function, in order
 const names = new Map(); // function index -> name
@@ -92,6 +93,7 @@ try {
 const nameOf = new Map([...names.keys()].map((index, i) => [index, demangled[i]]));
 
 // The parts of the library, first match wins (a function inlined into another counts where it landed).
+/** @type {[string, RegExp][]} */
 const parts = [
   ['line deduplicator (line_dedup.hpp, its bindings)', /LineDeduper|LineRules|dedup_|Dedup/],
   ['growth in place (doubling_filter.hpp)', /DoublingFilter|in_place_shape/],
@@ -104,13 +106,14 @@ const parts = [
   ['embind and the C++ runtime', /embind|__cxxabiv1|__cxa|__wasm_call_ctors|emscripten::|typeinfo|std::__2::basic_string/],
   ['the table, its kicks and the chain (add, has, delete, create)', /CuckooFilter|SubFilter|BucketTable|Options|create|destroy|add|contains|remove|count/],
 ];
+/** @type {Map<string, number>} */
 const totals = new Map(parts.map(([label]) => [label, 0]));
 totals.set('other (libc, math, small helpers)', 0);
 const rows = bodies.map((size, i) => ({ size, name: nameOf.get(i + imported) ?? `function ${i + imported}` }));
 for (const row of rows) {
   const part = parts.find(([, pattern]) => pattern.test(row.name));
   const label = part ? part[0] : 'other (libc, math, small helpers)';
-  totals.set(label, totals.get(label) + row.size);
+  totals.set(label, (totals.get(label) ?? 0) + row.size);
 }
 
 const code = bodies.reduce((a, b) => a + b, 0);
