@@ -90,7 +90,7 @@ void run_model(const Config& c, std::uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("random operations agree with an exact multiset", "[model]") {
+TEST_CASE("random operations agree with an exact multiset", "[model][model_ops]") {
   const Config config =
       GENERATE(Config{4, 12, 20000, 1'500'000}, Config{2, 8, 3000, 400'000}, Config{8, 16, 20000, 700'000},
                Config{4, 32, 5000, 400'000}, Config{4, 5, 2000, 200'000});
