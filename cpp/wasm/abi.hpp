@@ -42,6 +42,7 @@ struct LocateRecord {
   std::uint32_t hash_low;
   std::uint32_t hash_high;
   std::uint32_t alternate_offset;
+  std::uint32_t fingerprint_high;  // bits 32-39 of a 40-bit slot's entry (a filter that doubles in place)
 };
 
 // What trace_steps() writes for each step of the last traced insert (cuckoo::TraceStep, widened).

@@ -24,7 +24,7 @@ using namespace cuckoo_wasm;
 
 // The records hold only 4- and 8-byte fields in an order without padding: the same layout on every target.
 static_assert(sizeof(CreateOptions) == 56 && offsetof(CreateOptions, given) == 48);
-static_assert(sizeof(LocateRecord) == 24 && sizeof(TraceRecord) == 20 && sizeof(DedupReport) == 40 &&
+static_assert(sizeof(LocateRecord) == 28 && sizeof(TraceRecord) == 20 && sizeof(DedupReport) == 40 &&
               sizeof(RedisChunkRecord) == 24 && sizeof(RedisInfoRecord) == 64);
 
 using Fields = std::vector<std::pair<const char*, std::string>>;
@@ -116,7 +116,8 @@ std::string render() {
           {"fingerprint", offsetof(LocateRecord, fingerprint)},
           {"hashLow", offsetof(LocateRecord, hash_low)},
           {"hashHigh", offsetof(LocateRecord, hash_high)},
-          {"alternateOffset", offsetof(LocateRecord, alternate_offset)}});
+          {"alternateOffset", offsetof(LocateRecord, alternate_offset)},
+          {"fingerprintHigh", offsetof(LocateRecord, fingerprint_high)}});
   record("TraceRecord: what traceSteps() writes for each step, as u32 indices.", "TraceRecord", "words",
          sizeof(TraceRecord), 4,
          {{"kind", offsetof(TraceRecord, kind)},

@@ -212,8 +212,8 @@ std::uint32_t seed_low(Handle h) { return static_cast<std::uint32_t>(filter(h).s
 std::uint32_t seed_high(Handle h) { return static_cast<std::uint32_t>(filter(h).seed() >> 32); }
 
 // Read-only view of the table and the key arithmetic, for the demo and the golden-vector tests.
-std::uint32_t slot(Handle h, double bucket, unsigned slot_index) {
-  return filter(h).slot(static_cast<std::uint64_t>(bucket), slot_index);
+double slot(Handle h, double bucket, unsigned slot_index) {
+  return static_cast<double>(filter(h).slot(static_cast<std::uint64_t>(bucket), slot_index));
 }
 std::uint32_t bucket_code(Handle h, double bucket) { return filter(h).bucket_code(static_cast<std::uint64_t>(bucket)); }
 // Writes a LocateRecord to `out`.
@@ -225,7 +225,8 @@ void locate(Handle h, std::uint32_t address, std::uint32_t length, std::uint32_t
                                                         where.fingerprint,
                                                         static_cast<std::uint32_t>(where.hash),
                                                         static_cast<std::uint32_t>(where.hash >> 32),
-                                                        cuckoo::alternate_offset(where.fingerprint, f.num_buckets())};
+                                                        cuckoo::alternate_offset(where.fingerprint, f.num_buckets()),
+                                                        where.fingerprint_high};
 }
 
 // The other bucket of a fingerprint that sits in `bucket` of the first sub-filter, and its odd offset r:
@@ -317,12 +318,16 @@ int dedup_finish(Handle h) {
 // The length an export declares from its first `length` bytes (cuckoo::format::declared_length): the total
 // when these bytes tell it, else minus the length to read before asking again, or 0 for bytes that are
 // not an export.
-// The table a filter that doubles in place gets at this rate (cuckoo::in_place_shape): its slot width times
-// 256 plus its most doublings, or 0 for a rate too small to double at all.
-CUCKOO_COLD unsigned in_place_shape(double rate) {
-  unsigned slot_bits = 0;
+// The table a filter that doubles in place gets at this rate and capacity (cuckoo::in_place_shape): its
+// slot width times 256 plus its most doublings, or 0 for a rate too small to double at all.
+CUCKOO_COLD unsigned in_place_shape(double rate, double capacity) {
+  using Table = cuckoo::DoublingFilter<cuckoo::Slot40>;
+  const auto items = static_cast<std::uint64_t>(capacity);
+  if (items == 0 || items > Table::kMaxCapacity) return 0;
   unsigned max_doublings = 0;
-  return cuckoo::in_place_shape(rate, slot_bits, max_doublings) ? slot_bits * 256 + max_doublings : 0;
+  return cuckoo::in_place_shape(rate, Table::base_buckets_for(items), Table::kSlotBits, max_doublings)
+             ? Table::kSlotBits * 256 + max_doublings
+             : 0;
 }
 
 CUCKOO_COLD double declared_length(std::uint32_t address, std::uint32_t length) {

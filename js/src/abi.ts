@@ -81,13 +81,14 @@ export const CreateOptions = {
 
 /** LocateRecord: what locate() writes, as u32 indices. */
 export const LocateRecord = {
-  words: 6,
+  words: 7,
   index: 0,
   alternateIndex: 1,
   fingerprint: 2,
   hashLow: 3,
   hashHigh: 4,
   alternateOffset: 5,
+  fingerprintHigh: 6,
 } as const;
 
 /** TraceRecord: what traceSteps() writes for each step, as u32 indices. */

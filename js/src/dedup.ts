@@ -20,28 +20,30 @@ import { checkRate } from './options.js';
 
 /**
  * Without an fpRate, the deduplicator aims to drop at most this many unique lines wrongly, expected, in a
- * run: its table has 32-bit slots (the widest) and, for an input of known size, starts large enough that
- * this holds even if every line is unique, up to about 5.6 million lines (past that it starts at
- * BUDGET_START_LIMIT, and the expectation grows with the unique lines: 0.022 at 10 million, 0.74 at 100
- * million, if every line is unique). From a pipe it starts at
- * DEDUP_START and the expectation grows as it doubles: at most 0.01 up to about 1.2 million unique lines,
- * 0.14 at 10 million, 2 at 100 million. stats.wrongDropBound says what it was.
+ * run. Its table has 40-bit slots, each entry 39 bits when added (up to 2^25 buckets, 127 million lines)
+ * and one fewer per doubling since: from DEDUP_START, from a file or a pipe alike, the expectation is
+ * 0.0005 at 10 million unique lines and 0.008 at 100 million (expectedWrongDrops). Past about 120
+ * million unique lines of an input of known size, the start is raised so that it holds (up to
+ * BUDGET_START_LIMIT). stats.wrongDropBound says what it was.
  */
 export const DEDUP_LOSS_BUDGET = 0.01;
 /**
- * The largest start the loss budget asks for (about 34 MB): a file of more lines starts here and doubles,
- * as the budget cannot be met for it at any start (a start at its lines would only divide its expectation
- * by a few, for as many bytes per line as if each were unique).
+ * The largest start the loss budget asks for (about 42 MB): past it the budget cannot be met by starting
+ * larger (the entries' bits run out with the table's size, not with its doublings).
  */
 export const BUDGET_START_LIMIT = 8_000_000;
-/** The rate a table of 32-bit slots keeps through its 15 doublings (doubling_filter.hpp's rate_bound(15)). */
-const WIDEST_RATE = 3.01e-8;
+/**
+ * The rate the deduplicator's filter is made with when none is given: it decides only how often the table
+ * may double (doubling_filter.hpp's rate_bound), and this one lets it double as far as the wasm heap can
+ * hold it. The loss itself is what the 40-bit entries give (DEDUP_LOSS_BUDGET).
+ */
+const DEFAULT_RATE = 1e-8;
 /**
  * The smallest rate at which the deduplicator's filter can grow: it doubles in place (growth 2), and a
- * table of 32-bit slots may double once while its bound, 2 x 4 / 2^31 x 1.425, stays under the rate
+ * table of 40-bit slots may double once while its bound, 2 x 4 / 2^39 x 1.425, stays under the rate
  * (rounded up; doubling_filter.hpp's rate_bound). A test checks it against the core.
  */
-export const MIN_GROWING_FP_RATE = 5.4e-9;
+export const MIN_GROWING_FP_RATE = 2.1e-11;
 /**
  * Where the filter starts (unless told a capacity): small, so that memory follows the unique lines, not
  * the input's size; it doubles in place as they come (256 KiB at the default rate).
@@ -55,22 +57,22 @@ export const UNKNOWN_SIZE_START = 2_000_000;
 /** How far a filter for an input of unknown size must be able to grow: more than a wasm heap holds. */
 export const UNKNOWN_SIZE_REACH = 1e9;
 /**
- * The largest start (about 1.1 GB at the default rate), for a filter whose doublings alone would not
+ * The largest start (about 1.4 GB), for a filter whose doublings alone would not
  * reach every line a large input can hold: growth takes it past that, as far as memory allows.
  */
 export const MAX_ESTIMATED_START = 2 ** 28;
 /**
- * The largest `capacity` a deduplicator takes: a first table of 32-bit slots for that many lines is 2.1 GB,
+ * The largest `capacity` a deduplicator takes: a first table of 40-bit slots for that many lines is 2.1 GB,
  * and one allocation in the WebAssembly heap gets at most 2 GiB (Emscripten's sbrk takes a signed 32-bit
  * step).
  */
-export const MAX_DEDUP_CAPACITY = 500_000_000;
+export const MAX_DEDUP_CAPACITY = 400_000_000;
 // Blocks larger than this are fed to the core in pieces, so the heap holds one piece (and its output).
 const PIECE = 16 << 20;
 
 export interface LineDeduperOptions {
   /**
-   * The false-positive rate the filter keeps however far it grows, in [5.4e-9, 1): a new line is wrongly
+   * The false-positive rate the filter keeps however far it grows, in [2.1e-11, 1): a new line is wrongly
    * taken for an earlier one, and dropped, with at most this probability. Default: chosen from the input
    * (DEDUP_LOSS_BUDGET).
    */
@@ -172,7 +174,7 @@ export function parseFields(list: string, names?: string[]): Uint32Array {
 
 /** How a deduplicator's filter starts and grows: one table that doubles in place (growth 2). */
 export interface DedupPlan {
-  /** The rate the table keeps however far it grows (with `automatic`, the one its 32-bit slots give). */
+  /** The rate the table keeps however far it grows (with `automatic`, one that lets it double as far as the heap allows). */
   fpRate: number;
   /** No fpRate was given: the start was chosen for DEDUP_LOSS_BUDGET. */
   automatic: boolean;
@@ -180,11 +182,7 @@ export interface DedupPlan {
   capacity: number;
   /** 2: the table doubles. */
   growth: number;
-  /**
-   * The table's slot width: 16 bits at rates of 0.001 and above, else 32. A 16-bit table doubles at most
-   * 7 times; where that cannot reach the lines of an input of unknown size, 32-bit slots are used at any
-   * rate (their rate is lower than asked).
-   */
+  /** The table's slot width: 40 bits (16 fixed fingerprint bits and 23 that doublings give up). */
   slotBits: number;
   /** The most doublings at this rate (each takes an index bit from the entries already there). */
   maxDoublings: number;
@@ -212,8 +210,9 @@ export interface LineDedupStats {
   /** How often the table has doubled in place (0 for a `seen` filter that does not). */
   doublings: number;
   /**
-   * The width of the table's slots (16 or 32: each holds a fingerprint and the index bits a doubling
-   * uses), or for a `seen` filter that does not double, its first sub-filter's fingerprint bits.
+   * The width of the table's slots (40; 16 or 32 for a `seen` filter read from an export of an earlier
+   * build: each holds a fingerprint and the index bits a doubling uses), or for a `seen` filter that does
+   * not double, its first sub-filter's fingerprint bits.
    */
   fingerprintBits: number;
   /** The plan the filter was made with (undefined until the first block arrives). */
@@ -291,17 +290,14 @@ export function checkOptions(options: unknown): LineDeduperOptions {
   return o as LineDeduperOptions;
 }
 
-/** A rate that gets 32-bit slots (below the 9.95e-4 that 16-bit ones keep through their 7 doublings). */
-const WIDE_SLOTS_RATE = 9e-4;
-
-function shapeAt(fpRate: number): { maxDoublings: number; slotBits: number } {
-  const shape = requireModule().inPlaceShape(fpRate);
+function shapeAt(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } {
+  const shape = requireModule().inPlaceShape(fpRate, capacity);
   const limit = shape % 256;
   const slotBits = shape >> 8;
   if (limit < 1) {
     throw invalid(
       `fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
-        `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 32-bit slots leave no bit to give`,
+        `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 40-bit slots leave no bit to give`,
     );
   }
   return { maxDoublings: limit, slotBits };
@@ -320,8 +316,7 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
   const o = checkOptions(options);
   requireModule();
   const automatic = o.fpRate === undefined;
-  const fpRate = o.fpRate ?? WIDEST_RATE;
-  let { maxDoublings, slotBits } = shapeAt(fpRate);
+  const fpRate = o.fpRate ?? DEFAULT_RATE;
   const known = o.inputBytes !== undefined && o.inputBytes > 0;
   let capacity = o.capacity ?? DEDUP_START;
   if (o.capacity === undefined && known) {
@@ -359,40 +354,45 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
     }
   }
   const needed = known ? Math.min(Math.floor(o.inputBytes! / 2) + 1, UNKNOWN_SIZE_REACH) : UNKNOWN_SIZE_REACH;
-  if (capacity * 2 ** maxDoublings < needed) {
+  let { maxDoublings, slotBits } = shapeAt(fpRate, capacity);
+  // A larger start may double fewer times (past 2^25 buckets an entry has fewer bits to give): raised
+  // until it reaches, or cannot be raised further.
+  for (let tries = 0; capacity * 2 ** maxDoublings < needed && tries < 8; tries++) {
+    const before = capacity;
     if (known) {
       capacity = Math.min(MAX_ESTIMATED_START, Math.max(capacity, Math.ceil(needed / 2 ** maxDoublings)));
-    } else if (slotBits === 16) {
-      ({ maxDoublings, slotBits } = shapeAt(WIDE_SLOTS_RATE));
     } else if (o.capacity === undefined) {
       capacity = Math.max(capacity, Math.min(UNKNOWN_SIZE_START, Math.ceil(needed / 2 ** maxDoublings)));
     }
+    // A start so large that it could not double at this rate: the one before, which reaches less.
+    if (capacity === before || requireModule().inPlaceShape(fpRate, capacity) % 256 < 1) {
+      capacity = before;
+      break;
+    }
+    ({ maxDoublings, slotBits } = shapeAt(fpRate, capacity));
   }
   return { fpRate, automatic, capacity, growth: 2, slotBits, maxDoublings, reach: capacity * 2 ** maxDoublings };
 }
 
 /**
- * The expected number of `lines` unique lines wrongly dropped, at most, going into a table of 32-bit
- * slots that starts with room for `capacity` (95% of its slots) and doubles when full. An added entry
- * raises the rate by 2b / slots x 2^-31 for good (a doubling halves its share of the slots and its
- * fingerprint's length both), so the sum over the lines after it is a sum per doubling.
+ * The expected number of `lines` unique lines wrongly dropped, at most, going into a table of 40-bit
+ * slots that starts with room for `capacity` (95% of its slots) and doubles when full. An entry added
+ * after g doublings has 16 + e bits, e = min(23, 48 - bit_width(N0 - 1) - g) (doubling_filter.hpp's
+ * fresh_ext_bits), and raises the rate by 2b / slots x 2^-(16 + e) for good (a doubling halves its share
+ * of the slots and its fingerprint's length both), so the sum over the lines after it is a sum per doubling.
  */
 export function expectedWrongDrops(lines: number, capacity: number): number {
-  const perEntry = 8 / 2 ** 31;
   let slots = Math.max(1024, Math.ceil(capacity / 0.95 / 4) * 4);
+  const positionLeft = 48 - (32 - Math.clz32(slots / 4 - 1));
   let sum = 0;
-  for (let added = 0; added < lines; slots *= 2) {
+  for (let added = 0, g = 0; added < lines; slots *= 2, g++) {
+    const perEntry = 8 / 2 ** (16 + Math.max(0, Math.min(23, positionLeft - g)));
     const until = Math.min(lines, Math.floor(0.95 * slots));
     const n = until - added;
     sum += (perEntry * (n * lines - ((added + 1 + until) * n) / 2)) / slots;
     added = until;
   }
   return sum;
-}
-
-/** The rate a plan's filter is made with: its own, or one that gets the plan's 32-bit slots. */
-function planRate(plan: DedupPlan): number {
-  return plan.slotBits === 32 ? Math.min(plan.fpRate, WIDE_SLOTS_RATE) : plan.fpRate;
 }
 
 /** Frees what a deduplicator holds in the wasm heap if it is dropped without end() or dispose(). */
@@ -407,8 +407,8 @@ const orphans =
 /**
  * Deduplicates lines over a stream of byte blocks: push(block) returns the block's lines that were not
  * seen before (a line cut by the block's end is completed by the next block), end() returns the last
- * one. Memory: the filter (4.2 to 8.4 bytes per unique line at the default rate, more for a file whose
- * start the loss budget raised: docs/DEDUP.md) and one block.
+ * one. Memory: the filter (5.3 to 10.5 bytes per unique line, from a file or a pipe: docs/DEDUP.md) and
+ * one block.
  *
  *   await ready();
  *   const d = new LineDeduper({ fpRate: 1e-6 });
@@ -431,7 +431,7 @@ export class LineDeduper {
     this.m = requireModule();
     this.options = checkOptions(options);
     // Fail now, not at the first block, for a rate that cannot grow.
-    if (this.options.fpRate !== undefined) shapeAt(this.options.fpRate);
+    if (this.options.fpRate !== undefined) shapeAt(this.options.fpRate, this.options.capacity ?? DEDUP_START);
   }
 
   /**
@@ -626,11 +626,11 @@ export class LineDeduper {
   // twice a block, and its records: under 4.5 times a block, or a piece of one): then nothing lies above
   // the table, which doubles where it is (table_memory.hpp's grow_block) instead of moving and leaving its
   // old place behind, as much memory again as the table (RSS of a 20M-line file, whose table starts at
-  // 34 MB: 318 MB -> 221 MB). The room is address space only until the blocks use it.
+  // 34 MB: 310 MiB -> 211-217 MiB). The room is address space only until the blocks use it.
   private makeFilter(plan: DedupPlan, blockBytes: number): CuckooFilter {
     const room = this.m._malloc(5 * Math.min(blockBytes, PIECE) + 65_536);
     try {
-      return new CuckooFilter({ capacity: plan.capacity, fpRate: planRate(plan), growth: 2 });
+      return new CuckooFilter({ capacity: plan.capacity, fpRate: plan.fpRate, growth: 2 });
     } finally {
       if (room !== 0) this.m._free(room);
     }

@@ -391,7 +391,7 @@ export function readLocateRecord(m: HeapModule, locate: (out: number) => void): 
       hash: (BigInt(v[LocateRecord.hashHigh]) << 32n) | BigInt(v[LocateRecord.hashLow]),
       index: v[LocateRecord.index],
       alternateIndex: v[LocateRecord.alternateIndex],
-      fingerprint: v[LocateRecord.fingerprint],
+      fingerprint: v[LocateRecord.fingerprint] + v[LocateRecord.fingerprintHigh] * 2 ** 32,
       alternateOffset: v[LocateRecord.alternateOffset],
     };
   });

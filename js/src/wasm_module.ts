@@ -82,7 +82,7 @@ export interface CuckooModule extends HeapModule {
   ): number;
   dedupNextInput(handle: number): number;
   /** The slot width x 256 + the most doublings of a table that doubles in place at this rate; 0: too small a rate. */
-  inPlaceShape(fpRate: number): number;
+  inPlaceShape(fpRate: number, capacity: number): number;
   /** The address of a DedupReport record (abi.ts). */
   dedupReport(handle: number): number;
   dedupPush(handle: number, address: number, length: number): number;

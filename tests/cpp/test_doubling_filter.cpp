@@ -36,7 +36,7 @@ double measured_fp_rate(const DoublingFilter<Slot>& f, const char* prefix, std::
 }  // namespace
 
 TEMPLATE_TEST_CASE("a doubling filter agrees with an exact multiset across doublings", "[doubling][model]",
-                   std::uint16_t, std::uint32_t) {
+                   std::uint16_t, std::uint32_t, cuckoo::Slot40) {
   for (const std::uint64_t seed : {1u, 2u, 3u}) {
     auto f = doubling<TestType>(1000, seed);
     // The model: each present key with its copies, in a vector for picking one at random in constant time
@@ -102,11 +102,11 @@ TEMPLATE_TEST_CASE("a doubling filter agrees with an exact multiset across doubl
 }
 
 TEMPLATE_TEST_CASE("a doubling keeps every key, each entry one bit shorter in a successor of its bucket", "[doubling]",
-                   std::uint16_t, std::uint32_t) {
+                   std::uint16_t, std::uint32_t, cuckoo::Slot40) {
   auto f = doubling<TestType>(2000);
   for (int i = 0; i < 1500; ++i) REQUIRE(f->add(key("d", static_cast<std::uint64_t>(i))));
   const std::uint64_t before_buckets = f->num_buckets();
-  std::vector<TestType> before;
+  std::vector<typename DoublingFilter<TestType>::Slot> before;
   for (std::uint64_t b = 0; b < before_buckets; ++b)
     for (unsigned s = 0; s < 4; ++s) before.push_back(f->slot(b, s));
   const std::uint64_t fresh = f->entries_of_bits(DoublingFilter<TestType>::kSlotBits - 1);
@@ -166,7 +166,7 @@ TEST_CASE("the false-positive rate measured after every doubling is the expected
 }
 
 TEMPLATE_TEST_CASE("deleting half of the keys of a grown filter leaves every other key present", "[doubling]",
-                   std::uint16_t, std::uint32_t) {
+                   std::uint16_t, std::uint32_t, cuckoo::Slot40) {
   auto f = doubling<TestType>(1'000);
   constexpr std::uint64_t n = 60'000;
   for (std::uint64_t i = 0; i < n; ++i) REQUIRE(f->add(key("h", i)));

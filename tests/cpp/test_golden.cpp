@@ -134,6 +134,7 @@ TEST_CASE("exports of format version 5 (written by earlier builds) are read, ans
     o.max_kicks = static_cast<unsigned>(v["max_kicks"].as_u64());
     o.seed = v["seed"].as_u64();
     o.growth = 2;
+    o.slot_bits = static_cast<unsigned>(v["slot_bits"].as_u64());
     CHECK_THAT(f.merge(CuckooFilter(o)).message, Catch::Contains("format version 5 and one of version 6"));
   }
 }
@@ -149,6 +150,7 @@ TEST_CASE("golden exports of filters that double in place (format version 6)", "
     o.max_kicks = static_cast<unsigned>(v["max_kicks"].as_u64());
     o.seed = v["seed"].as_u64();
     o.growth = 2;
+    o.slot_bits = static_cast<unsigned>(v["slot_bits"].as_u64());
     CuckooFilter f(o);
     const auto count = v["key_count"].as_u64();
     for (std::uint64_t i = 0; i < count; ++i) REQUIRE(f.add("golden-" + std::to_string(i)));

@@ -29,6 +29,15 @@ Options in_place_options(std::uint64_t capacity, double fp_rate = 0.001, std::ui
   o.fp_rate = fp_rate;
   o.seed = seed;
   o.growth = 2;
+  // The widths these tests were written for, chosen as filters made before 40-bit slots chose them
+  // (16 bits from 0.001 up, else 32); 40-bit tables have tests of their own (wide_options).
+  o.slot_bits = fp_rate >= 0.001 ? 16 : 32;
+  return o;
+}
+
+Options wide_options(std::uint64_t capacity, double fp_rate = 0.001, std::uint64_t seed = kDefaultSeed) {
+  Options o = in_place_options(capacity, fp_rate, seed);
+  o.slot_bits.reset();
   return o;
 }
 
@@ -635,8 +644,84 @@ TEST_CASE("in place: within a bucket, an entry's ext bits take all their values 
   }
   CHECK(DoublingFilter<std::uint32_t>::hash_doublings(DoublingFilter<std::uint32_t>::base_buckets_for(996000)) == 15);
   CHECK(DoublingFilter<std::uint32_t>::hash_doublings(DoublingFilter<std::uint32_t>::base_buckets_for(8000000)) == 11);
+  // The eleventh would pass kMaxBuckets (2,105,264 first buckets x 2^11 > 2^32 - 2).
   CuckooFilter huge(in_place_options(8000000, 1e-6));
-  CHECK(huge.max_doublings() == 11);
+  CHECK(huge.max_doublings() == 10);
+}
+
+TEST_CASE("in place: 40-bit slots by default, doubling 23 times at 0.001 and as often as the position allows",
+          "[in_place]") {
+  using Table = DoublingFilter<cuckoo::Slot40>;
+  CuckooFilter f(wide_options(1000));
+  CHECK(f.fingerprint_bits() == 40);
+  CHECK(f.max_doublings() == 23);
+  // The rates 40-bit slots keep: about 2.1e-11 for one doubling, 1.9e-9 for all 23 (from 2^8 buckets).
+  CHECK_THROWS_WITH(CuckooFilter(wide_options(1000, 2e-11)), Catch::Contains("could not double once"));
+  CHECK(CuckooFilter(wide_options(1000, 2.1e-11)).max_doublings() == 1);
+  CHECK(CuckooFilter(wide_options(1000, 6.5e-11)).max_doublings() == 7);
+  CHECK(Table::rate_bound(23, Table::base_buckets_for(1000)) < 2e-9);
+  // A first table past 2^25 buckets: its first entries get 48 - 26 = 22 ext bits, and so many doublings.
+  CHECK(Table::fresh_ext_bits(std::uint64_t{1} << 25, 0) == 23);
+  CHECK(Table::fresh_ext_bits((std::uint64_t{1} << 25) + 2, 0) == 22);
+  CHECK(Table::most_doublings((std::uint64_t{1} << 25) + 2) == 22);
+  CHECK(Table::fresh_ext_bits(256, 17) == 23);
+  CHECK(Table::fresh_ext_bits(256, 18) == 22);
+  CHECK(Table::fresh_ext_bits(256, 23) == 17);
+  // The 16- and 32-bit slots of filters made before stay to be asked for (and read from exports).
+  Options narrow = wide_options(1000);
+  narrow.slot_bits = 16;
+  CHECK(CuckooFilter(narrow).max_doublings() == 7);
+  narrow.slot_bits = 24;
+  CHECK_THROWS_WITH(CuckooFilter(narrow), Catch::Contains("slot_bits must be 16, 32 or 40"));
+}
+
+TEST_CASE("in place: an entry added past 2^25 buckets keeps the ext bits the position has, and moves with its key",
+          "[in_place]") {
+  // Such a table takes gigabytes; its placement is what decides, checked on the static place(): an entry
+  // of e ext bits after g doublings, shed once, is the key's entry of e - 1 bits after g + 1 doublings, in
+  // the bucket the bit it shed names, for every e the position may give.
+  using Table = DoublingFilter<cuckoo::Slot40>;
+  std::mt19937_64 rng(5);
+  for (const std::uint64_t base : {std::uint64_t{256}, std::uint64_t{1000002}, (std::uint64_t{1} << 25) + 6}) {
+    for (unsigned g = 0; g + 1 <= Table::most_doublings(base) && (base << (g + 1)) <= cuckoo::kMaxBuckets; ++g) {
+      const unsigned e = Table::fresh_ext_bits(base, g);
+      REQUIRE(e >= 1);
+      for (int n = 0; n < 2000; ++n) {
+        const std::uint64_t hash = rng();
+        const auto now = Table::place(hash, base, g, false, e);
+        const auto next = Table::place(hash, base, g + 1, false, e - 1);
+        const unsigned marker = 39 - 16 - e;  // the entry: [16 fixed][e ext][1][0 ...]
+        REQUIRE(((now.value >> marker) & 1) == 1);
+        REQUIRE((now.value & ((std::uint64_t{1} << marker) - 1)) == 0);
+        const auto top = static_cast<unsigned>((now.value >> 23) & 1);  // the first ext bit
+        REQUIRE(next.i1 == 2 * now.i1 + top);
+        REQUIRE(next.i2 == 2 * now.i2 + top);
+        // Shed: the fixed bits, the ext bits after the first, the marker one place up.
+        const std::uint64_t shed =
+            (now.value & ~((std::uint64_t{1} << 24) - 1)) | ((now.value << 1) & ((std::uint64_t{1} << 24) - 1));
+        REQUIRE(next.value == shed);
+      }
+    }
+  }
+}
+
+TEST_CASE("in place: capacity 1,000 at 0.001 takes 1,000 times as many keys, no false negative, rate kept",
+          "[in_place][fill]") {
+  CuckooFilter f(wide_options(1000, 0.001, 21));
+  std::uint64_t added = 0;
+  for (const std::uint64_t until : {10'000u, 100'000u, 1'000'000u}) {
+    for (; added < until; ++added) REQUIRE(f.add(key("t", added)));
+    std::uint64_t hits = 0;
+    constexpr std::uint64_t probes = 200'000;
+    for (std::uint64_t i = 0; i < probes; ++i) hits += f.contains(key("absent", i));
+    const double bits = 8.0 * static_cast<double>(f.byte_size()) / static_cast<double>(until);
+    INFO(until << " keys, " << f.doublings() << " doublings, " << bits << " bits per key, expected rate "
+               << f.expected_fp_rate() << ", " << hits << " false positives");
+    CHECK(f.expected_fp_rate() <= 1e-9);
+    CHECK(hits <= 2);   // expected about 2e-4
+    CHECK(bits <= 90);  // 40 bits a slot, just after a doubling: 0.475 of them full
+  }
+  for (std::uint64_t i = 0; i < added; ++i) REQUIRE(f.contains(key("t", i)));
 }
 
 TEST_CASE("in place: wrong drops counted in a deduplication match the engine's bound, sequential and random keys",

@@ -239,7 +239,7 @@ TEST_CASE("the trace of a semi-sorted insert says where each fingerprint is afte
     // The table before the insert, bucket by bucket, as multisets in slot order.
     std::vector<std::array<std::uint32_t, 4>> buckets(f.num_buckets());
     for (std::uint64_t bk = 0; bk < f.num_buckets(); ++bk)
-      for (unsigned s = 0; s < 4; ++s) buckets[bk][s] = f.slot(bk, s);
+      for (unsigned s = 0; s < 4; ++s) buckets[bk][s] = static_cast<std::uint32_t>(f.slot(bk, s));
     const bool added = f.add(key("t", i));
     CHECK(added == (trace.outcome == InsertOutcome::placed));
     for (const auto& step : trace.steps) {

@@ -36,7 +36,7 @@ TEST_CASE("replaying a trace on a copy of the table reproduces the filter", "[tr
     // The table before the insert, slot by slot.
     std::vector<std::uint32_t> slots;
     for (std::uint64_t bk = 0; bk < f.num_buckets(); ++bk)
-      for (unsigned s = 0; s < f.bucket_size(); ++s) slots.push_back(f.slot(bk, s));
+      for (unsigned s = 0; s < f.bucket_size(); ++s) slots.push_back(static_cast<std::uint32_t>(f.slot(bk, s)));
     const bool added = f.add(key("t", i));
     CHECK(added == (trace.outcome == InsertOutcome::placed));
     for (const auto& step : trace.steps) {

@@ -18,7 +18,7 @@ std::map<std::pair<std::uint64_t, std::uint32_t>, int> pair_counts(const CuckooF
   std::map<std::pair<std::uint64_t, std::uint32_t>, int> counts;
   for (std::uint64_t i = 0; i < f.num_buckets(); ++i) {
     for (unsigned s = 0; s < f.bucket_size(); ++s) {
-      const std::uint32_t fp = f.slot(i, s);
+      const auto fp = static_cast<std::uint32_t>(f.slot(i, s));
       if (fp == 0) continue;
       const std::uint64_t j = alternate_index(static_cast<std::uint32_t>(i), fp, f.num_buckets());
       ++counts[{std::min(i, j), fp}];

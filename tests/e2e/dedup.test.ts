@@ -1125,7 +1125,7 @@ test('the rate is Automatic by default, and the page says what that means', asyn
   const intro = (await page.textContent('section[aria-labelledby="how-title"]'))!.replace(/\s+/g, ' ');
   expect(intro).toContain(
     'On Automatic (the default) the filter is made so that the expected number of unique lines ' +
-      'wrongly dropped stays at most about 0.01, a 1 in 100 chance that any is, for inputs of up to a few million unique lines',
+      'wrongly dropped stays at most about 0.01, a 1 in 100 chance that any is, for inputs of up to about 100 million unique lines',
   );
   expect(intro).toContain('past that it cannot, and the result says how many to expect.');
   // A small input on Automatic: the result says the engine's own bound, whatever it is.

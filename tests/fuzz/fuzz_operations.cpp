@@ -13,8 +13,8 @@
 // give the same results and stay byte for byte the same (the batch paths are separate code). Keys 48-63
 // are integer keys: `filter` takes them through the integer API (single calls, and whole batches of them
 // when bit 6 of the op byte is set), `shadow` as their 8 little-endian bytes, which is the same key.
-// Byte 0 with bits 7 and 5 set and bit 6 clear: growth in place (growth 2 alone; byte 1 odd: fp_rate 1e-6,
-// 32-bit slots, else 0.001, 16-bit slots). Removes are checked there too (removing an added key never
+// Byte 0 with bits 7 and 5 set and bit 6 clear: growth in place (growth 2 alone; byte 1 mod 3: 0, 40-bit
+// slots at fp_rate 0.001, what a filter gets; 1, 32-bit slots at 1e-6; 2, 16-bit slots at 0.001). Removes are checked there too (removing an added key never
 // loses another: doubling_filter.hpp), and an add op with bit 5 set adds 64 + key byte fresh keys
 // "bulk-<n>" in one add_many (singly to `shadow`), so that a short input doubles the table often.
 #include <cstdio>
@@ -43,7 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool in_place = growth && !semi_sorted && (data[0] & 0x20) != 0;
   if (in_place) {
     options.growth = 2;
-    options.fp_rate = (data[1] & 1) != 0 ? 1e-6 : 0.001;
+    const unsigned width = data[1] % 3;
+    options.slot_bits = width == 0 ? 40u : width == 1 ? 32u : 16u;
+    options.fp_rate = width == 1 ? 1e-6 : 0.001;
   } else {
     options.semi_sorted = semi_sorted;
     options.bucket_size = semi_sorted ? 4u : 2u << ((data[0] & 0x3F) % 3);

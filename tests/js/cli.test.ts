@@ -558,7 +558,7 @@ print('same' if got == expected else 'different: %d rows, expected %d' % (len(go
     expect(code).toBe(0);
     expect(stdout.toString().split('\n').length - 1).toBe(15_000);
     expect(stderr).toMatch(
-      /filter started with room for 100 lines and doubles in place up to 15 times; doubled [4-9] time\(s\), 32-bit slots, \d+ bytes\n/,
+      /filter started with room for 100 lines and doubles in place up to 23 times; doubled [4-9] time\(s\), 40-bit slots, \d+ bytes\n/,
     );
   });
 });
@@ -587,9 +587,10 @@ describe('build, query, info', () => {
     expect(described.code).toBe(0);
     const text = described.stdout.toString();
     expect(text).toContain('items: 5000\n'); // the duplicate key-1 is stored once
-    expect(text).toMatch(/slot bits: 32\n/); // a table that doubles in place, below 0.001
+    expect(text).toMatch(/slot bits: 40\n/); // a table that doubles in place
     expect(text).toContain('semi-sorted buckets: no\n');
-    expect(text).toMatch(/growth: doubles in place: 0 doubling\(s\) of at most 15\n/);
+    // 23 doublings from 1,316 first buckets would pass 2^32 - 2 buckets: 21.
+    expect(text).toMatch(/growth: doubles in place: 0 doubling\(s\) of at most 21\n/);
     expect(text).toMatch(/bits per item: [\d.]+\n/);
     expect(text).toMatch(/expected fp rate: [\d.e-]+\n/);
   });
@@ -621,9 +622,9 @@ describe('errors: one line on standard error, non-zero exit', () => {
     ['missing filter file', ['info', 'none.cuckoo'], 1, /^cuckoo: none.cuckoo: no such file or directory\n$/],
     [
       'rate too small to grow',
-      ['dedup', '--fp-rate', '1e-9'],
+      ['dedup', '--fp-rate', '1e-11'],
       2,
-      /^cuckoo: --fp-rate 1e-9 is too small for a filter that grows: .*use 5.4e-9 or more\n$/,
+      /^cuckoo: --fp-rate 1e-11 is too small for a filter that grows: .*use 2.1e-11 or more\n$/,
     ],
   ];
   test.each(cases)('%s', (_name, args, code, message) => {
@@ -707,7 +708,8 @@ describe('outputs are replaced only when complete', () => {
     const out = join(dir, 'old-output.txt');
     writeFileSync(out, 'old\n');
     const keys = Array.from({ length: 200_000 }, (_, i) => `k${i}`).join('\n');
-    const result = run(['dedup', '--fp-rate', '1e-8', '--capacity', '1000', '-o', out], keys);
+    // 3e-11 allows 40-bit slots two doublings: about 4,000 lines.
+    const result = run(['dedup', '--fp-rate', '3e-11', '--capacity', '1000', '-o', out], keys);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^cuckoo: the filter is full after \d+ unique lines/);
     expect(readFileSync(out, 'utf8')).toBe('old\n');
@@ -790,7 +792,7 @@ describe('errors and pipes', () => {
   test('a pipe is read ahead, and an error in its middle is reported while its writer is still there', async () => {
     // 9,000 lines overflow the filter; the writer (cat, a real pipe) then stays, idle, with a read of it
     // under way.
-    const child = spawn('bash', ['-c', `cat | node ${bin} dedup --fp-rate 1e-8 --capacity 1`], { cwd: dir });
+    const child = spawn('bash', ['-c', `cat | node ${bin} dedup --fp-rate 3e-11 --capacity 1`], { cwd: dir });
     const code = new Promise((resolve) => child.on('close', resolve));
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -804,10 +806,10 @@ describe('errors and pipes', () => {
   });
 
   test('at the last doubling the error names the cause (the rate) and nothing claims success', () => {
-    const keys = Array.from({ length: 20_000 }, (_, i) => `k${i}`).join('\n'); // 1,024 slots doubled 3 times hold fewer
-    const result = run(['dedup', '--fp-rate', '1e-8', '--capacity', '1'], keys);
+    const keys = Array.from({ length: 20_000 }, (_, i) => `k${i}`).join('\n'); // 1,024 slots doubled 2 times hold fewer
+    const result = run(['dedup', '--fp-rate', '3e-11', '--capacity', '1'], keys);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^cuckoo: the filter is full after \d+ unique lines: .*the most fpRate 1e-8 allows/);
+    expect(result.stderr).toMatch(/^cuckoo: the filter is full after \d+ unique lines: .*the most fpRate 3e-11 allows/);
   });
 });
 
@@ -1021,7 +1023,8 @@ describe('round 3: --seen states, outputs that fail as a pair, --capacity, long 
 
   test('a filter made by build used as a --seen state that fills says which file and what to do', () => {
     writeFileSync(join(dir, 'ten-ids'), Array.from({ length: 10 }, (_, i) => `${i + 1}\n`).join(''));
-    expect(run(['build', 'ten-ids', '-o', 'ten.cuckoo']).code).toBe(0);
+    // At 3e-11 its 40-bit slots may double twice (at the default rate, 23 times: past what the heap holds).
+    expect(run(['build', 'ten-ids', '--fp-rate', '3e-11', '-o', 'ten.cuckoo']).code).toBe(0);
     const before = readFileSync(join(dir, 'ten.cuckoo'));
     const result = sh(`seq 1 400000 | $CUCKOO dedup --seen ten.cuckoo > /dev/null; echo "status=$?"`);
     expect(result.stdout.toString()).toBe('status=1\n');
@@ -1048,11 +1051,11 @@ describe('round 3: --seen states, outputs that fail as a pair, --capacity, long 
     for (const command of [['dedup'], ['build', '-o', 'cap.cuckoo']]) {
       const result = run([...command, '--capacity', '40000000000', 'in2']);
       expect(result.code).toBe(2);
-      expect(result.stderr).toBe('cuckoo: --capacity must be at most 500000000, got "40000000000"\n');
+      expect(result.stderr).toBe('cuckoo: --capacity must be at most 400000000, got "40000000000"\n');
     }
-    expect(run(['dedup', '--capacity', '500000001', 'in2']).code).toBe(2);
+    expect(run(['dedup', '--capacity', '400000001', 'in2']).code).toBe(2);
     // The stated maximum: a first table of 2.1 GB, made and used.
-    const most = run(['dedup', '--capacity', '500000000', 'in2']);
+    const most = run(['dedup', '--capacity', '400000000', 'in2']);
     expect(most).toMatchObject({ code: 0, stdout: Buffer.from('a\nb\n') });
   });
 

@@ -285,75 +285,65 @@ describe('growth and sizing', () => {
 
   test('MIN_GROWING_FP_RATE is where the core stops being able to grow', () => {
     expect(planDedup({ fpRate: MIN_GROWING_FP_RATE }).maxDoublings).toBe(1);
-    // Just below it, even 32-bit slots would keep their rate only without a doubling.
-    expect(() => planDedup({ fpRate: 5.3e-9 })).toThrow(/too small for a filter that grows.*5.4e-9/);
-    expect(() => new LineDeduper({ fpRate: 3e-9 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    // Just below it, even 40-bit slots would keep their rate only without a doubling.
+    expect(() => planDedup({ fpRate: 2e-11 })).toThrow(/too small for a filter that grows.*2.1e-11/);
+    expect(() => new LineDeduper({ fpRate: 1e-11 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
   });
 
   test('the filter starts small and doubles in place; from a pipe the plan reaches a billion lines, and says how far at small rates', () => {
-    expect(planDedup({})).toMatchObject({ capacity: 65_536, growth: 2, slotBits: 32, maxDoublings: 15 });
+    // 40-bit slots at every rate: 17 doublings from 65,536 lines reach 2^32 - 2 buckets.
+    expect(planDedup({})).toMatchObject({ capacity: 65_536, growth: 2, slotBits: 40, maxDoublings: 17 });
     expect(planDedup({}).reach).toBeGreaterThanOrEqual(1e9);
-    expect(planDedup({ fpRate: 1e-7 }).reach).toBeGreaterThanOrEqual(1e9);
-    expect(planDedup({ fpRate: 1e-8 })).toMatchObject({
+    expect(planDedup({ fpRate: 0.001 })).toMatchObject({ slotBits: 40, maxDoublings: 17 });
+    expect(planDedup({ fpRate: 3e-10 }).reach).toBeGreaterThanOrEqual(1e9);
+    // Lower rates double fewer times: a pipe starts larger, and the plan says how far it reaches.
+    expect(planDedup({ fpRate: 5e-11 })).toMatchObject({
       capacity: 2_000_000,
       growth: 2,
-      slotBits: 32,
-      maxDoublings: 3,
-      reach: 16_000_000,
+      slotBits: 40,
+      maxDoublings: 5,
+      reach: 64_000_000,
     });
-    // 16-bit slots double 7 times: enough for a file's lines (its start raised if need be), not for a pipe's.
-    expect(planDedup({ fpRate: 0.001, inputBytes: 1e6 })).toMatchObject({
-      slotBits: 16,
-      maxDoublings: 7,
-      capacity: 65_536,
-    });
-    expect(planDedup({ fpRate: 0.001, inputBytes: 1e9 })).toMatchObject({
-      slotBits: 16,
-      maxDoublings: 7,
-      capacity: Math.ceil((5e8 + 1) / 128),
-    });
-    expect(planDedup({ fpRate: 0.001 })).toMatchObject({ slotBits: 32, maxDoublings: 15 });
+    // A file of known size: its start is raised where its doublings would not reach every line it can hold.
+    const file = planDedup({ fpRate: 1e-10, inputBytes: 1e9 });
+    expect(file.capacity).toBeGreaterThan(65_536);
+    expect(file.reach).toBeGreaterThanOrEqual(5e8 + 1);
+    // At a rate so low that a start reaching it could not double at all, the plan reaches what it can.
+    expect(planDedup({ fpRate: 5e-11, inputBytes: 1e9 }).reach).toBeLessThan(5e8);
   });
 
-  test('the automatic default: a file starts large enough that even all-unique lines expect at most 0.01 wrong drops', () => {
+  test('the automatic default: a file starts where a pipe does, and even all-unique lines expect at most 0.01 wrong drops', () => {
     const lines = (n: number) =>
       Buffer.from(Array.from({ length: 2000 }, (_, i) => `line ${String(i).padStart(6, '0')}\n`).join('')).subarray(
         0,
         n,
       );
     const sample = lines(24_000); // 12-byte lines
-    for (const fileLines of [1_000, 500_000, 2_000_000, 4_000_000, 20_000_000]) {
+    for (const fileLines of [1_000, 500_000, 4_000_000, 20_000_000, 100_000_000, 1_000_000_000]) {
       const plan = planDedup({ inputBytes: fileLines * 12 }, sample);
-      expect(plan).toMatchObject({ automatic: true, slotBits: 32, maxDoublings: 15 });
+      expect(plan).toMatchObject({ automatic: true, slotBits: 40 });
       const estimated = Math.ceil(fileLines * 1.1);
-      if (fileLines <= 5_000_000) {
-        expect([fileLines, expectedWrongDrops(estimated, plan.capacity) <= DEDUP_LOSS_BUDGET]).toEqual([
-          fileLines,
-          true,
-        ]);
-        // ... and no larger than the lines, nor than needed by much (where the small start would miss it).
-        expect(plan.capacity).toBeLessThanOrEqual(estimated);
-        if (plan.capacity > 65_536)
-          expect(expectedWrongDrops(estimated, plan.capacity / 2)).toBeGreaterThan(DEDUP_LOSS_BUDGET);
+      if (fileLines <= 100_000_000) {
+        // Memory follows the unique lines: the start of a pipe, or the lines of a small file.
+        expect([fileLines, plan.capacity]).toEqual([fileLines, Math.min(65_536, estimated)]);
+        expect(expectedWrongDrops(estimated, plan.capacity)).toBeLessThanOrEqual(DEDUP_LOSS_BUDGET);
       } else {
-        expect(plan.capacity).toBe(BUDGET_START_LIMIT);
+        // Past about 120 million lines the start is raised as far as the budget asks, up to the limit.
+        expect(plan.capacity).toBeGreaterThan(65_536);
+        expect(plan.capacity).toBeLessThanOrEqual(BUDGET_START_LIMIT);
       }
     }
-    expect(planDedup({ inputBytes: 1_000 * 12 }, sample).capacity).toBe(1_100); // a small file: no larger than its lines
-    // A first block of one long line tells little about a large input: the budget plans for all it can hold.
-    expect(planDedup({ inputBytes: 40_000_000 }, Buffer.from(`${'x'.repeat(3_000_000)}\n`)).capacity).toBe(
-      BUDGET_START_LIMIT,
-    );
-    // One long line among short ones: the median, not the mean.
-    const mixed = Buffer.concat([Buffer.from(`${'x'.repeat(3_000_000)}\n`), sample]);
-    expect(planDedup({ inputBytes: 4_000_000 * 12 }, mixed).capacity).toBeGreaterThan(1_000_000);
+    // One long line among short ones: the median, not the mean (which would say 2,200 lines).
+    const mixed = Buffer.concat([Buffer.from(`${'x'.repeat(300_000)}\n`), sample]);
+    expect(planDedup({ inputBytes: mixed.length }, mixed).capacity).toBe(Math.ceil((mixed.length / 12) * 1.1));
     expect(planDedup({ fpRate: 1e-6, inputBytes: 4_000_000 * 12 }, sample)).toMatchObject({
       automatic: false,
       capacity: 65_536,
     });
-    // From a pipe the expectation grows with the unique lines: 0.01 is passed at about 1.2 million.
-    expect(expectedWrongDrops(1_100_000, 65_536)).toBeLessThan(0.01);
-    expect(expectedWrongDrops(1_300_000, 65_536)).toBeGreaterThan(0.01);
+    // From a pipe the expectation grows with the unique lines: 0.01 is passed at about 120 million.
+    expect(expectedWrongDrops(10_000_000, 65_536)).toBeLessThan(0.001);
+    expect(expectedWrongDrops(100_000_000, 65_536)).toBeLessThan(0.01);
+    expect(expectedWrongDrops(150_000_000, 65_536)).toBeGreaterThan(0.01);
   });
 
   test("stats.wrongDropBound sums each block's new lines at the rate after it: close to the model, from a pipe", () => {
@@ -370,7 +360,7 @@ describe('growth and sizing', () => {
   });
 
   test('at the last doubling: CAPACITY_EXCEEDED naming the real cause, and the deduplicator is done', () => {
-    using d = new LineDeduper({ fpRate: 1e-8, capacity: 1 }); // 1,024 slots, doubled 3 times: about 8,000 lines
+    using d = new LineDeduper({ fpRate: 3e-11, capacity: 1 }); // 1,024 slots, doubled 2 times: about 3,900 lines
     const input = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `k${i}\n`).join(''));
     let error: unknown;
     try {
@@ -381,7 +371,7 @@ describe('growth and sizing', () => {
     expect(error).toBeInstanceOf(CuckooFilterError);
     expect((error as CuckooFilterError).code).toBe('CAPACITY_EXCEEDED');
     expect((error as Error).message).toMatch(
-      /full after \d+ unique lines.*doubled 3 times, the most fpRate 1e-8 allows.*larger capacity, or allow a larger fpRate/,
+      /full after \d+ unique lines.*doubled 2 times, the most fpRate 3e-11 allows.*larger capacity, or allow a larger fpRate/,
     );
     expect(() => d.push(Buffer.from('x\n'))).toThrow(error as Error);
   });
@@ -393,7 +383,7 @@ describe('the API', () => {
     d.push(Buffer.from('a\nb\na\nc'));
     d.end();
     const s = d.stats;
-    expect(s).toMatchObject({ lines: 4, unique: 3, duplicates: 1, subFilters: 1, doublings: 0, fingerprintBits: 32 });
+    expect(s).toMatchObject({ lines: 4, unique: 3, duplicates: 1, subFilters: 1, doublings: 0, fingerprintBits: 40 });
     expect(s.wrongDropBound).toBeGreaterThan(0);
     expect(s.wrongDropBound).toBeLessThan(3e-6);
     expect(s.filterBytes).toBeGreaterThan(0);
@@ -483,7 +473,7 @@ describe('stream adapters', () => {
     await expect(
       pipeline(
         Readable.from([Buffer.from('a\n')]),
-        dedupLines({ fpRate: 1e-9 }),
+        dedupLines({ fpRate: 1e-11 }),
         new Writable({
           write(_c, _e, done) {
             done();

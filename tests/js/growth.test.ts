@@ -198,15 +198,18 @@ describe('merge', () => {
   });
 });
 
+/** A rate at which a table of 40-bit slots from 256 buckets doubles 7 times: rate_bound(7) = 6.2e-11 <= it < rate_bound(8). */
+const LIMIT_7_RATE = 6.5e-11;
+
 describe('growth in place (growth 2)', () => {
   test('one table that doubles: every key kept, the getters and the summary say so', () => {
     using f = new CuckooFilter({ capacity: 1000, growth: 2 });
     expect([f.growsInPlace, f.growth, f.fingerprintBits, f.doublings, f.maxDoublings, f.subFilterCount]).toEqual([
       true,
       2,
-      16,
+      40,
       0,
-      7,
+      23,
       1,
     ]);
     const bucketsAtFirst = f.bucketCount;
@@ -216,22 +219,23 @@ describe('growth in place (growth 2)', () => {
     expect(f.capacity).toBeGreaterThanOrEqual(30_000);
     expect(f.hasMany(keys('p', 30_000)).every(Boolean)).toBe(true);
     expect(f.expectedFpRate).toBeLessThan(0.001);
-    expect(String(f)).toContain('growth: 2, doublings: 5/7');
-    // Below fpRate 0.001: 32-bit slots, 15 doublings.
-    using wide = new CuckooFilter({ capacity: 1000, fpRate: 1e-6, growth: 2 });
-    expect([wide.fingerprintBits, wide.maxDoublings]).toEqual([32, 15]);
+    expect(String(f)).toContain('growth: 2, doublings: 5/23');
+    // 40-bit slots at every rate; below about 2e-9, fewer doublings.
+    using low = new CuckooFilter({ capacity: 1000, fpRate: 1e-10, growth: 2 });
+    expect([low.fingerprintBits, low.maxDoublings]).toEqual([40, 12]);
     // What a chain has: the options that keep one, and the getters of a filter without growth.
     using chain = new CuckooFilter({ capacity: 1000, growth: 2, maxSubFilters: 4 });
     expect([chain.growsInPlace, chain.doublings, chain.maxDoublings]).toEqual([false, 0, 0]);
     using plain = new CuckooFilter({ capacity: 1000 });
     expect([plain.growsInPlace, plain.doublings, plain.maxDoublings]).toEqual([false, 0, 0]);
-    expect(errorOf(() => new CuckooFilter({ capacity: 10, fpRate: 1e-9, growth: 2 }))).toBe(
-      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 5.3e-9: even 32-bit slots could not double once)',
+    expect(errorOf(() => new CuckooFilter({ capacity: 10, fpRate: 2e-11, growth: 2 }))).toBe(
+      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 2.1e-11: even its 40-bit slots could not double once)',
     );
   });
 
   test('at its last doubling an add throws CAPACITY_EXCEEDED naming the limit, and changes nothing', () => {
-    using f = new CuckooFilter({ capacity: 1, growth: 2 });
+    // A rate that allows 7 doublings (40-bit slots double 23 times from about 2e-9 up: far past the heap).
+    using f = new CuckooFilter({ capacity: 1, growth: 2, fpRate: LIMIT_7_RATE });
     let n = 0;
     const error = errorOf(() => {
       for (;;) f.add(`l${n++}`);
@@ -243,7 +247,7 @@ describe('growth in place (growth 2)', () => {
     expect(f.doublings).toBe(7);
     expect(f.hasMany(keys('l', n - 1)).every(Boolean)).toBe(true);
     // A batch stops at that key and names it.
-    using g = new CuckooFilter({ capacity: 1, growth: 2 });
+    using g = new CuckooFilter({ capacity: 1, growth: 2, fpRate: LIMIT_7_RATE });
     expect(errorOf(() => g.addMany(keys('l', n + 10)))).toMatch(
       new RegExp(`^CAPACITY_EXCEEDED: keys\\[${n - 1}\\]: the filter reached its limit of 7 doublings`),
     );

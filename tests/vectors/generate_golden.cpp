@@ -159,7 +159,8 @@ int main() {
   }
   // Filters that double in place (growth 2, format version 6; golden_v5.json keeps version 5's, frozen):
   // 16-bit slots doubled twice, 32-bit slots once, the second with deletes of every third key after the
-  // doubling.
+  // doubling (what filters got before 40-bit slots), and 40-bit slots (what a filter gets now) doubled
+  // twice, with deletes.
   struct InPlaceCase {
     std::uint64_t capacity;
     const char* fp_rate;
@@ -167,9 +168,11 @@ int main() {
     std::uint64_t seed;
     int key_count;
     bool deletes;
+    unsigned slot_bits;
   };
-  const std::vector<InPlaceCase> in_place = {{100, "0.001", 500, cuckoo::kDefaultSeed, 2000, false},
-                                             {300, "0.00001", 100, 31337, 1500, true}};
+  const std::vector<InPlaceCase> in_place = {{100, "0.001", 500, cuckoo::kDefaultSeed, 2000, false, 16},
+                                             {300, "0.00001", 100, 31337, 1500, true, 32},
+                                             {250, "0.001", 500, 4242, 3000, true, 40}};
   std::printf("\n  ],\n  \"in_place\": [\n");
   first = true;
   for (const auto& c : in_place) {
@@ -179,6 +182,7 @@ int main() {
     o.max_kicks = c.max_kicks;
     o.seed = c.seed;
     o.growth = 2;
+    o.slot_bits = c.slot_bits;
     cuckoo::CuckooFilter f(o);
     for (int i = 0; i < c.key_count; ++i) (void)f.add("golden-" + std::to_string(i));
     if (c.deletes)

@@ -44,15 +44,16 @@ class CuckooFilter {
   // Growth in place (defined first: the members below return what these return).
   using NarrowTable = DoublingFilter<std::uint16_t>;
   using WideTable = DoublingFilter<std::uint32_t>;
+  using PackedTable = DoublingFilter<Slot40>;
 
   // fn(the table), whichever width it has (layout_.in_place).
   template <class Fn>
   decltype(auto) in_place(Fn&& fn) {
-    return narrow_ ? fn(*narrow_) : fn(*wide_);
+    return packed_ ? fn(*packed_) : narrow_ ? fn(*narrow_) : fn(*wide_);
   }
   template <class Fn>
   decltype(auto) in_place(Fn&& fn) const {
-    return narrow_ ? fn(std::as_const(*narrow_)) : fn(std::as_const(*wide_));
+    return packed_ ? fn(std::as_const(*packed_)) : narrow_ ? fn(std::as_const(*narrow_)) : fn(std::as_const(*wide_));
   }
 
  public:
@@ -166,7 +167,8 @@ class CuckooFilter {
     if (layout_.in_place) [[unlikely]]
       return in_place([&](const auto& t) {
         const auto at = t.locate(hash);
-        return Location{hash, at.i1, at.i2, at.value};
+        const auto entry = std::uint64_t{at.value};
+        return Location{hash, at.i1, at.i2, static_cast<std::uint32_t>(entry), static_cast<std::uint32_t>(entry >> 32)};
       });
     return head_.locate(hash);
   }
@@ -346,8 +348,8 @@ class CuckooFilter {
   [[nodiscard]] bool semi_sorted() const noexcept { return layout_.semi_sorted; }
 
   // Read-only view of the first sub-filter's table, for visualisation and tests.
-  [[nodiscard]] std::uint32_t slot(std::uint64_t bucket, unsigned slot_index) const noexcept {
-    if (layout_.in_place) return in_place([&](const auto& t) { return std::uint32_t{t.slot(bucket, slot_index)}; });
+  [[nodiscard]] std::uint64_t slot(std::uint64_t bucket, unsigned slot_index) const noexcept {
+    if (layout_.in_place) return in_place([&](const auto& t) { return std::uint64_t{t.slot(bucket, slot_index)}; });
     return head_.table.get(bucket, slot_index);
   }
   // A semi-sorted bucket's 12-bit code of its four high nibbles (0 for a plain table): what the table stores
@@ -524,8 +526,9 @@ class CuckooFilter {
     if (layout.in_place) {
       if (Status s = filter.take_layout(layout); !s.ok()) return s;
       const auto options = in_place_options(layout);
-      if (Status s = layout.fingerprint_bits == 16 ? NarrowTable::make(options, filter.narrow_)
-                                                   : WideTable::make(options, filter.wide_);
+      if (Status s = layout.fingerprint_bits == 40   ? PackedTable::make(options, filter.packed_)
+                     : layout.fingerprint_bits == 16 ? NarrowTable::make(options, filter.narrow_)
+                                                     : WideTable::make(options, filter.wide_);
           !s.ok())
         return s;
       out.emplace(std::move(filter));
@@ -726,10 +729,11 @@ class CuckooFilter {
     const auto options = in_place_options(chain.layout);
     const format::InPlaceInfo& info = chain.in_place;
     std::uint8_t* slots = chain.slots.release();
+    if (chain.layout.fingerprint_bits == 40)
+      return PackedTable::adopt(options, info.generation, info.item_count, slots, packed_);
     if (chain.layout.fingerprint_bits == 16)
-      return NarrowTable::adopt(options, info.generation, info.item_count, reinterpret_cast<std::uint16_t*>(slots),
-                                narrow_);
-    return WideTable::adopt(options, info.generation, info.item_count, reinterpret_cast<std::uint32_t*>(slots), wide_);
+      return NarrowTable::adopt(options, info.generation, info.item_count, slots, narrow_);
+    return WideTable::adopt(options, info.generation, info.item_count, slots, wide_);
   }
   // Hashes the keys in groups of the table's batch size and hands each to group(hashes, first key, count),
   // which returns false to stop.
@@ -777,7 +781,9 @@ class CuckooFilter {
       mine = std::move(work);
       return {};
     };
-    return narrow_ ? into_copy(narrow_, other.narrow_) : into_copy(wide_, other.wide_);
+    return packed_   ? into_copy(packed_, other.packed_)
+           : narrow_ ? into_copy(narrow_, other.narrow_)
+                     : into_copy(wide_, other.wide_);
   }
 
   KeyHasher hasher_;             // hashes keys with layout_.seed
@@ -785,8 +791,9 @@ class CuckooFilter {
   SubFilter head_;               // the first sub-filter (invariant: its shape is layout_'s)
   std::vector<SubFilter> tail_;  // sub-filters chained by growth, oldest first
   std::vector<detail::PathStep> path_;   // scratch for undoing a failed walk; max_kicks entries
-  std::unique_ptr<NarrowTable> narrow_;  // the table, when it doubles in place with 16-bit slots
-  std::unique_ptr<WideTable> wide_;      // ... with 32-bit slots
+  std::unique_ptr<PackedTable> packed_;  // the table, when it doubles in place with 40-bit slots
+  std::unique_ptr<NarrowTable> narrow_;  // ... with 16-bit slots (read from an export only)
+  std::unique_ptr<WideTable> wide_;      // ... with 32-bit slots (read from an export only)
   InsertTrace* trace_ = nullptr;
   AddFailure last_failure_ = AddFailure::none;
   // True while every fingerprint in the head's table was put there by this filter's adds since it was

@@ -56,7 +56,7 @@
 namespace cuckoo {
 inline namespace v1 {
 
-// The options of either slot width.
+// The options of every slot width.
 struct DoublingOptions {
   std::uint64_t capacity = 0;  // items the first table holds at 95% load
   unsigned max_kicks = 500;
@@ -66,22 +66,52 @@ struct DoublingOptions {
   bool legacy_position = false;  // format version 5: the position is the hash's top 32 bits (P = 32)
 };
 
-template <class Slot>
+// The 40-bit slot: five bytes, slot i at bytes 5i .. 5i + 4 of the table, little-endian (so the table is
+// its export, as the other widths' are). What a new filter that grows in place gets: 16 fixed bits and
+// 23 ext bits, enough for the position's bits at every size up to 2^25 buckets (127 million items), and
+// past that as many as the position has (fresh_ext_bits).
+struct Slot40 {};
+
+template <class S>
+struct SlotTraits;
+template <>
+struct SlotTraits<std::uint16_t> {
+  using Value = std::uint16_t;
+  static constexpr unsigned kBits = 16;
+};
+template <>
+struct SlotTraits<std::uint32_t> {
+  using Value = std::uint32_t;
+  static constexpr unsigned kBits = 32;
+};
+template <>
+struct SlotTraits<Slot40> {
+  using Value = std::uint64_t;
+  static constexpr unsigned kBits = 40;
+};
+
+template <class SlotType>
 class DoublingFilter {
-  static_assert(std::is_same_v<Slot, std::uint16_t> || std::is_same_v<Slot, std::uint32_t>);
-  // The export writes the slots as they are in memory (format.hpp, version 5): little-endian.
+  static_assert(std::is_same_v<SlotType, std::uint16_t> || std::is_same_v<SlotType, std::uint32_t> ||
+                std::is_same_v<SlotType, Slot40>);
+  // The export writes the slots as they are in memory (format.hpp, versions 5 and 6): little-endian.
   static_assert(std::endian::native == std::endian::little);
 
  public:
-  static constexpr unsigned kSlotBits = 8 * sizeof(Slot);           // W
-  static constexpr unsigned kBucketSize = 4;                        // b
-  static constexpr unsigned kFixedBits = kSlotBits / 2;             // F: 8 of 16, 16 of 32 (alternates need a few)
+  using Slot = typename SlotTraits<SlotType>::Value;                  // an entry's value
+  static constexpr unsigned kSlotBits = SlotTraits<SlotType>::kBits;  // W
+  static constexpr unsigned kSlotBytes = kSlotBits / 8;
+  static constexpr unsigned kBucketSize = 4;  // b
+  // F: 8 of 16, 16 of 32 and of 40 (the alternate bucket needs a few; the rest are better spent on ext bits,
+  // which the position has to give while the table is below 2^(P - E) buckets).
+  static constexpr unsigned kFixedBits = kSlotBits == 16 ? 8 : 16;
   static constexpr unsigned kExtBits = kSlotBits - 1 - kFixedBits;  // E: the most doublings
   // The share of the slots, in percent, at which a doubled table doubles again. 16-bit slots: 90%, to
-  // keep their rate under 0.001 through all 7 doublings (rate_bound); 32-bit slots have bits to spare
+  // keep their rate under 0.001 through all 7 doublings (rate_bound); wider slots have bits to spare
   // and fill to 95%, the first table's load, so that the capacity doubles exactly with the table and
-  // memory per item stays 4.2-8.4 bytes (the 96% a walk reaches would make adds slower).
-  static constexpr unsigned kFillPercent = sizeof(Slot) == 2 ? 90 : 95;
+  // memory per item stays 4.2-8.4 bytes (32-bit slots; 5.3-10.5 for 40-bit ones; the 96% a walk reaches
+  // would make adds slower).
+  static constexpr unsigned kFillPercent = kSlotBits == 16 ? 90 : 95;
   // The most items a first table may be sized for (its buckets stay within kMaxBuckets at 95% load).
   static constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * kBucketSize * 95;
   // Buckets of a class at the least: a kick-out walk stays in its class, and classes of a few buckets
@@ -92,14 +122,31 @@ class DoublingFilter {
   // P: the bits of the hash a key's position takes (all but the fixed fingerprint's).
   static constexpr unsigned kPositionBits = 64 - kFixedBits;
 
-  // The most doublings after which an entry added now still gets all E of its ext bits from the position:
-  // N0 * 2^(g + E) <= 2^P (see the file's comment). 48-bit positions (32-bit slots) allow all 15 doublings
-  // from up to 2^18 first buckets (a first capacity of about a million); larger ones double fewer times.
+  // The ext bits an entry added after g doublings gets: E while the position has that many bits below
+  // the index, fewer past it (P - bit_width(N0 - 1) - g of them: N0 * 2^(g + e) <= 2^P, the file's
+  // comment). Only 40-bit tables double that far: the others stop at hash_doublings().
+  [[nodiscard]] static constexpr unsigned fresh_ext_bits(std::uint64_t base_buckets, unsigned g) noexcept {
+    const auto used = static_cast<unsigned>(std::bit_width(base_buckets - 1)) + g;
+    return used >= kPositionBits ? 0 : std::min(kExtBits, kPositionBits - used);
+  }
+
+  // The most doublings after which an entry added now still gets all E of its ext bits from the position.
+  // 48-bit positions (32-bit slots) allow all 15 doublings from up to 2^18 first buckets (a first
+  // capacity of about a million); larger ones double fewer times.
   [[nodiscard]] static constexpr unsigned hash_doublings(std::uint64_t base_buckets) noexcept {
     unsigned g = 0;
-    // base_buckets < 2^32 and g + 1 + E <= 31: the shift stays within 64 bits.
-    while (g < kExtBits && (base_buckets << (g + 1 + kExtBits)) <= (std::uint64_t{1} << kPositionBits)) ++g;
+    while (g < kExtBits && fresh_ext_bits(base_buckets, g + 1) == kExtBits) ++g;
     return g;
+  }
+
+  // The most doublings a table of N0 first buckets may make (format version 6): 16- and 32-bit tables as
+  // long as new entries get all E ext bits; 40-bit ones as long as their first entries have one to give,
+  // min(E, P - bit_width(N0 - 1)): 23 from up to 2^25 first buckets.
+  [[nodiscard]] static constexpr unsigned most_doublings(std::uint64_t base_buckets) noexcept {
+    if constexpr (kSlotBits == 40)
+      return fresh_ext_bits(base_buckets, 0);
+    else
+      return hash_doublings(base_buckets);
   }
 
   // N0: the first table's buckets for `capacity` items (95% load, at least kMinBaseBuckets, even).
@@ -109,17 +156,25 @@ class DoublingFilter {
     return buckets + (buckets & 1);  // even (hashing.hpp's alternate)
   }
 
-  // An upper bound of expected_fp_rate() at the fill limit after g doublings, for keys added in any order
-  // (deletes only lower it). A lookup compares 2b slots, an entry of W - 1 - d bits matching an absent key
-  // with 2^-(W-1-d) after d doublings. With f = kFillPercent / 100 and S0 the first table's slots: at most
-  // 0.95 S0 entries were added before the first doubling (d = g by now), 2f S0 - 0.95 S0 while the table
-  // had 2 S0 slots (d = g - 1), and f S0 2^(k-1) while it had S0 2^k (d = g - k): in a table of S0 2^g
-  // slots, rate <= 2b 2^-(W-1) (0.475 + f + (g - 1) f / 2) for g >= 1. For 16-bit slots after their 7
-  // doublings: 9.95e-4; for 32-bit ones after 15: 3.01e-8.
-  [[nodiscard]] static constexpr double rate_bound(unsigned g) noexcept {
-    const double per_match = 2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kSlotBits - 1));
+  // An upper bound of expected_fp_rate() at the fill limit after g doublings of a table of N0 first
+  // buckets, for keys added in any order (deletes only lower it). A lookup compares 2b slots; an entry
+  // added to a table of S slots with B(k) = F + fresh_ext_bits(N0, k) bits adds 2b / S 2^-B(k) to the rate
+  // for good (a doubling halves its share of the slots and its odds of matching both). With
+  // f = kFillPercent / 100 and S0 the first table's slots: at most 0.95 S0 entries were added at S0,
+  // 2f S0 - 0.95 S0 at 2 S0, and f S0 2^(k-1) at S0 2^k: rate <= 2b (0.95 2^-B(0) + (f - 0.475) 2^-B(1) +
+  // sum over k = 2 .. g of f / 2 2^-B(k)). B is W - 1 but in 40-bit tables past 2^25 buckets. For 16-bit
+  // slots after their 7 doublings: 9.95e-4; for 32-bit ones after 15: 3.01e-8; for 40-bit ones after 23:
+  // 1.9e-9 from 2^8 first buckets (17 doublings to 2^25 buckets add a 39-bit term each, the rest 38, 37 ...).
+  [[nodiscard]] static constexpr double rate_bound(unsigned g, std::uint64_t base_buckets = 1) noexcept {
+    const auto per_match = [base_buckets](unsigned k) {
+      return 2.0 * kBucketSize /
+             static_cast<double>(std::uint64_t{1} << (kFixedBits + fresh_ext_bits(base_buckets, k)));
+    };
     const double f = kFillPercent / 100.0;
-    return per_match * (g == 0 ? 0.95 : 0.475 + f + (g - 1) * f / 2);
+    double rate = 0.95 * per_match(0);
+    if (g >= 1) rate += (f - 0.475) * per_match(1);
+    for (unsigned k = 2; k <= g; ++k) rate += f / 2 * per_match(k);
+    return rate;
   }
 
   // The non-throwing constructor: invalid_argument or out_of_memory.
@@ -127,22 +182,24 @@ class DoublingFilter {
     return make_with(o, 0, out);
   }
 
-  // A filter of `generation` doublings whose slots are `slots` (malloc'd, N0 * 2^generation buckets; the
-  // filter takes them over whatever happens), as an export holds them (format.hpp, version 5): checks
-  // every slot and the item count. bad_format or out_of_memory.
+  // A filter of `generation` doublings whose slots are `table` (malloc'd, N0 * 2^generation buckets; the
+  // filter takes them over whatever happens), as an export holds them (format.hpp, versions 5 and 6):
+  // checks every slot and the item count. bad_format or out_of_memory.
   [[nodiscard]] CUCKOO_COLD static Status adopt(const Options& o, unsigned generation, std::uint64_t item_count,
-                                                Slot* slots, std::unique_ptr<DoublingFilter>& out) {
-    std::unique_ptr<Slot, FreeDeleter> owned(slots);
+                                                std::uint8_t* table, std::unique_ptr<DoublingFilter>& out) {
+    std::unique_ptr<std::uint8_t, FreeDeleter> owned(table);
     std::unique_ptr<DoublingFilter> f;
     if (Status s = make_with(o, generation, f, owned.release()); !s.ok()) return s;
     const std::uint64_t n = f->num_buckets() * kBucketSize;
+    // An entry added after k doublings had fresh_ext_bits(N0, k) ext bits then and k - g fewer now: at
+    // least fresh_ext_bits(N0, 0) - g (E - g in a version 5 table).
+    const unsigned first_ext = o.legacy_position ? kExtBits : fresh_ext_bits(f->base_buckets_, 0);
     for (std::uint64_t i = 0; i < n; ++i) {
-      const Slot v = f->slots_[i];
+      const Slot v = f->get(i);
       if (v == 0) continue;
       if ((v & kTailMask) == 0)
         return Status::error(ErrorCode::bad_format, "slot " + std::to_string(i) + " has no length mark");
-      // An entry added after k doublings has E index bits then and E - (g - k) now: at least E - g.
-      if (ext_bits(v) + generation < kExtBits)
+      if (ext_bits(v) + generation < first_ext)
         return Status::error(ErrorCode::bad_format, "slot " + std::to_string(i) +
                                                         " has fewer index bits than any entry " + "has after " +
                                                         std::to_string(generation) + " doublings");
@@ -160,7 +217,7 @@ class DoublingFilter {
   [[nodiscard]] CUCKOO_COLD static Status copy_of(const DoublingFilter& from, std::unique_ptr<DoublingFilter>& out) {
     std::unique_ptr<DoublingFilter> f;
     if (Status s = make_with(from.options(), from.generation_, f); !s.ok()) return s;
-    std::memcpy(f->slots_, from.slots_, from.byte_size());
+    std::memcpy(f->table_, from.table_, from.byte_size());
     f->size_ = from.size_;
     std::memcpy(f->length_counts_, from.length_counts_, sizeof f->length_counts_);
     f->failure_ = from.failure_;
@@ -171,7 +228,7 @@ class DoublingFilter {
 
   DoublingFilter(const DoublingFilter&) = delete;
   DoublingFilter& operator=(const DoublingFilter&) = delete;
-  ~DoublingFilter() { std::free(slots_); }
+  ~DoublingFilter() { std::free(table_); }
 
   // --- keys -------------------------------------------------------------------------------------------
   // False only when there is no room and the table cannot double (or the key has 2b copies); the filter
@@ -226,7 +283,7 @@ class DoublingFilter {
   // The most expected_fp_rate() may reach: rate_bound(max_doublings()). Adds alone never pass it (the
   // schedule of fill limits); entries joined from another filter (absorb) keep the bits they had there,
   // so a join can bring the rate near it, and the fill limit then stops adds before they pass it.
-  [[nodiscard]] double rate_limit() const noexcept { return rate_bound(max_doublings_); }
+  [[nodiscard]] double rate_limit() const noexcept { return rate_bound(max_doublings_, base_buckets_); }
 
   [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept { return contains_place(locate(hash)); }
 
@@ -240,15 +297,17 @@ class DoublingFilter {
     std::uint64_t hash;
     std::uint32_t i1;
     std::uint32_t i2;
-    Slot value;  // the entry this key would get now: all E ext bits
+    Slot value;  // the entry this key would get now: fresh_ext_bits() ext bits (all E but in a 40-bit table past 2^25
+                 // buckets)
   };
   [[nodiscard]] Place locate(std::uint64_t hash) const noexcept {
-    return place(hash, base_buckets_, generation_, low_bits_ == 0);
+    return place(hash, base_buckets_, generation_, low_bits_ == 0, fresh_ext_);
   }
   // locate() in a table of `base_buckets` first buckets after `generation` doublings (format version 5's
-  // placement when `legacy`), without one.
-  [[nodiscard]] static Place place(std::uint64_t hash, std::uint64_t base_buckets, unsigned generation,
-                                   bool legacy) noexcept {
+  // placement when `legacy`), without one, for an entry of `ext_bits` ext bits (at most what the position
+  // has: generation + ext_bits <= P - bit_width(N0 - 1)).
+  [[nodiscard]] static Place place(std::uint64_t hash, std::uint64_t base_buckets, unsigned generation, bool legacy,
+                                   unsigned ext_bits = kExtBits) noexcept {
     // h * N0 for the position h = (hash's top 32 bits) * 2^k + (its low k bits), k = P - 32 (0 for format
     // version 5), in two 64-bit products: a = top * N0, b = low * N0 < 2^(k + 32). Then
     // q = floor((a 2^k + b) / 2^P) = floor((a + floor(b / 2^k)) / 2^32) (no carry is lost: a < 2^64 - 2^33),
@@ -260,10 +319,12 @@ class DoublingFilter {
     const std::uint64_t frac = ((((a & 0xFFFFFFFFu) << k) + b) & ((std::uint64_t{1} << (32 + k)) - 1));
     const unsigned g = generation;
     const auto s = static_cast<std::uint32_t>(g == 0 ? 0 : frac >> (32 + k - g));
-    // The E bits after the index (g + E <= 30 < 32 + k, so they are all bits of frac).
-    const auto ext = static_cast<std::uint32_t>(frac >> (32 + k - g - kExtBits)) & ((1u << kExtBits) - 1);
+    // The e bits after the index (g + e <= 32 + k, so they are all bits of frac), then the marker.
+    const unsigned e = ext_bits;
+    const Word ext = static_cast<Word>(frac >> (32 + k - g - e)) & ((Word{1} << e) - 1);
     const std::uint32_t fixed = static_cast<std::uint32_t>(hash) >> (32 - kFixedBits);
-    const auto value = static_cast<Slot>((fixed << (kSlotBits - kFixedBits)) | (ext << 1) | 1u);
+    const auto value = static_cast<Slot>((Word{fixed} << (kSlotBits - kFixedBits)) | (ext << (kTopTailBit + 1 - e)) |
+                                         (Word{1} << (kTopTailBit - e)));
     const std::uint32_t q2 = alternate_index(q, fixed, base_buckets);
     return {hash, (q << g) | s, (q2 << g) | s, value};
   }
@@ -329,8 +390,8 @@ class DoublingFilter {
   [[nodiscard]] std::uint64_t num_buckets() const noexcept { return base_buckets_ << generation_; }
   [[nodiscard]] unsigned generation() const noexcept { return generation_; }
   [[nodiscard]] unsigned max_doublings() const noexcept { return max_doublings_; }
-  [[nodiscard]] std::uint64_t byte_size() const noexcept { return num_buckets() * kBucketSize * sizeof(Slot); }
-  [[nodiscard]] const std::uint8_t* data() const noexcept { return reinterpret_cast<const std::uint8_t*>(slots_); }
+  [[nodiscard]] std::uint64_t byte_size() const noexcept { return num_buckets() * kBucketSize * kSlotBytes; }
+  [[nodiscard]] const std::uint8_t* data() const noexcept { return table_; }
   [[nodiscard]] double load_factor() const noexcept {
     return static_cast<double>(size_) / static_cast<double>(num_buckets() * kBucketSize);
   }
@@ -354,18 +415,18 @@ class DoublingFilter {
   }
   // Entries of F + e bits, for e = 0 .. E.
   [[nodiscard]] std::uint64_t entries_of_bits(unsigned bits) const noexcept { return length_counts_[bits]; }
-  [[nodiscard]] Slot slot(std::uint64_t bucket, unsigned s) const noexcept { return slots_[bucket * kBucketSize + s]; }
+  [[nodiscard]] Slot slot(std::uint64_t bucket, unsigned s) const noexcept { return get(bucket * kBucketSize + s); }
   [[nodiscard]] Options options() const noexcept {
     return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_, low_bits_ == 0};
   }
 
   // Back to the first table's size, empty. The first table's memory is kept (a smaller realloc may fail).
   CUCKOO_COLD void clear() noexcept {
-    if (void* smaller = std::realloc(slots_, base_buckets_ * kBucketSize * sizeof(Slot)))
-      slots_ = static_cast<Slot*>(smaller);
+    if (void* smaller = std::realloc(table_, base_buckets_ * kBucketSize * kSlotBytes))
+      table_ = static_cast<std::uint8_t*>(smaller);
     generation_ = 0;
     set_fill_limit();
-    std::memset(slots_, 0, byte_size());
+    std::memset(table_, 0, byte_size());
     size_ = 0;
     std::memset(length_counts_, 0, sizeof length_counts_);
     failure_ = AddFailure::none;
@@ -380,25 +441,24 @@ class DoublingFilter {
     if (length_counts_[kFixedBits] != 0 || generation_ >= max_doublings_) return AddFailure::growth_limit;
     const std::uint64_t old_buckets = num_buckets();
     if (2 * old_buckets > kMaxBuckets) return AddFailure::growth_limit;
-    if (!detail::addressable(2 * old_buckets * kBucketSize, sizeof(Slot))) return AddFailure::out_of_memory;
-    void* grown = detail::grow_block(slots_, byte_size(), 2 * old_buckets * kBucketSize * sizeof(Slot));
+    if (!detail::addressable(2 * old_buckets * kBucketSize, kSlotBytes)) return AddFailure::out_of_memory;
+    void* grown = detail::grow_block(table_, byte_size(), 2 * old_buckets * kBucketSize * kSlotBytes);
     if (grown == nullptr) return AddFailure::out_of_memory;
-    slots_ = static_cast<Slot*>(grown);
+    table_ = static_cast<std::uint8_t*>(grown);
     first_bucket_decides_ = false;
-    detail::advise_huge_pages(slots_, 2 * old_buckets * kBucketSize * sizeof(Slot));
+    detail::advise_huge_pages(table_, 2 * old_buckets * kBucketSize * kSlotBytes);
     // From the top down: old bucket i's entries go to buckets 2i and 2i + 1, which lie above every old
     // bucket not yet moved (for i = 0, the old bucket is read before its place is written). Each keeps its
     // slot number, so that halve_in_place() can put every entry back where it was.
     for (std::uint64_t i = old_buckets; i-- > 0;) {
       Slot old[kBucketSize];
-      std::memcpy(old, slots_ + i * kBucketSize, sizeof old);
-      Slot* to = slots_ + 2 * i * kBucketSize;
-      std::memset(to, 0, 2 * kBucketSize * sizeof(Slot));
+      for (unsigned s = 0; s < kBucketSize; ++s) old[s] = get(i * kBucketSize + s);
+      std::memset(table_ + 2 * i * kBucketSize * kSlotBytes, 0, 2 * kBucketSize * kSlotBytes);
       for (unsigned s = 0; s < kBucketSize; ++s) {
         const Slot v = old[s];
         if (v == 0) continue;
-        const unsigned half = (v & kTailMask) >> kTopTailBit;
-        to[half * kBucketSize + s] = shed(v, 1);
+        const auto half = static_cast<unsigned>((v & kTailMask) >> kTopTailBit);
+        put((2 * i + half) * kBucketSize + s, shed(v, 1));
       }
     }
     for (unsigned bits = kFixedBits; bits + 1 < kSlotBits; ++bits) length_counts_[bits] = length_counts_[bits + 1];
@@ -416,12 +476,12 @@ class DoublingFilter {
       Slot merged[kBucketSize] = {};
       for (unsigned half = 0; half < 2; ++half)
         for (unsigned s = 0; s < kBucketSize; ++s)
-          if (const Slot v = slots_[(2 * i + half) * kBucketSize + s]; v != 0) merged[s] = unshed(v, half);
-      std::memcpy(slots_ + i * kBucketSize, merged, sizeof merged);  // i < 2i: not read again
+          if (const Slot v = get((2 * i + half) * kBucketSize + s); v != 0) merged[s] = unshed(v, half);
+      for (unsigned s = 0; s < kBucketSize; ++s) put(i * kBucketSize + s, merged[s]);  // i < 2i: not read again
     }
     // A smaller block: realloc may move it, or keep the larger one (then the rest stays unused).
-    if (void* smaller = std::realloc(slots_, buckets * kBucketSize * sizeof(Slot)); smaller != nullptr)
-      slots_ = static_cast<Slot*>(smaller);
+    if (void* smaller = std::realloc(table_, buckets * kBucketSize * kSlotBytes); smaller != nullptr)
+      table_ = static_cast<std::uint8_t*>(smaller);
     for (unsigned bits = kSlotBits - 1; bits > kFixedBits; --bits) length_counts_[bits] = length_counts_[bits - 1];
     length_counts_[kFixedBits] = 0;
     --generation_;
@@ -465,22 +525,50 @@ class DoublingFilter {
 
  private:
   struct FreeDeleter {
-    void operator()(Slot* p) const noexcept { std::free(p); }
+    void operator()(std::uint8_t* p) const noexcept { std::free(p); }
   };
-  static constexpr Slot kTailMask = static_cast<Slot>((1u << (kSlotBits - kFixedBits)) - 1);
+  // The bits of a slot below its fixed fingerprint: the ext bits, the marker and the zeros after it.
+  static constexpr Slot kTailMask = static_cast<Slot>((std::uint64_t{1} << (kSlotBits - kFixedBits)) - 1);
   static constexpr unsigned kTopTailBit = kSlotBits - kFixedBits - 1;
+  // A slot's value in arithmetic: its own type, widened to at least 32 bits.
+  using Word = std::conditional_t<(kSlotBits > 32), std::uint64_t, std::uint32_t>;
+
+  // Slot i of the table (bucket i / b).
+  [[nodiscard]] Slot get(std::uint64_t i) const noexcept {
+    const std::uint8_t* p = table_ + i * kSlotBytes;
+    if constexpr (kSlotBits == 40) {
+      std::uint32_t low;
+      std::memcpy(&low, p, sizeof low);
+      return low | (std::uint64_t{p[4]} << 32);
+    } else {
+      Slot v;
+      std::memcpy(&v, p, sizeof v);
+      return v;
+    }
+  }
+  void put(std::uint64_t i, Slot v) noexcept {
+    std::uint8_t* p = table_ + i * kSlotBytes;
+    if constexpr (kSlotBits == 40) {
+      const auto low = static_cast<std::uint32_t>(v);
+      std::memcpy(p, &low, sizeof low);
+      p[4] = static_cast<std::uint8_t>(v >> 32);
+    } else {
+      std::memcpy(p, &v, sizeof v);
+    }
+  }
 
   DoublingFilter() = default;
 
   // make() at `generation` doublings, on `slots` when given (taken over), else on a zeroed table.
   [[nodiscard]] CUCKOO_COLD static Status make_with(const Options& o, unsigned generation,
-                                                    std::unique_ptr<DoublingFilter>& out, Slot* slots = nullptr) {
-    std::unique_ptr<Slot, FreeDeleter> owned(slots);
+                                                    std::unique_ptr<DoublingFilter>& out,
+                                                    std::uint8_t* table = nullptr) {
+    std::unique_ptr<std::uint8_t, FreeDeleter> owned(table);
     if (o.capacity == 0) return Status::error(ErrorCode::invalid_argument, "capacity must be at least 1");
     if (o.capacity > kMaxCapacity) return Status::error(ErrorCode::invalid_argument, "capacity is too large");
     const std::uint64_t buckets = base_buckets_for(o.capacity);
     const unsigned max_doublings =
-        std::min({o.max_doublings, kExtBits, o.legacy_position ? kExtBits : hash_doublings(buckets)});
+        std::min({o.max_doublings, kExtBits, o.legacy_position ? kExtBits : most_doublings(buckets)});
     if (generation > max_doublings) return Status::error(ErrorCode::invalid_argument, "doublings out of range");
     if ((buckets << generation) > kMaxBuckets)
       return Status::error(ErrorCode::invalid_argument, "capacity is too large");
@@ -495,19 +583,19 @@ class DoublingFilter {
     f->grows_ = o.grows;
     f->low_bits_ = o.legacy_position ? 0 : kPositionBits - 32;
     const std::uint64_t slot_count = (buckets << generation) * kBucketSize;
-    if (!detail::addressable(slot_count, sizeof(Slot)))
-      return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(slot_count * sizeof(Slot)) +
+    if (!detail::addressable(slot_count, kSlotBytes))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(slot_count * kSlotBytes) +
                                                          " bytes for the table: more than this build can address");
     // The table last: on the heap's top, it can double where it is (detail::grow_block).
     if (!detail::reserve_nothrow(f->path_, o.max_kicks))
       return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter's kick path");
     // Whatever made adopted slots, it was not this table's adds.
     f->first_bucket_decides_ = !owned && generation == 0;
-    f->slots_ = owned ? owned.release() : static_cast<Slot*>(std::calloc(slot_count, sizeof(Slot)));
-    if (f->slots_ == nullptr)
+    f->table_ = owned ? owned.release() : static_cast<std::uint8_t*>(std::calloc(slot_count, kSlotBytes));
+    if (f->table_ == nullptr)
       return Status::error(ErrorCode::out_of_memory,
                            "cannot allocate " + std::to_string(f->byte_size()) + " bytes for the table");
-    detail::advise_huge_pages(f->slots_, f->byte_size());
+    detail::advise_huge_pages(f->table_, f->byte_size());
     f->path_.resize(o.max_kicks);
     f->set_fill_limit();
     out = std::move(f);
@@ -522,32 +610,35 @@ class DoublingFilter {
   }
 
   // load_limit(), lowered where the adds up to it would take the rate past rate_bound(generation): an entry
-  // added now matches an absent key with 2b 2^-(W-1) / slots. After adds alone the rate at the load limit
+  // added now matches an absent key with 2b 2^-(F + fresh_ext_bits) / slots. It also keeps fresh_ext_, for
+  // every change of size comes here. After adds alone the rate at the load limit
   // is at most that, so the limit is lowered only after a join (or for a crafted import): the table then
   // doubles sooner, and keeps for its last size the share of rate_limit() that adds there need (adds at a
   // smaller size would spend it twice as fast). Half an entry of slack keeps rounding from ever lowering
   // it otherwise.
   void set_fill_limit() noexcept {
+    fresh_ext_ = low_bits_ == 0 ? kExtBits : fresh_ext_bits(base_buckets_, generation_);
     std::uint64_t limit = load_limit();
     const double slots = static_cast<double>(num_buckets() * kBucketSize);
-    const double per_entry = 2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kSlotBits - 1)) / slots;
-    const double room = (rate_bound(generation_) - expected_fp_rate()) / per_entry;
+    const double per_entry =
+        2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kFixedBits + fresh_ext_)) / slots;
+    const double room = (rate_bound(generation_, base_buckets_) - expected_fp_rate()) / per_entry;
     if (limit > size_ && room + 0.5 < static_cast<double>(limit - size_))
       limit = size_ + (room > 0 ? static_cast<std::uint64_t>(room) : 0);
     fill_limit_ = limit;
   }
 
   [[nodiscard]] static std::uint32_t fixed_of(Slot v) noexcept {
-    return static_cast<std::uint32_t>(v) >> (kSlotBits - kFixedBits);
+    return static_cast<std::uint32_t>(v >> (kSlotBits - kFixedBits));
   }
   // The entry v after `d` doublings: d fewer ext bits (the caller checked it has them).
   [[nodiscard]] static Slot shed(Slot v, unsigned d) noexcept {
-    return static_cast<Slot>((v & ~kTailMask) | ((static_cast<std::uint32_t>(v & kTailMask) << d) & kTailMask));
+    return static_cast<Slot>((v & ~kTailMask) | ((static_cast<Word>(v & kTailMask) << d) & kTailMask));
   }
   // shed(v, 1) undone: the ext bit `half` put back in front of the ones v has.
   [[nodiscard]] static Slot unshed(Slot v, unsigned half) noexcept {
-    const auto tail = static_cast<std::uint32_t>(v & kTailMask);
-    return static_cast<Slot>((v & ~kTailMask) | (tail >> 1) | (std::uint32_t{half} << kTopTailBit));
+    const auto tail = static_cast<Word>(v & kTailMask);
+    return static_cast<Slot>((v & ~kTailMask) | (tail >> 1) | (Word{half} << kTopTailBit));
   }
   // The ext bits an entry has left.
   [[nodiscard]] static unsigned ext_bits(Slot v) noexcept { return entry_bits(v) - kFixedBits; }
@@ -560,12 +651,12 @@ class DoublingFilter {
   }
 
   [[nodiscard]] static bool matches(Slot v, Slot key) noexcept {
-    const std::uint32_t x = v;
+    const Word x = v;
     return x != 0 && ((x ^ key) & ~(x ^ (x - 1))) == 0;
   }
   // The position of the marker: lower means more ext bits.
   [[nodiscard]] static unsigned marker_bit(Slot v) noexcept {
-    return static_cast<unsigned>(__builtin_ctz(static_cast<std::uint32_t>(v)));
+    return static_cast<unsigned>(std::countr_zero(static_cast<Word>(v)));
   }
   // F + e for an entry.
   [[nodiscard]] static unsigned entry_bits(Slot v) noexcept { return kSlotBits - 1 - marker_bit(v); }
@@ -577,29 +668,35 @@ class DoublingFilter {
   }
 
   bool remove_place(const Place& at) noexcept {
-    Slot* best = nullptr;
+    std::uint64_t best = 0;  // the slot's index + 1
+    Slot best_value = 0;
     for (const std::uint32_t bucket : {at.i1, at.i2}) {
-      Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
-      for (unsigned s = 0; s < kBucketSize; ++s)
-        if (matches(b[s], at.value) && (best == nullptr || marker_bit(b[s]) < marker_bit(*best))) best = b + s;
+      for (unsigned s = 0; s < kBucketSize; ++s) {
+        const std::uint64_t i = std::uint64_t{bucket} * kBucketSize + s;
+        const Slot v = get(i);
+        if (matches(v, at.value) && (best == 0 || marker_bit(v) < marker_bit(best_value))) {
+          best = i + 1;
+          best_value = v;
+        }
+      }
     }
-    if (best == nullptr) return false;
-    --length_counts_[entry_bits(*best)];
-    *best = 0;
+    if (best == 0) return false;
+    --length_counts_[entry_bits(best_value)];
+    put(best - 1, 0);
     --size_;
     first_bucket_decides_ = false;
     return true;
   }
 
   [[nodiscard]] bool matches_in(std::uint32_t bucket, Slot key) const noexcept {
-    const Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
-    if constexpr (sizeof(Slot) == 2) {
+    const std::uint64_t first = std::uint64_t{bucket} * kBucketSize;
+    if constexpr (kSlotBits == 16) {
       std::uint64_t word;
-      std::memcpy(&word, b, sizeof word);
+      std::memcpy(&word, table_ + first * kSlotBytes, sizeof word);
       return any_lane_matches(word, key);
     } else {
       bool any = false;
-      for (unsigned s = 0; s < kBucketSize; ++s) any |= matches(b[s], key);
+      for (unsigned s = 0; s < kBucketSize; ++s) any |= matches(get(first + s), key);
       return any;
     }
   }
@@ -625,8 +722,7 @@ class DoublingFilter {
   [[nodiscard]] std::size_t copies(const Place& at) const noexcept {
     std::size_t n = 0;
     for (const std::uint32_t bucket : {at.i1, at.i2}) {  // never the same bucket (hashing.hpp's alternate)
-      const Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
-      for (unsigned s = 0; s < kBucketSize; ++s) n += matches(b[s], at.value);
+      for (unsigned s = 0; s < kBucketSize; ++s) n += matches(slot(bucket, s), at.value);
     }
     return n;
   }
@@ -635,8 +731,10 @@ class DoublingFilter {
   [[nodiscard]] CUCKOO_COLD std::size_t related_copies(const Place& at) const noexcept {
     std::size_t n = 0;
     for (const std::uint32_t bucket : {at.i1, at.i2}) {
-      const Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
-      for (unsigned s = 0; s < kBucketSize; ++s) n += matches(b[s], at.value) || matches(at.value, b[s]);
+      for (unsigned s = 0; s < kBucketSize; ++s) {
+        const Slot v = slot(bucket, s);
+        n += matches(v, at.value) || matches(at.value, v);
+      }
     }
     return n;
   }
@@ -659,7 +757,7 @@ class DoublingFilter {
     const unsigned d = generation_ - from_generation;
     if (ext_bits(v) < d) return false;
     const std::uint32_t class_bits = bucket & ((std::uint32_t{1} << from_generation) - 1);
-    const std::uint32_t next = d == 0 ? 0 : static_cast<std::uint32_t>(v & kTailMask) >> (kSlotBits - kFixedBits - d);
+    const auto next = d == 0 ? 0 : static_cast<std::uint32_t>((v & kTailMask) >> (kSlotBits - kFixedBits - d));
     at = ((bucket >> from_generation) << generation_) | (class_bits << d) | next;
     value = shed(v, d);
     return true;
@@ -696,13 +794,12 @@ class DoublingFilter {
   }
 
   [[nodiscard]] int free_slot(std::uint32_t bucket) const noexcept {
-    const Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
     for (unsigned s = 0; s < kBucketSize; ++s)
-      if (b[s] == 0) return static_cast<int>(s);
+      if (slot(bucket, s) == 0) return static_cast<int>(s);
     return -1;
   }
 
-  void store(std::uint32_t bucket, unsigned s, Slot v) noexcept { slots_[std::size_t{bucket} * kBucketSize + s] = v; }
+  void store(std::uint32_t bucket, unsigned s, Slot v) noexcept { put(std::uint64_t{bucket} * kBucketSize + s, v); }
 
   // Stores the key's entry, kicking residents out along a walk of at most max_kicks steps when both
   // buckets are full; a walk that finds no room is undone.
@@ -720,9 +817,9 @@ class DoublingFilter {
     for (unsigned kick = 0; kick < max_kicks_; ++kick) {
       int s = resident_with_room(bucket);
       if (s < 0) s = static_cast<int>(rng.next() & (kBucketSize - 1));
-      Slot& victim = slots_[std::size_t{bucket} * kBucketSize + static_cast<unsigned>(s)];
-      const Slot evicted = victim;
-      victim = homeless;
+      const std::uint64_t victim = std::uint64_t{bucket} * kBucketSize + static_cast<unsigned>(s);
+      const Slot evicted = get(victim);
+      put(victim, homeless);
       path_[kick] = {bucket, static_cast<std::uint32_t>(s)};
       homeless = evicted;
       bucket = other_bucket(bucket, homeless);
@@ -733,19 +830,18 @@ class DoublingFilter {
       }
     }
     for (unsigned kick = max_kicks_; kick-- > 0;) {
-      Slot& placed = slots_[std::size_t{path_[kick].bucket} * kBucketSize + path_[kick].slot];
-      const Slot put = placed;
-      placed = homeless;
-      homeless = put;
+      const std::uint64_t placed = std::uint64_t{path_[kick].bucket} * kBucketSize + path_[kick].slot;
+      const Slot was = get(placed);
+      put(placed, homeless);
+      homeless = was;
     }
     return false;
   }
 
   // A slot of `bucket` whose entry has a free slot in its other bucket, or -1.
   [[nodiscard]] int resident_with_room(std::uint32_t bucket) const noexcept {
-    const Slot* b = slots_ + std::size_t{bucket} * kBucketSize;
     for (unsigned s = 0; s < kBucketSize; ++s)
-      if (free_slot(other_bucket(bucket, b[s])) >= 0) return static_cast<int>(s);
+      if (free_slot(other_bucket(bucket, slot(bucket, s))) >= 0) return static_cast<int>(s);
     return -1;
   }
 
@@ -756,7 +852,7 @@ class DoublingFilter {
 
   // In wasm a prefetch is a real load, kept alive through prefetch_sink_ (bucket_table.hpp's prefetch).
   [[nodiscard]] std::uint8_t touch(std::uint32_t bucket) const noexcept {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(slots_ + std::size_t{bucket} * kBucketSize);
+    const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketSize * kSlotBytes;
 #if defined(__wasm__)
     return *p;
 #else
@@ -809,8 +905,9 @@ class DoublingFilter {
   unsigned max_doublings_ = kExtBits;
   unsigned max_kicks_ = 0;
   bool grows_ = true;
-  unsigned low_bits_ = 0;  // k: the position's bits below the hash's top 32 (P - 32; 0 in format version 5)
-  Slot* slots_ = nullptr;  // N0 * 2^g buckets of kBucketSize slots
+  unsigned low_bits_ = 0;          // k: the position's bits below the hash's top 32 (P - 32; 0 in format version 5)
+  unsigned fresh_ext_ = kExtBits;  // the ext bits an entry added now gets (fresh_ext_bits; E in version 5)
+  std::uint8_t* table_ = nullptr;  // N0 * 2^g buckets of kBucketSize slots of kSlotBytes
   std::uint64_t size_ = 0;
   std::uint64_t fill_limit_ = 0;                 // fill_limit(), set whenever the table changes size
   std::uint64_t length_counts_[kSlotBits] = {};  // entries by F + e

@@ -45,16 +45,16 @@
 //
 //   offset size field
 //        0   24 as in version 3, with version 5 or 6, bucket size 4, "fingerprint bits" the slot width (16 or
-//               32) and flags 0
+//               32; in version 6 also 40) and flags 0
 //       24    8 capacity (items the first table was sized for, >= 1)
 //       32    8 buckets of the first table N0 (what the capacity gives: DoublingFilter::base_buckets_for)
 //       40    8 number of stored entries
 //       48    8 table length in bytes = N0 * 2^g * 4 * slot width / 8
 //       56    1 doublings so far g (<= the maximum)
-//       57    1 the most doublings (<= slot width - 1 - slot width / 2; in version 6 also <=
-//               DoublingFilter::hash_doublings(N0))
+//       57    1 the most doublings (<= E, the slot's ext bits: 7, 15, 23; in version 6 also <=
+//               DoublingFilter::most_doublings(N0))
 //       58    6 reserved (0)
-//       64    T the slots, each a little-endian integer of the slot width
+//       64    T the slots, each a little-endian integer of the slot width (40 bits: 5 bytes)
 //   64 + T    8 XXH3-64 (seed 0) of every byte before it
 //
 // Versions 1 and 2 had the same layouts but linked a fingerprint's two buckets through another offset
@@ -392,7 +392,9 @@ struct InPlaceInfo {
   const auto bucket_size = get_le(p + offset::bucket_size, 1);
   if (bucket_size != 4) return bad("bucket size " + std::to_string(bucket_size) + " is not 4");
   const auto slot_bits = get_le(p + offset::fingerprint_bits, 1);
-  if (slot_bits != 16 && slot_bits != 32) return bad("slot width " + std::to_string(slot_bits) + " is not 16 or 32");
+  const bool legacy = get_le(p + offset::version, 2) == kVersionInPlaceLegacy;
+  if (slot_bits != 16 && slot_bits != 32 && (slot_bits != 40 || legacy))
+    return bad("slot width " + std::to_string(slot_bits) + (legacy ? " is not 16 or 32" : " is not 16, 32 or 40"));
   const auto max_kicks = get_le(p + offset::max_kicks, 4);
   if (max_kicks > kMaxKicksLimit)
     return bad("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
@@ -401,7 +403,6 @@ struct InPlaceInfo {
   const std::uint64_t base = get_le(p + in_place_offset::base_buckets, 8);
   const auto max_doublings = static_cast<unsigned>(get_le(p + in_place_offset::max_doublings, 1));
   const auto generation = static_cast<unsigned>(get_le(p + in_place_offset::generation, 1));
-  const bool legacy = get_le(p + offset::version, 2) == kVersionInPlaceLegacy;
   if (capacity == 0 || capacity > DoublingFilter<std::uint16_t>::kMaxCapacity)
     return bad("capacity " + std::to_string(capacity) + " is out of range");
   if (base != DoublingFilter<std::uint16_t>::base_buckets_for(capacity))
@@ -409,9 +410,10 @@ struct InPlaceInfo {
                " gives " + std::to_string(DoublingFilter<std::uint16_t>::base_buckets_for(capacity)));
   // Version 6: no more doublings than the position has bits for (version 5 filters were written without).
   const unsigned most =
-      slot_bits == 16
-          ? (legacy ? DoublingFilter<std::uint16_t>::kExtBits : DoublingFilter<std::uint16_t>::hash_doublings(base))
-          : (legacy ? DoublingFilter<std::uint32_t>::kExtBits : DoublingFilter<std::uint32_t>::hash_doublings(base));
+      slot_bits == 40 ? DoublingFilter<Slot40>::most_doublings(base)
+      : slot_bits == 16
+          ? (legacy ? DoublingFilter<std::uint16_t>::kExtBits : DoublingFilter<std::uint16_t>::most_doublings(base))
+          : (legacy ? DoublingFilter<std::uint32_t>::kExtBits : DoublingFilter<std::uint32_t>::most_doublings(base));
   if (max_doublings > most)
     return bad("most doublings " + std::to_string(max_doublings) + " is above " + std::to_string(most) + " for " +
                std::to_string(slot_bits) + "-bit slots");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "detail/compiler.hpp"
 #include "detail/semi_sort.hpp"
@@ -42,6 +43,10 @@ struct Options {
   // rate, for bucket_size 4 and fingerprints of 5..32 bits. Not set: kSemiSortedDefault when the width
   // comes from fp_rate with bucket_size 4, else off. A width from fp_rate below 5 bits is raised to 5.
   std::optional<bool> semi_sorted;
+  // Growth 2: the slot width of the table that doubles, 16, 32 or 40 (default 40: it doubles as often as
+  // memory allows at any rate from about 2e-9 up). 16 and 32 are what filters made before had (and what
+  // exports of them still read as): 16-bit slots double at most 7 times, 32-bit ones 15.
+  std::optional<unsigned> slot_bits;
 };
 
 inline constexpr unsigned kMinFingerprintBits = 4;
@@ -79,24 +84,26 @@ struct Layout {
   bool legacy_position = false;
 };
 
-// Growth in place: the slot width and the doublings that keep the rate at most `rate`, or false when no
-// width may double even once (rate below 5.3e-9). 16-bit slots when they may double as often as they can
-// (7 times, rate 9.95e-4), else 32-bit ones, doubling as often as the rate allows (15 times from 3.01e-8
-// up, 14 at 3e-8).
-[[nodiscard]] inline bool in_place_shape(double rate, unsigned& slot_bits, unsigned& max_doublings) noexcept {
-  using Narrow = DoublingFilter<std::uint16_t>;
-  using Wide = DoublingFilter<std::uint32_t>;
-  if (Narrow::rate_bound(Narrow::kExtBits) <= rate) {
-    slot_bits = Narrow::kSlotBits;
-    max_doublings = Narrow::kExtBits;
+// Growth in place: the most doublings that keep the rate at most `rate` for a first table of `base_buckets`
+// buckets with slots of `slot_bits` (16, 32 or 40), or false when the table may not double even once.
+// 40-bit slots, what a new filter gets: an entry gets 39 bits up to 2^25 buckets (127 million items), so
+// from about 2e-9 up a table doubles 23 times or to kMaxBuckets, whichever comes first; below 2.1e-11 it
+// cannot double. (16-bit slots, what rates from 0.001 up got before, stop at 7 doublings: 128 times the first
+// capacity; 32-bit ones at 15, and cannot double below 5.4e-9.)
+[[nodiscard]] inline bool in_place_shape(double rate, std::uint64_t base_buckets, unsigned slot_bits,
+                                         unsigned& max_doublings) noexcept {
+  const auto shape = [&](auto table) {
+    using Table = typename decltype(table)::type;
+    if (Table::rate_bound(1, base_buckets) > rate) return false;
+    const unsigned most = Table::most_doublings(base_buckets);
+    unsigned g = 1;
+    while (g < most && (base_buckets << (g + 1)) <= kMaxBuckets && Table::rate_bound(g + 1, base_buckets) <= rate) ++g;
+    max_doublings = g;
     return true;
-  }
-  if (Wide::rate_bound(1) > rate) return false;
-  unsigned g = 0;
-  while (g < Wide::kExtBits && Wide::rate_bound(g + 1) <= rate) ++g;
-  slot_bits = Wide::kSlotBits;
-  max_doublings = g;
-  return true;
+  };
+  if (slot_bits == 16) return shape(std::type_identity<DoublingFilter<std::uint16_t>>{});
+  if (slot_bits == 32) return shape(std::type_identity<DoublingFilter<std::uint32_t>>{});
+  return shape(std::type_identity<DoublingFilter<Slot40>>{});
 }
 
 namespace detail {
@@ -163,19 +170,20 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
   if (growth == 2 && !options.max_sub_filters && !options.fingerprint_bits && !semi_sorted && bucket_size == 4) {
     const double rate = options.fp_rate.value_or(kDefaultFpRate);
     if (!(rate > 0.0 && rate < 1.0)) return invalid("fp_rate must be greater than 0 and less than 1");
-    unsigned slot_bits = 0;
-    unsigned max_doublings = 0;
-    if (!in_place_shape(rate, slot_bits, max_doublings))
-      return invalid(
-          "fp_rate is below what a filter that grows in place gives (about 5.3e-9: even 32-bit slots could not double "
-          "once)");
-    const std::uint64_t buckets = DoublingFilter<std::uint16_t>::base_buckets_for(options.capacity);
+    const unsigned slot_bits = options.slot_bits.value_or(40);
+    if (slot_bits != 16 && slot_bits != 32 && slot_bits != 40)
+      return invalid("slot_bits must be 16, 32 or 40 (got " + std::to_string(slot_bits) + ")");
+    const std::uint64_t buckets = DoublingFilter<Slot40>::base_buckets_for(options.capacity);
     if (buckets > kMaxBuckets)
       return invalid("capacity " + std::to_string(options.capacity) + " needs " + std::to_string(buckets) +
                      " buckets of 4; at most " + std::to_string(kMaxBuckets) + " are supported");
-    // A very large first table doubles fewer times: its entries' ext bits must come from the hash.
-    max_doublings = std::min(max_doublings, slot_bits == 16 ? DoublingFilter<std::uint16_t>::hash_doublings(buckets)
-                                                            : DoublingFilter<std::uint32_t>::hash_doublings(buckets));
+    unsigned max_doublings = 0;
+    if (!in_place_shape(rate, buckets, slot_bits, max_doublings))
+      return invalid(std::string("fp_rate is below what a filter that grows in place gives (about ") +
+                     (slot_bits == 40   ? "2.1e-11: even its 40-bit"
+                      : slot_bits == 32 ? "5.3e-9: even its 32-bit"
+                                        : "3.4e-4: even its 16-bit") +
+                     " slots could not double once)");
     layout = Layout{options.capacity, buckets, bucket_size, slot_bits, options.max_kicks, options.seed,
                     growth,           1,       false,       true,      max_doublings};
     return {};

@@ -21,9 +21,10 @@ inline namespace v1 {
 // Where a key lives: what the filter computes from its bytes before touching the table.
 struct Location {
   std::uint64_t hash;
-  std::uint32_t index;            // i1
-  std::uint32_t alternate_index;  // i2
-  std::uint32_t fingerprint;
+  std::uint32_t index;                 // i1
+  std::uint32_t alternate_index;       // i2
+  std::uint32_t fingerprint;           // in a table that doubles in place, the entry's low 32 bits
+  std::uint32_t fingerprint_high = 0;  // ... and the bits above them (a 40-bit slot's)
 };
 
 namespace detail {

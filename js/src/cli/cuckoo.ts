@@ -52,20 +52,18 @@ FILE '-' (or no FILE) is standard input. Exit status: 0 done, 1 error, 2 usage e
 
 Writes each line of the files (or standard input) the first time it is seen, in input order. A line's
 key is its bytes without "\\n" or "\\r\\n" (a CRLF line equals its LF twin); each line keeps its own
-ending, and a last line without one gets "\\n". A cuckoo filter remembers the lines seen, in 4.2 to
-8.4 bytes per unique line; a file of over a million lines starts larger (up to 34 MB), so that the
-budget below holds even if every line is unique. A line never seen before is dropped only by a false
-positive: by default the expected number of such lines in a run is at most 0.01 for files of up to 5
-million lines and pipes of up to 1 million unique lines; past that it grows with the unique lines (10
-million: 0.022 from a file, 0.14 from a pipe; 100 million: 0.74 and 2), and --stats says what it was.
+ending, and a last line without one gets "\\n". A cuckoo filter remembers the lines seen, in 5.3 to
+10.5 bytes per unique line, from a file as from a pipe. A line never seen before is dropped only by a
+false positive: by default the expected number of such lines in a run is at most 0.01 up to about 120
+million unique lines (10 million: 0.0005; 100 million: 0.008), and --stats says what it was.
 
 Options:
   -o, --output FILE  write to FILE, replaced only when complete, by a rename (it may be one of the
                      inputs; a hard link to FILE keeps the old lines, where sort -o writes in place)
   --fp-rate R        false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1, instead of the default above
   --capacity N       unique lines to start with room for (default: 65,536, fewer for small files,
-                     more for files of over a million lines; at most ${MAX_DEDUP_CAPACITY}); the filter
-                     doubles past it
+                     more for files of over 120 million lines; at most ${MAX_DEDUP_CAPACITY}); the
+                     filter doubles past it
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
@@ -179,7 +177,7 @@ function rate(flag: string, text: string | boolean | undefined, fallback: number
   if (value < MIN_GROWING_FP_RATE) {
     throw new UsageError(
       `${flag} ${text} is too small for a filter that grows: each doubling takes a bit from the ` +
-        `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 32-bit slots leave no bit to give; use ${MIN_GROWING_FP_RATE} or more`,
+        `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 40-bit slots leave no bit to give; use ${MIN_GROWING_FP_RATE} or more`,
     );
   }
   return value;
