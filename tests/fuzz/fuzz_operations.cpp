@@ -14,9 +14,9 @@
 // are integer keys: `filter` takes them through the integer API (single calls, and whole batches of them
 // when bit 6 of the op byte is set), `shadow` as their 8 little-endian bytes, which is the same key.
 // Byte 0 with bits 7 and 5 set and bit 6 clear: growth in place (growth 2 alone; byte 1 mod 3: 0, 40-bit
-// slots at fp_rate 0.001, what a filter gets; 1, 32-bit slots at 1e-6; 2, 16-bit slots at 0.001). Removes are checked there too (removing an added key never
-// loses another: doubling_filter.hpp), and an add op with bit 5 set adds 64 + key byte fresh keys
-// "bulk-<n>" in one add_many (singly to `shadow`), so that a short input doubles the table often.
+// slots at fp_rate 0.001, what a filter gets; 1, 32-bit slots at 1e-6; 2, 16-bit slots at 0.001). Removes are checked
+// there too (removing an added key never loses another: doubling_filter.hpp), and an add op with bit 5 set adds 64 +
+// key byte fresh keys "bulk-<n>" in one add_many (singly to `shadow`), so that a short input doubles the table often.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
