@@ -695,9 +695,31 @@ class DoublingFilter {
       std::memcpy(&word, table_ + first * kSlotBytes, sizeof word);
       return any_lane_matches(word, key);
     } else {
+      Slot v[kBucketSize];
+      read_bucket(bucket, v);
       bool any = false;
-      for (unsigned s = 0; s < kBucketSize; ++s) any |= matches(get(first + s), key);
+      for (unsigned s = 0; s < kBucketSize; ++s) any |= matches(v[s], key);
       return any;
+    }
+  }
+
+  // The four slots of a bucket. A 40-bit bucket is 20 bytes: three loads (8, 8 and 4 bytes), not eight.
+  void read_bucket(std::uint32_t bucket, Slot (&v)[kBucketSize]) const noexcept {
+    const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketSize * kSlotBytes;
+    if constexpr (kSlotBits == 40) {
+      constexpr std::uint64_t kMask = (std::uint64_t{1} << 40) - 1;
+      std::uint64_t w0;
+      std::uint64_t w1;
+      std::uint32_t w2;
+      std::memcpy(&w0, p, sizeof w0);
+      std::memcpy(&w1, p + 8, sizeof w1);
+      std::memcpy(&w2, p + 16, sizeof w2);
+      v[0] = w0 & kMask;
+      v[1] = ((w0 >> 40) | (w1 << 24)) & kMask;
+      v[2] = (w1 >> 16) & kMask;
+      v[3] = (w1 >> 56) | (std::uint64_t{w2} << 8);
+    } else {
+      std::memcpy(v, p, sizeof v);
     }
   }
 
@@ -722,7 +744,9 @@ class DoublingFilter {
   [[nodiscard]] std::size_t copies(const Place& at) const noexcept {
     std::size_t n = 0;
     for (const std::uint32_t bucket : {at.i1, at.i2}) {  // never the same bucket (hashing.hpp's alternate)
-      for (unsigned s = 0; s < kBucketSize; ++s) n += matches(slot(bucket, s), at.value);
+      Slot v[kBucketSize];
+      read_bucket(bucket, v);
+      for (unsigned s = 0; s < kBucketSize; ++s) n += matches(v[s], at.value);
     }
     return n;
   }
@@ -794,8 +818,10 @@ class DoublingFilter {
   }
 
   [[nodiscard]] int free_slot(std::uint32_t bucket) const noexcept {
+    Slot v[kBucketSize];
+    read_bucket(bucket, v);
     for (unsigned s = 0; s < kBucketSize; ++s)
-      if (slot(bucket, s) == 0) return static_cast<int>(s);
+      if (v[s] == 0) return static_cast<int>(s);
     return -1;
   }
 
