@@ -32,8 +32,9 @@ const dedupExpected = JSON.stringify([true, 'b\na\nc\n']);
 // Gzipped bytes (level 9) of each app's minified bundle, wasm included (it is inlined). Issue 45 aims at
 // 40 KB for the filter-only app and 72 KB with the deduplicator: on 2026-11-27 they were 71.6 and 75.0 KB
 // with esbuild, then 72.3 and 75.8 after the doubling table's memory and first-bucket changes of that day
-// (docs/PERFORMANCE.md, "What the package weighs", says where the bytes go).
-const budgets = { filter: 73_000, dedup: 76_500 };
+// (docs/PERFORMANCE.md, "What the package weighs", says where the bytes go), then 77.7 and 81.4 with the
+// 40-bit slots of the table that doubles (a third width of it; the 16- and 32-bit ones stay, for exports).
+const budgets = { filter: 79_000, dedup: 82_500 };
 
 type App = keyof typeof budgets;
 const apps: Record<App, [source: string, expected: string]> = {
