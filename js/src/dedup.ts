@@ -28,8 +28,9 @@ import { checkRate } from './options.js';
  */
 export const DEDUP_LOSS_BUDGET = 0.01;
 /**
- * The largest start the loss budget asks for (about 42 MB): past it the budget cannot be met by starting
- * larger (the entries' bits run out with the table's size, not with its doublings).
+ * The largest start the loss budget asks for (about 42 MB). Past about 226 million lines of known size
+ * the budget is missed from it (300 million: 0.016); a larger start would help less and less (0.008 from
+ * 50 million), for as much memory as if every line were unique.
  */
 export const BUDGET_START_LIMIT = 8_000_000;
 /**
@@ -46,12 +47,12 @@ const DEFAULT_RATE = 1e-8;
 export const MIN_GROWING_FP_RATE = 2.1e-11;
 /**
  * Where the filter starts (unless told a capacity): small, so that memory follows the unique lines, not
- * the input's size; it doubles in place as they come (256 KiB at the default rate).
+ * the input's size; it doubles in place as they come (345 KB).
  */
 export const DEDUP_START = 65_536;
 /**
  * Where the filter starts when the input's size is unknown and its doublings from DEDUP_START would not
- * reach UNKNOWN_SIZE_REACH lines (rates below 3e-8, which allow fewer doublings): about 8 MB.
+ * reach UNKNOWN_SIZE_REACH lines (rates below about 3e-10, which allow fewer doublings): about 10.5 MB.
  */
 export const UNKNOWN_SIZE_START = 2_000_000;
 /** How far a filter for an input of unknown size must be able to grow: more than a wasm heap holds. */
@@ -297,7 +298,7 @@ function shapeAt(fpRate: number, capacity: number): { maxDoublings: number; slot
   if (limit < 1) {
     throw invalid(
       `fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
-        `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} even 40-bit slots leave no bit to give`,
+        `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} (more for a start past 63 million lines) even 40-bit slots leave no bit to give`,
     );
   }
   return { maxDoublings: limit, slotBits };

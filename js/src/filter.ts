@@ -761,12 +761,15 @@ export class CuckooFilter {
     return this.m.bucketCode(h, bucket);
   }
 
-  /** Every slot, bucket by bucket: table[bucket * bucketSize + slot]. */
-  slots(): Uint32Array {
+  /**
+   * Every slot, bucket by bucket: table[bucket * bucketSize + slot]. A Float64Array for a filter that
+   * doubles in place (its 40-bit entries do not fit 32 bits), else a Uint32Array.
+   */
+  slots(): Uint32Array | Float64Array {
     const h = this.live();
     const buckets = this.m.numBuckets(h);
     const b = this.m.bucketSize(h);
-    const out = new Uint32Array(buckets * b);
+    const out = this.growsInPlace ? new Float64Array(buckets * b) : new Uint32Array(buckets * b);
     for (let i = 0; i < buckets; i++) for (let s = 0; s < b; s++) out[i * b + s] = this.m.slot(h, i, s);
     return out;
   }

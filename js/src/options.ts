@@ -34,7 +34,7 @@ export interface CuckooFilterShape {
    * Growth factor, an integer 2 to 16 (default: no growth), so that the filter needs no capacity known in
    * advance; the false-positive rate stays under fpRate however far it grows (docs/GROWTH.md).
    * Growth 2 doubles the table in place when it is full: lookups cost the same at any size. Its 40-bit
-   * slots (5 to 10.5 bytes an item) let it double up to 23 times, as far as memory allows, at any fpRate
+   * slots (about 5 to 11 bytes an item) let it double up to 23 times, as far as memory allows, at any fpRate
    * from about 2e-9 up (fewer times below it: maxDoublings).
    * Any other factor, or growth 2 with maxSubFilters, semiSorted, fingerprintBits or a bucketSize other
    * than 4, chains sub-filters of `growth` times the last one's capacity instead; every lookup visits each.

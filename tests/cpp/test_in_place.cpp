@@ -587,6 +587,19 @@ TEST_CASE("in place: clear returns to the first table", "[in_place]") {
   CHECK(f.serialize() == empty);
   for (std::uint64_t i = 0; i < 3000; ++i) REQUIRE(f.add(key("c", i)));
   for (std::uint64_t i = 0; i < 3000; ++i) REQUIRE(f.contains(key("c", i)));
+  // Its fill limit is the empty first table's, not one lowered by the entries it had (an adversarial
+  // review: set before they were cleared, it said 703 of 1,003 here, and the table doubled at 704).
+  for (const unsigned bits : {16u, 40u}) {
+    Options o = wide_options(1000);
+    o.slot_bits = bits;
+    CuckooFilter g(o);
+    const std::uint64_t first = g.capacity();
+    for (std::uint64_t i = 0; i < 1500; ++i) REQUIRE(g.add(key("k", i)));
+    REQUIRE(g.doublings() == 1);
+    for (std::uint64_t i = 300; i < 1500; ++i) REQUIRE(g.remove(key("k", i)));
+    g.clear();
+    CHECK(g.capacity() == first);
+  }
 }
 
 // The cause of `seq 1 100000000 | cuckoo dedup` dropping 14 lines where --stats said at most 1.96: format
@@ -673,6 +686,16 @@ TEST_CASE("in place: 40-bit slots by default, doubling 23 times at 0.001 and as 
   CHECK(CuckooFilter(narrow).max_doublings() == 7);
   narrow.slot_bits = 24;
   CHECK_THROWS_WITH(CuckooFilter(narrow), Catch::Contains("slot_bits must be 16, 32 or 40"));
+  // Version 5's placement has 32 position bits, too few for 23 ext bits: no 40-bit table places keys so.
+  std::unique_ptr<Table> legacy;
+  Table::Options o;
+  o.capacity = 1000;
+  o.legacy_position = true;
+  CHECK(Table::make(o, legacy).code == cuckoo::ErrorCode::invalid_argument);
+  // A first table past half of the most buckets cannot double at all: it says so (0), not 1.
+  unsigned most = 99;
+  CHECK(cuckoo::in_place_shape(0.001, (cuckoo::kMaxBuckets / 2) + 2, 40, most));
+  CHECK(most == 0);
 }
 
 TEST_CASE("in place: an entry added past 2^25 buckets keeps the ext bits the position has, and moves with its key",

@@ -97,7 +97,7 @@ test('a file whose first 64 KiB has longer lines than the rest is deduplicated i
   expect(await page.textContent('#percent')).toBe('100.0%');
   expect(await page.textContent('#time-left')).toBe('0 s');
   // The table doubled in place from its start: its slot width and the doublings are named.
-  expect(await page.textContent('#status')).toMatch(/\(32-bit slots, doubled (once|\d+ times) in place\)/);
+  expect(await page.textContent('#status')).toMatch(/\(40-bit slots, doubled (once|\d+ times) in place\)/);
   // On a phone the result is brought into view.
   expect(
     await page.evaluate(() => {

@@ -229,8 +229,25 @@ describe('growth in place (growth 2)', () => {
     using plain = new CuckooFilter({ capacity: 1000 });
     expect([plain.growsInPlace, plain.doublings, plain.maxDoublings]).toEqual([false, 0, 0]);
     expect(errorOf(() => new CuckooFilter({ capacity: 10, fpRate: 2e-11, growth: 2 }))).toBe(
-      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 2.1e-11: even its 40-bit slots could not double once)',
+      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 2.1e-11, more for a first table past 2^24 buckets: even its 40-bit slots could not double once)',
     );
+  });
+
+  test('slots() and slot() show the 40-bit entries whole (an adversarial review: slots() kept their low 32 bits)', () => {
+    using f = new CuckooFilter({ capacity: 100, growth: 2 });
+    f.addMany(keys('s', 50));
+    const all = f.slots();
+    expect(all).toBeInstanceOf(Float64Array);
+    let occupied = 0;
+    for (let i = 0; i < all.length; i++) {
+      expect(all[i]).toBe(f.slot(Math.floor(i / 4), i % 4));
+      if (all[i] !== 0) occupied++;
+    }
+    expect(occupied).toBe(50);
+    // The 16 fixed bits lie at bits 24-39: nearly every entry is past 2^32.
+    expect(Array.from(all).filter((v) => v >= 2 ** 32).length).toBeGreaterThan(40);
+    expect(Math.max(...all)).toBeLessThan(2 ** 40);
+    expect(f.locate('s-1').fingerprint).toBeGreaterThanOrEqual(2 ** 32);
   });
 
   test('at its last doubling an add throws CAPACITY_EXCEEDED naming the limit, and changes nothing', () => {

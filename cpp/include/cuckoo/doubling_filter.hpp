@@ -164,7 +164,8 @@ class DoublingFilter {
   // 2f S0 - 0.95 S0 at 2 S0, and f S0 2^(k-1) at S0 2^k: rate <= 2b (0.95 2^-B(0) + (f - 0.475) 2^-B(1) +
   // sum over k = 2 .. g of f / 2 2^-B(k)). B is W - 1 but in 40-bit tables past 2^25 buckets. For 16-bit
   // slots after their 7 doublings: 9.95e-4; for 32-bit ones after 15: 3.01e-8; for 40-bit ones after 23:
-  // 1.9e-9 from 2^8 first buckets (17 doublings to 2^25 buckets add a 39-bit term each, the rest 38, 37 ...).
+  // 1.9e-9 from 264 first buckets, capacity 1,000 (a 39-bit term for each doubling up to 2^25 buckets, then
+  // 38, 37 ...).
   [[nodiscard]] static constexpr double rate_bound(unsigned g, std::uint64_t base_buckets = 1) noexcept {
     const auto per_match = [base_buckets](unsigned k) {
       return 2.0 * kBucketSize /
@@ -425,10 +426,10 @@ class DoublingFilter {
     if (void* smaller = std::realloc(table_, base_buckets_ * kBucketSize * kSlotBytes))
       table_ = static_cast<std::uint8_t*>(smaller);
     generation_ = 0;
-    set_fill_limit();
     std::memset(table_, 0, byte_size());
     size_ = 0;
     std::memset(length_counts_, 0, sizeof length_counts_);
+    set_fill_limit();  // of the empty table: the old entries' share of the rate is gone
     failure_ = AddFailure::none;
     first_bucket_decides_ = true;
   }
@@ -566,6 +567,9 @@ class DoublingFilter {
     std::unique_ptr<std::uint8_t, FreeDeleter> owned(table);
     if (o.capacity == 0) return Status::error(ErrorCode::invalid_argument, "capacity must be at least 1");
     if (o.capacity > kMaxCapacity) return Status::error(ErrorCode::invalid_argument, "capacity is too large");
+    // Version 5's placement has 32 position bits: too few for 23 ext bits (format.hpp refuses such a header).
+    if (o.legacy_position && kSlotBits == 40)
+      return Status::error(ErrorCode::invalid_argument, "40-bit slots have no version 5 placement");
     const std::uint64_t buckets = base_buckets_for(o.capacity);
     const unsigned max_doublings =
         std::min({o.max_doublings, kExtBits, o.legacy_position ? kExtBits : most_doublings(buckets)});

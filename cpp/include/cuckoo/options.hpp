@@ -76,7 +76,7 @@ struct Layout {
   unsigned max_sub_filters = 1;  // 1 without growth
   bool semi_sorted = false;      // every sub-filter's buckets are semi-sorted
   // Growth in place (doubling_filter.hpp): then capacity and num_buckets are the first table's,
-  // fingerprint_bits is the slot width (16 or 32), growth is 2 and max_sub_filters 1.
+  // fingerprint_bits is the slot width (16, 32 or 40), growth is 2 and max_sub_filters 1.
   bool in_place = false;
   unsigned max_doublings = 0;  // in place: how often the table may double
   // In place: keys placed as format version 5 placed them, from the hash's top 32 bits alone (only a
@@ -88,13 +88,19 @@ struct Layout {
 // buckets with slots of `slot_bits` (16, 32 or 40), or false when the table may not double even once.
 // 40-bit slots, what a new filter gets: an entry gets 39 bits up to 2^25 buckets (127 million items), so
 // from about 2e-9 up a table doubles 23 times or to kMaxBuckets, whichever comes first; below 2.1e-11 it
-// cannot double. (16-bit slots, what rates from 0.001 up got before, stop at 7 doublings: 128 times the first
-// capacity; 32-bit ones at 15, and cannot double below 5.4e-9.)
+// cannot double (a first table past 2^24 buckets needs more: 2.8e-11 there, 1.8e-9 at 2^31). A first table
+// past half of kMaxBuckets may not double at all (max_doublings 0). (16-bit slots, what rates from 0.001 up
+// got before, stop at 7 doublings: 128 times the first capacity; 32-bit ones at 15, and cannot double below
+// 5.3e-9.)
 [[nodiscard]] inline bool in_place_shape(double rate, std::uint64_t base_buckets, unsigned slot_bits,
                                          unsigned& max_doublings) noexcept {
   const auto shape = [&](auto table) {
     using Table = typename decltype(table)::type;
     if (Table::rate_bound(1, base_buckets) > rate) return false;
+    if ((base_buckets << 1) > kMaxBuckets) {
+      max_doublings = 0;
+      return true;
+    }
     const unsigned most = Table::most_doublings(base_buckets);
     unsigned g = 1;
     while (g < most && (base_buckets << (g + 1)) <= kMaxBuckets && Table::rate_bound(g + 1, base_buckets) <= rate) ++g;
@@ -180,7 +186,7 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     unsigned max_doublings = 0;
     if (!in_place_shape(rate, buckets, slot_bits, max_doublings))
       return invalid(std::string("fp_rate is below what a filter that grows in place gives (about ") +
-                     (slot_bits == 40   ? "2.1e-11: even its 40-bit"
+                     (slot_bits == 40   ? "2.1e-11, more for a first table past 2^24 buckets: even its 40-bit"
                       : slot_bits == 32 ? "5.3e-9: even its 32-bit"
                                         : "3.4e-4: even its 16-bit") +
                      " slots could not double once)");
