@@ -20,9 +20,11 @@
 // the same bit when the table doubles, and from (bucket, entry) the other bucket is known at every size:
 // the table is 2^g classes of N0 buckets (by s), and a kick-out walk stays in its class.
 //
-// An entry (a slot of W bits, W = 16 or 32) is [fp: F bits][ext: e bits][1][0 ... 0]: the fixed
-// fingerprint, then the e index bits that come after the index at the current size (e = E = W - 1 - F for
-// an entry added now; one fewer per doubling since), then a 1 that marks where they end. The empty slot is
+// An entry (a slot of W bits, W = 40 for a new filter, 16 or 32 for one read from an earlier build's
+// export) is [fp: F bits][ext: e bits][1][0 ... 0]: the fixed fingerprint, then the e index bits that come
+// after the index at the current size (e = E = W - 1 - F for an entry added now, or in a 40-bit table past
+// 2^25 buckets as many as the position has: fresh_ext_bits(); one fewer per doubling since), then a 1
+// that marks where they end. The empty slot is
 // 0. An absent key matches an entry with probability 2^-(F + e): newer entries keep longer fingerprints,
 // and the rate a doubling raises is paid by the entries that were there before it (expected_fp_rate()
 // sums it from the count of entries of each length). An entry whose ext bits are used up (e = 0) cannot
