@@ -291,17 +291,21 @@ export function checkOptions(options: unknown): LineDeduperOptions {
   return o as LineDeduperOptions;
 }
 
-function shapeAt(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } {
+/** The core's table for this rate and start (in_place_shape), or undefined when it could not double. */
+function shapeOf(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } | undefined {
   const shape = requireModule().inPlaceShape(fpRate, capacity);
-  const limit = shape % 256;
-  const slotBits = shape >> 8;
-  if (limit < 1) {
+  return shape % 256 < 1 ? undefined : { maxDoublings: shape % 256, slotBits: shape >> 8 };
+}
+
+function shapeAt(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } {
+  const shape = shapeOf(fpRate, capacity);
+  if (shape === undefined) {
     throw invalid(
       `fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
         `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} (more for a start past 63 million lines) even 40-bit slots leave no bit to give`,
     );
   }
-  return { maxDoublings: limit, slotBits };
+  return shape;
 }
 
 /**
@@ -366,11 +370,12 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
       capacity = Math.max(capacity, Math.min(UNKNOWN_SIZE_START, Math.ceil(needed / 2 ** maxDoublings)));
     }
     // A start so large that it could not double at this rate: the one before, which reaches less.
-    if (capacity === before || requireModule().inPlaceShape(fpRate, capacity) % 256 < 1) {
+    const raised = capacity === before ? undefined : shapeOf(fpRate, capacity);
+    if (raised === undefined) {
       capacity = before;
       break;
     }
-    ({ maxDoublings, slotBits } = shapeAt(fpRate, capacity));
+    ({ maxDoublings, slotBits } = raised);
   }
   return { fpRate, automatic, capacity, growth: 2, slotBits, maxDoublings, reach: capacity * 2 ** maxDoublings };
 }

@@ -408,6 +408,28 @@ TEST_CASE("in place: damaged version 6 exports are refused with the reason", "[i
   auto longer = good;
   longer.push_back(0);
   CHECK_THAT(error_of(longer), Catch::Contains("trailing data"));
+
+  // A 40-bit table: only version 6 has them, and its most doublings and entries are checked as its own.
+  CuckooFilter wide(wide_options(100));
+  for (std::uint64_t i = 0; i < 1500; ++i) REQUIRE(wide.add(key("d", i)));
+  REQUIRE(wide.doublings() == 1);
+  const auto good40 = wide.serialize();
+  REQUIRE(error_of(good40) == "(accepted)");
+  auto v5 = good40;
+  format::put_le(v5.data() + format::offset::version, 5, 2);
+  reseal(v5);
+  CHECK_THAT(error_of(v5), Catch::Contains("slot width 40 is not 16 or 32"));
+  auto most = good40;
+  format::put_le(most.data() + off::max_doublings, 24, 1);
+  reseal(most);
+  CHECK_THAT(error_of(most), Catch::Contains("most doublings 24 is above 23 for 40-bit slots"));
+  // An entry of 0 ext bits after 1 doubling, where every entry has at least 22.
+  auto short40 = good40;
+  std::size_t slot40 = format::kInPlaceHeaderSize;
+  while (format::get_le(short40.data() + slot40, 5) == 0) slot40 += 5;
+  format::put_le(short40.data() + slot40, (std::uint64_t{0x8000} << 24) | (std::uint64_t{1} << 23), 5);
+  reseal(short40);
+  CHECK_THAT(error_of(short40), Catch::Contains("fewer index bits than any entry has after 1 doublings"));
 }
 
 TEST_CASE("in place: merge keeps every key of both, doubling as needed, and is all or nothing", "[in_place][merge]") {
