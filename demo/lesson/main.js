@@ -3,6 +3,7 @@
 // replays them frame by frame (frames.js), ending on the filter's real table.
 import { ready, CuckooFilter } from '../dist/esm/index.js';
 import { bloomShape, drawBloom, drawSizing } from './bloom.js';
+import { startLesson } from './chapters.js';
 import { Experiment } from './experiment.js';
 import { drawGraph, graphResized } from './graph.js';
 import { deleteFrames, insertFrames, lookupFrames } from './frames.js';
@@ -503,6 +504,7 @@ window.addEventListener('resize', () => {
 drawSizing();
 
 // For the browser tests: the real filter and the page's operations.
+/** @type {any} */ (window).cuckooLesson = startLesson();
 /** @type {any} */ (window).cuckooDemo = {
   get filter() { return state.filter; },
   get trace() { return state.trace; },

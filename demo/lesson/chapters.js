@@ -1,0 +1,312 @@
+// The lesson at the top of the teaching page: six short chapters, one idea each, beside a small figure of
+// a real filter (8 buckets of 4 slots, 8-bit fingerprints: the wasm build of the C++ core, as everywhere on
+// the page). Each chapter has one thing to do, a question and its answer; the workbench below has the rest.
+import { bloomBits, bloomShape } from './bloom.js';
+import { filterWithBuckets } from './params.js';
+import { bloomBitsPerItem, crossover, cuckooSizing, expectedFpRate, formulaCrossover } from './sizing.js';
+import { $, hex, modSteps, percent, plural, quote } from './text.js';
+
+const SHAPE = { buckets: 8, slots: 4, bits: 8, seed: 1, maxKicks: 100 };
+const FIRST_KEY = 'apple';
+const MORE_KEYS = ['pear', 'plum', 'fig', 'lime', 'kiwi'];
+const PROBES = 1000;
+
+const lesson = {
+  filter: /** @type {any} */ (undefined),
+  keys: /** @type {string[]} */ ([]), // added through the lesson, in order
+  marks: { first: -1, second: -1, slots: /** @type {number[]} */ ([]) }, // what the figure points at
+  chapter: 0,
+  filled: 0, // keys "key-1", "key-2", ... added so far by chapters 3 and 4
+};
+
+const f = (value) => hex(value, SHAPE.bits);
+
+function addKey(key) {
+  const trace = lesson.filter.addTraced(key);
+  if (trace.added) lesson.keys.push(key);
+  return trace;
+}
+
+/** The next filler key's trace ("key-1", "key-2", ...). */
+function addFiller() {
+  lesson.filled++;
+  return addKey(`key-${lesson.filled}`);
+}
+
+function result(html) {
+  $('lesson-result').innerHTML = html;
+}
+
+// One chapter: its title, its prose (short paragraphs), its one action, and a question with its answer.
+// `act` runs the action on the real filter and says what happened; `ready` prepares what an action needs
+// when the reader came by another route (the chapter buttons), and says so.
+const chapters = [
+  {
+    title: 'Keep a fingerprint, not the key',
+    prose: [
+      'A cuckoo filter is a table of <strong>buckets</strong> (the figure\'s 8 numbered columns) of 4 <strong>slots</strong>.',
+      'To add a key, the filter hashes it and stores only a few bits of the hash, its <strong>fingerprint</strong> (here 8 bits, two hex digits), in a slot of the key\'s bucket. Not the key.',
+    ],
+    action: 'key',
+    button: 'Add the key',
+    act() {
+      const key = $('lesson-key').value;
+      if (key === '') return result('Type a key first.');
+      const trace = addKey(key);
+      const at = trace.location;
+      const placed = trace.steps.find((step) => step.kind !== 'undo');
+      lesson.marks = { first: at.index, second: -1, slots: placed ? [placed.bucket * SHAPE.slots + placed.slot] : [] };
+      if (!trace.added) return result(`${quote(key)} was not added: ${trace.outcome === 'table_full' ? 'the table is full' : 'its buckets are full of its own fingerprint'}.`);
+      result(`${quote(key)} has fingerprint <strong>${f(at.fingerprint)}</strong>; it went to bucket ${placed.bucket}, slot ${placed.slot}. That one byte is all the filter keeps of ${quote(key)}.`);
+    },
+    question: 'The table now holds the fingerprint of your key. Could you get the key back out of it?',
+    answer: 'No. 8 bits have 256 values, 255 of them usable (0 means "empty"), and countless keys share each one. The filter can only answer about a key you bring to it, which is also why it is so small.',
+  },
+  {
+    title: 'Two buckets for each key',
+    prose: [
+      'Each key has <strong>two</strong> buckets it may live in. The first comes from the hash. The second is computed from the first bucket and the <em>fingerprint</em> alone: <code>i2 = (N − i1 − r) mod N</code>, with N = 8 buckets and r an odd number made from the fingerprint (odd, so that with an even N the two buckets always differ).',
+      'The same formula turns i2 back into i1, so a fingerprint in either bucket can always find the other one, without the key.',
+    ],
+    action: 'button',
+    button: 'Add five more keys',
+    act() {
+      const lines = [];
+      for (const key of MORE_KEYS) {
+        if (lesson.keys.includes(key)) continue;
+        const trace = addKey(key);
+        const at = trace.location;
+        lines.push(`${quote(key)} ${f(at.fingerprint)}: bucket ${at.index} or ${at.alternateIndex}`);
+      }
+      const last = lesson.filter.locate(MORE_KEYS[MORE_KEYS.length - 1]);
+      lesson.marks = { first: last.index, second: last.alternateIndex, slots: [] };
+      result(lines.length === 0
+        ? 'They are in already. The outlined buckets are the two of "kiwi".'
+        : `${lines.join('; ')}. The outlined buckets are the two of "kiwi": ${modSteps(SHAPE.buckets, last.index, last.alternateOffset, last.alternateIndex)}.`);
+    },
+    question: 'Why must the second bucket come from the fingerprint, and not from the key?',
+    answer: 'Because of the next chapter: when a fingerprint has to move out of a full bucket, the filter no longer has its key. All it has is the fingerprint and the bucket it sits in, and from those two it must find where the fingerprint may go.',
+  },
+  {
+    title: 'Kicks, and a full table',
+    prose: [
+      'A new fingerprint goes into a free slot of either bucket. When both are full, it takes a slot anyway and <strong>kicks out</strong> the fingerprint that was there, which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
+      'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. A large table with 4 slots a bucket gets to about 95% full first; a small one like this fills less evenly.',
+    ],
+    action: 'button',
+    button: 'Add keys until one kicks',
+    second: 'Fill the table',
+    act() {
+      for (let i = 0; i < 200; i++) {
+        const trace = addFiller();
+        if (!trace.added) return showFull(trace);
+        const kicks = trace.steps.filter((step) => step.kind === 'kick');
+        if (kicks.length === 0) continue;
+        lesson.marks = { first: trace.location.index, second: trace.location.alternateIndex, slots: trace.steps.map((s) => s.bucket * SHAPE.slots + s.slot) };
+        const walk = trace.steps.map((step) => (step.kind === 'kick' ? `${f(step.fingerprintIn)} into bucket ${step.bucket}, kicking out ${f(step.fingerprintOut)}` : `${f(step.fingerprintIn)} into a free slot of bucket ${step.bucket}`));
+        return result(`"key-${lesson.filled}" found both its buckets (${trace.location.index} and ${trace.location.alternateIndex}) full: ${walk.join('; then ')}. ${plural(kicks.length, 'kick')}; the moved slots are highlighted.`);
+      }
+      return result('No kick in 200 adds.');
+    },
+    actSecond() {
+      for (let i = 0; i < 200; i++) {
+        const trace = addFiller();
+        if (!trace.added) return showFull(trace);
+      }
+      return result('The table took 200 more keys.');
+    },
+    question: 'In a large table, adds start to fail at about 95% full, while 1 slot in 20 is still empty. Why can\'t the new fingerprint use those?',
+    answer: 'A fingerprint may only live in its own two buckets, and each kick moves one fingerprint between its own two. The empty slots are in buckets that no walk of 100 kicks reached from the new key\'s buckets. (This small table may fill every slot before it fails, or fail well before: with 8 buckets, luck decides.)',
+  },
+  {
+    title: 'False positives',
+    prose: [
+      'To look a key up, the filter computes its fingerprint and two buckets and compares the 8 slots there. A key that was added is always found (unless a key never added was deleted: chapter 5).',
+      'A key never added is reported "possibly present" when one of those 8 slots happens to hold the same fingerprint: a <strong>false positive</strong>. With 8-bit fingerprints each slot matches about 1 time in 255.',
+    ],
+    action: 'button',
+    button: `Look up ${PROBES.toLocaleString('en-US')} keys never added`,
+    act() {
+      let note = '';
+      if (lesson.filter.size < 16) {
+        while (lesson.filter.size < 24 && addFiller().added);
+        note = `(First the table was filled to ${lesson.filter.size} keys: there was little to match.) `;
+      }
+      let yes = 0;
+      for (let i = 0; i < PROBES; i++) yes += lesson.filter.has(`absent-${i}`) ? 1 : 0;
+      const load = lesson.filter.loadFactor;
+      const expected = PROBES * expectedFpRate(SHAPE.slots, SHAPE.bits, load);
+      lesson.marks = { first: -1, second: -1, slots: [] };
+      result(`${note}<strong>${yes}</strong> of ${PROBES.toLocaleString('en-US')} said "possibly present". At ${percent(load)} full, about ${Math.round(expected)} were expected: 8 slots × ${percent(load)} × 1/255 = ${percent(expected / PROBES)} of lookups.`);
+    },
+    question: 'How would you make false positives rarer, and what does it cost?',
+    answer: 'Longer fingerprints: each extra bit halves the chance that a slot matches. It costs that bit in every slot, so memory grows by one bit per slot for each halving.',
+  },
+  {
+    title: 'Deleting, which a Bloom filter cannot do',
+    prose: [
+      'To delete a key, the filter removes its fingerprint from one of its two buckets; other keys keep their own slots. (A key added twice has two copies, unlike in a set: a delete removes one.)',
+      'A <strong>Bloom filter</strong> sets a few bits of one shared array for each key, and keys share bits: clearing a key\'s bits would lose other keys. So it cannot delete.',
+    ],
+    action: 'button',
+    // The first key the reader added (only keys that were added may be deleted: the question says why).
+    button: () => `Delete ${quote(lesson.keys[0] ?? FIRST_KEY)}`,
+    act() {
+      let note = '';
+      if (lesson.keys.length === 0) {
+        addKey(FIRST_KEY); // an empty table always has room
+        note = `(${quote(FIRST_KEY)} was added first.) `;
+      }
+      const key = lesson.keys[0];
+      const at = lesson.filter.locate(key);
+      const before = lesson.filter.slots();
+      lesson.filter.delete(key);
+      lesson.keys.shift();
+      $('lesson-act').textContent = `${this.button()}${lesson.keys.length > 0 ? ' (the next key added)' : ''}`;
+      const after = lesson.filter.slots();
+      const freed = before.findIndex((value, i) => value !== after[i]);
+      lesson.marks = { first: at.index, second: at.alternateIndex, slots: freed >= 0 ? [freed] : [] };
+      const still = lesson.filter.has(key);
+      const others = lesson.keys.filter((other) => !lesson.filter.has(other));
+      // The same keys in an optimal Bloom filter at 3%: how many of the deleted key's bits other keys set too.
+      const shape = bloomShape(lesson.keys.length + 1, 0.03);
+      const mine = new Set(bloomBits(at.hash, shape));
+      const shared = new Set();
+      for (const other of lesson.keys) for (const bit of bloomBits(lesson.filter.locate(other).hash, shape)) if (mine.has(bit)) shared.add(bit);
+      const found = others.length === 0 ? `all ${plural(lesson.keys.length, 'other key')} are still found` : `${plural(others.length, 'other key')} NOT found`;
+      result(`${note}Deleted ${quote(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${quote(key)}: <strong>${still ? '"possibly present" (a false positive: another fingerprint matches)' : '"not present"'}</strong>; ${found}. In a Bloom filter of the same keys (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${quote(key)}'s ${mine.size} bits are shared with other keys.`);
+    },
+    question: 'Why must you only delete keys that you added?',
+    answer: 'The filter cannot tell a key from another key with the same fingerprint and bucket. Deleting a key never added may remove that other key\'s fingerprint, and then that key is missed: the one way a cuckoo filter can say "not present" for a key it holds.',
+  },
+  {
+    title: 'Space, against a Bloom filter',
+    prose: [
+      'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of about log2(1/ε) + 3 bits (8 slots are compared), rounded up to whole bits, in a table about 95% full: (log2(1/ε) + 3) / 0.95 bits a key.',
+      'The Bloom filter\'s 1.44 grows faster than the cuckoo filter\'s 1 / 0.95, so the Bloom filter wins at loose rates and the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are this library\'s real sizes.',
+    ],
+    action: 'rate',
+    act() {
+      const exponent = Number($('lesson-rate').value);
+      const rate = 10 ** -exponent;
+      const cuckoo = cuckooSizing(rate, SHAPE.slots).bitsPerItem;
+      const bloom = bloomBitsPerItem(rate);
+      const smaller = cuckoo < bloom ? 'the cuckoo filter is smaller' : cuckoo > bloom ? 'the Bloom filter is smaller' : 'they are equal';
+      const bar = (bits, kind) => `<span class="lesson-bar ${kind}" style="width: ${Math.min(40, (bits / 45) * 40).toFixed(1)}%"></span>`;
+      result(`At a rate of ${Number((rate * 100).toPrecision(2))}%: cuckoo filter <strong>${cuckoo.toFixed(1)}</strong> bits a key ${bar(cuckoo, 'cuckoo')} Bloom filter <strong>${bloom.toFixed(1)}</strong> ${bar(bloom, 'bloom')} ${smaller}.`);
+    },
+    question: 'Below about which rate is the cuckoo filter the smaller one?',
+    answer() {
+      const { first, always } = crossover(SHAPE.slots);
+      const say = (rate) => `${(rate * 100).toPrecision(2)}%`;
+      return `The formula above says below about ${say(formulaCrossover(SHAPE.slots))}: there 1.44 × log2(1/ε) passes (log2(1/ε) + 3) / 0.95. With this library's real sizes (4-slot buckets), the cuckoo filter is smaller at every rate below about ${say(always)}, and already at some rates between that and ${say(first)}: a fingerprint grows in whole bits, so the two sizes cross back and forth there. At 10% the Bloom filter is clearly smaller. The "Where the space goes" chart further down has other bucket sizes.`;
+    },
+  },
+];
+
+function drawFigure() {
+  const slots = lesson.filter.slots();
+  const grid = $('lesson-table');
+  if (grid.childElementCount === 0) {
+    for (let b = 0; b < SHAPE.buckets; b++) {
+      const bucket = document.createElement('div');
+      bucket.className = 'lesson-bucket';
+      bucket.dataset.bucket = String(b);
+      const label = document.createElement('span');
+      label.className = 'lesson-index';
+      label.textContent = String(b);
+      bucket.append(label);
+      for (let s = 0; s < SHAPE.slots; s++) {
+        const slot = document.createElement('span');
+        slot.className = 'lesson-slot';
+        slot.dataset.slot = String(s);
+        bucket.append(slot);
+      }
+      grid.append(bucket);
+    }
+  }
+  for (const bucket of grid.children) {
+    const b = Number(/** @type {HTMLElement} */ (bucket).dataset.bucket);
+    bucket.classList.toggle('first', b === lesson.marks.first);
+    bucket.classList.toggle('second', b === lesson.marks.second);
+    for (const slot of bucket.querySelectorAll('.lesson-slot')) {
+      const i = b * SHAPE.slots + Number(/** @type {HTMLElement} */ (slot).dataset.slot);
+      slot.textContent = slots[i] === 0 ? '' : f(slots[i]).replace(/^0x/, '');
+      slot.classList.toggle('marked', lesson.marks.slots.includes(i));
+    }
+  }
+  const size = lesson.filter.size;
+  $('lesson-caption').textContent = `A real filter, ${SHAPE.buckets} × ${SHAPE.slots} slots: ${plural(size, 'fingerprint')}, ${percent(lesson.filter.loadFactor)} full.`;
+}
+
+function showChapter(index) {
+  lesson.chapter = index;
+  lesson.marks = { first: -1, second: -1, slots: [] };
+  const chapter = chapters[index];
+  $('chapter-number').textContent = `Chapter ${index + 1} of ${chapters.length}`;
+  $('chapter-title').textContent = chapter.title;
+  $('chapter-prose').innerHTML = chapter.prose.map((p) => `<p>${p}</p>`).join('');
+  $('lesson-key-label').hidden = chapter.action !== 'key';
+  $('lesson-rate-label').hidden = chapter.action !== 'rate';
+  $('lesson-act').hidden = chapter.action === 'rate';
+  $('lesson-act').textContent = (typeof chapter.button === 'function' ? chapter.button() : chapter.button) ?? '';
+  $('lesson-act-second').hidden = chapter.second === undefined;
+  $('lesson-act-second').textContent = chapter.second ?? '';
+  $('lesson-question-text').textContent = chapter.question;
+  $('lesson-answer').textContent = typeof chapter.answer === 'function' ? chapter.answer() : chapter.answer;
+  /** @type {HTMLDetailsElement} */ (document.getElementById('lesson-question')).open = false;
+  result('');
+  if (chapter.action === 'rate') chapter.act();
+  $('lesson-back').disabled = index === 0;
+  $('lesson-next').hidden = index === chapters.length - 1;
+  $('lesson-done').hidden = index !== chapters.length - 1;
+  $('lesson-skip').hidden = index === chapters.length - 1;
+  for (const dot of document.querySelectorAll('#lesson-dots button')) {
+    const mine = Number(/** @type {HTMLElement} */ (dot).dataset.chapter) === index;
+    dot.setAttribute('aria-current', mine ? 'step' : 'false');
+  }
+  drawFigure();
+}
+
+export function startLesson() {
+  lesson.filter = filterWithBuckets(SHAPE);
+  const dots = $('lesson-dots');
+  chapters.forEach((chapter, i) => {
+    const dot = document.createElement('button');
+    dot.type = 'button';
+    dot.dataset.chapter = String(i);
+    dot.textContent = String(i + 1);
+    dot.setAttribute('aria-label', `Chapter ${i + 1}: ${chapter.title}`);
+    dot.title = chapter.title;
+    dot.addEventListener('click', () => showChapter(i));
+    dots.append(dot);
+  });
+  const run = (what) => {
+    chapters[lesson.chapter][what]();
+    drawFigure();
+  };
+  $('lesson-act').addEventListener('click', () => run('act'));
+  $('lesson-act-second').addEventListener('click', () => run('actSecond'));
+  $('lesson-key').addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') run('act');
+  });
+  $('lesson-rate').addEventListener('input', () => run('act'));
+  $('lesson-back').addEventListener('click', () => showChapter(Math.max(0, lesson.chapter - 1)));
+  $('lesson-next').addEventListener('click', () => showChapter(Math.min(chapters.length - 1, lesson.chapter + 1)));
+  showChapter(0);
+  return {
+    get filter() { return lesson.filter; },
+    get keys() { return lesson.keys; },
+    get chapter() { return lesson.chapter; },
+    chapters: chapters.length,
+  };
+}
+
+/** What the page's lesson says the full-table load is, for a check against the filter (tests). */
+function showFull(trace) {
+  const size = lesson.filter.size;
+  const slots = SHAPE.buckets * SHAPE.slots;
+  lesson.marks = { first: trace.location.index, second: trace.location.alternateIndex, slots: [] };
+  const where = size === slots ? `every one of the ${slots} slots is taken` : `the table is full at ${size} of ${slots} slots (${percent(size / slots)}), though ${plural(slots - size, 'slot is', 'slots are')} empty`;
+  result(`"key-${lesson.filled}" found no room after ${SHAPE.maxKicks} kicks, and its walk was undone: ${where}. The outlined buckets are its two.`);
+}

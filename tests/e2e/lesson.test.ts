@@ -1,0 +1,226 @@
+// The lesson at the top of the teaching page, in a real Chromium at a desktop and a phone size: it is the
+// first thing on screen, its figure is the real filter's table after every action, each chapter's numbers
+// are the filter's, and the controls stay where they are while the reader goes through it.
+import type { Page } from 'playwright-core';
+import { openPage, screenshot, type Session, startSession, stopSession } from './browser';
+
+let session: Session;
+beforeAll(async () => {
+  session = await startSession();
+});
+afterAll(async () => {
+  await stopSession(session);
+});
+
+const VIEWPORTS = [
+  ['desktop', { width: 1440, height: 900 }],
+  ['phone', { width: 390, height: 844 }],
+] as const;
+
+/** The lesson's figure as drawn, slot by slot (hex text; empty: 0), and the filter's real slots. */
+async function figureAndFilter(page: Page): Promise<{ drawn: number[]; real: number[] }> {
+  return page.evaluate(() => {
+    const drawn: number[] = [];
+    for (const slot of document.querySelectorAll('#lesson-table .lesson-slot')) {
+      const text = (slot.textContent ?? '').trim();
+      drawn.push(text === '' ? 0 : parseInt(text, 16));
+    }
+    return { drawn, real: Array.from((window as any).cuckooLesson.filter.slots() as Uint32Array) };
+  });
+}
+
+async function expectFigureIsFilter(page: Page): Promise<void> {
+  const { drawn, real } = await figureAndFilter(page);
+  expect(drawn).toHaveLength(32);
+  expect(drawn).toEqual(real);
+}
+
+/** Whether an element lies wholly inside the viewport as it is scrolled now. */
+function onScreen(page: Page, selector: string): Promise<boolean> {
+  return page.$eval(selector, (e) => {
+    const r = e.getBoundingClientRect();
+    return r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+  });
+}
+
+/** An element's box in page coordinates (boundingBox() is relative to the scrolled viewport). */
+const box = async (page: Page, selector: string) => {
+  const b = await page.locator(selector).boundingBox();
+  if (b === null) throw new Error(`${selector} is not shown`);
+  const scroll = await page.evaluate(() => ({ x: window.scrollX, y: window.scrollY }));
+  return { x: b.x + scroll.x, y: b.y + scroll.y, width: b.width, height: b.height };
+};
+
+const resultText = async (page: Page) => (await page.textContent('#lesson-result')) ?? '';
+
+describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
+  test('the first screen is the lesson: its figure and a control to go on, no parameter form, a short lead', async () => {
+    const { page, errors } = await openPage(session, '', viewport);
+    expect(await onScreen(page, '#lesson-figure')).toBe(true);
+    expect(await onScreen(page, '#lesson-next')).toBe(true);
+    expect(await onScreen(page, '#lesson-act')).toBe(true);
+    // The workbench's parameter form is below the first screen.
+    const params = await box(page, '#params');
+    expect(params.y).toBeGreaterThan(viewport.height);
+    // The words a reader meets before the figure: the page's title, its links and the lesson's lead.
+    const words = await page.evaluate(() => {
+      const figure = document.getElementById('lesson-figure')!;
+      let count = 0;
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (figure.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_PRECEDING) {
+          const element = node.parentElement!;
+          if (element.closest('[hidden]') || getComputedStyle(element).display === 'none') continue;
+          count += (node.textContent ?? '').split(/\s+/).filter((w) => /\w/.test(w)).length;
+        }
+      }
+      return count;
+    });
+    expect(words).toBeGreaterThan(10);
+    expect(words).toBeLessThanOrEqual(120);
+    await expectFigureIsFilter(page);
+    await screenshot(page, `lesson-${name}-first-screen`);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('six chapters, each action changes the real filter and the figure shows it; the controls never move', async () => {
+    const { page, errors } = await openPage(session, '', viewport);
+    const next = await box(page, '#lesson-next');
+    const figure = await box(page, '#lesson-figure');
+    // Nothing above a chapter's text moves from one chapter to the next (on a phone the last chapter's
+    // link to the workbench once wrapped and pushed the figure down 28 px).
+    const stayed = async () => expect(await box(page, '#lesson-figure')).toEqual(figure);
+    const act = async () => {
+      await page.click('#lesson-act');
+      await expectFigureIsFilter(page);
+    };
+    const lessonFilter = (expression: string) =>
+      page.evaluate((e) => new Function('lesson', `return ${e}`)((window as any).cuckooLesson), expression);
+
+    // 1: a key and its fingerprint.
+    await page.fill('#lesson-key', 'walnut');
+    await act();
+    const at = await lessonFilter(
+      '{ fp: lesson.filter.locate("walnut").fingerprint, i1: lesson.filter.locate("walnut").index, i2: lesson.filter.locate("walnut").alternateIndex }',
+    );
+    expect(await resultText(page)).toContain(`fingerprint 0x${at.fp.toString(16).padStart(2, '0')}`);
+    const marked = await page.$$eval('#lesson-table .lesson-slot.marked', (s) =>
+      s.map((e) => (e.textContent ?? '').trim()),
+    );
+    expect(marked).toEqual([at.fp.toString(16).padStart(2, '0')]);
+    // The answer opens below the controls: nothing above it moves.
+    await page.click('#lesson-question summary');
+    expect(await page.isVisible('#lesson-answer')).toBe(true);
+    expect(await box(page, '#lesson-next')).toEqual(next);
+    await stayed();
+    await screenshot(page, `lesson-${name}-1`);
+
+    // 2: five more keys, each with its two buckets; the second one's formula worked for the last.
+    await page.click('#lesson-next');
+    expect(await page.textContent('#chapter-title')).toBe('Two buckets for each key');
+    expect(await page.isVisible('#lesson-answer')).toBe(false); // a new chapter's answer starts closed
+    await act();
+    const kiwi = await lessonFilter(
+      '{ i1: lesson.filter.locate("kiwi").index, i2: lesson.filter.locate("kiwi").alternateIndex, size: lesson.filter.size }',
+    );
+    expect(kiwi.size).toBe(6);
+    expect(await resultText(page)).toContain(`"kiwi" `);
+    expect(await resultText(page)).toContain(`= ${kiwi.i2}.`);
+    expect(await page.getAttribute(`#lesson-table [data-bucket="${kiwi.i1}"]`, 'class')).toContain('first');
+    expect(await page.getAttribute(`#lesson-table [data-bucket="${kiwi.i2}"]`, 'class')).toContain('second');
+    expect(await box(page, '#lesson-next')).toEqual(next);
+    await stayed();
+    await screenshot(page, `lesson-${name}-2`);
+
+    // 3: keys until one kicks (the figure marks the walk's slots), then until the table is full.
+    await page.click('#lesson-next');
+    await act();
+    expect(await resultText(page)).toMatch(
+      /kicking out 0x[0-9a-f]{2}; then .*\d+ kicks?; the moved slots are highlighted/,
+    );
+    expect(await page.$$eval('#lesson-table .lesson-slot.marked', (s) => s.length)).toBeGreaterThanOrEqual(2);
+    await page.click('#lesson-act-second');
+    await expectFigureIsFilter(page);
+    const full = await lessonFilter('{ size: lesson.filter.size }');
+    expect(await resultText(page)).toContain('found no room after 100 kicks');
+    expect(await page.textContent('#lesson-caption')).toContain(`${full.size} fingerprint`);
+    // A full table refuses the next key too, and is left as it was.
+    const before = await figureAndFilter(page);
+    await page.click('#lesson-act-second');
+    expect(await figureAndFilter(page)).toEqual(before);
+    expect(await box(page, '#lesson-next')).toEqual(next);
+    await stayed();
+    await screenshot(page, `lesson-${name}-3`);
+
+    // 4: a thousand absent keys: the count is the filter's own answers.
+    await page.click('#lesson-next');
+    await act();
+    const falsePositives = await lessonFilter(
+      '(() => { let n = 0; for (let i = 0; i < 1000; i++) n += lesson.filter.has("absent-" + i) ? 1 : 0; return n; })()',
+    );
+    expect(await resultText(page)).toContain(`${falsePositives} of 1,000 said "possibly present"`);
+    expect(falsePositives).toBeGreaterThan(0); // a table this full at 8 bits: about 30 expected
+    await stayed();
+    await screenshot(page, `lesson-${name}-4`);
+
+    // 5: a delete frees the slot; every other key is still found.
+    await page.click('#lesson-next');
+    const sizeBefore = await lessonFilter('lesson.filter.size');
+    await act();
+    expect(await lessonFilter('lesson.filter.size')).toBe(sizeBefore - 1);
+    expect(await page.$$eval('#lesson-table .lesson-slot.marked', (s) => s.map((e) => e.textContent))).toEqual(['']);
+    expect(await resultText(page)).toMatch(/^Deleted "walnut": .*all \d+ other keys are still found/);
+    // The button now names the next key it would delete, and says so.
+    expect(await page.textContent('#lesson-act')).toBe('Delete "pear" (the next key added)');
+    expect(await lessonFilter('lesson.keys.every((k) => lesson.filter.has(k))')).toBe(true);
+    await stayed();
+    await screenshot(page, `lesson-${name}-5`);
+
+    // 6: the slider's numbers are the library's sizes; the last chapter leads on to the workbench.
+    await page.click('#lesson-next');
+    expect(await page.isVisible('#lesson-next')).toBe(false);
+    expect(await page.isVisible('#lesson-done')).toBe(true);
+    await page.fill('#lesson-rate', '4');
+    const sizes = await page.evaluate(() => {
+      const f = new (window as any).cuckooDemo.CuckooFilter({ capacity: 100000, fpRate: 1e-4, bucketSize: 4 });
+      const bits = (f.byteLength * 8) / f.capacity;
+      f.dispose();
+      return bits;
+    });
+    expect(await resultText(page)).toContain(`cuckoo filter ${sizes.toFixed(1)} bits a key`);
+    expect(await resultText(page)).toContain('the cuckoo filter is smaller');
+    await page.fill('#lesson-rate', '1');
+    expect(await resultText(page)).toContain('At a rate of 10%: cuckoo filter'); // it said "1e+1%"
+    expect(await resultText(page)).toContain('the Bloom filter is smaller');
+    // The answer's numbers are the page's own sizing.
+    await page.click('#lesson-question summary');
+    expect(await page.textContent('#lesson-answer')).toMatch(/says below about 0\.3\d%.* below about 0\.\d+%/);
+    await stayed();
+    await screenshot(page, `lesson-${name}-6`);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('by keyboard: Tab reaches Next, Enter turns the chapter, and the focused control stays on screen', async () => {
+    const { page, errors } = await openPage(session, '', viewport);
+    await page.focus('#lesson-back');
+    for (let i = 0; i < 12; i++) {
+      if (await page.evaluate(() => document.activeElement?.id === 'lesson-next')) break;
+      await page.keyboard.press('Tab');
+    }
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('lesson-next');
+    await page.keyboard.press('Enter');
+    expect(await page.textContent('#chapter-title')).toBe('Two buckets for each key');
+    expect(await onScreen(page, '#lesson-next')).toBe(true);
+    expect(await page.getAttribute('#lesson-dots [data-chapter="1"]', 'aria-current')).toBe('step');
+    // A chapter's own button reaches it directly, and its action works from there.
+    await page.click('#lesson-dots [data-chapter="4"]');
+    expect(await page.textContent('#chapter-title')).toBe('Deleting, which a Bloom filter cannot do');
+    await page.click('#lesson-act');
+    expect(await resultText(page)).toContain('("apple" was added first.)');
+    await expectFigureIsFilter(page);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
