@@ -153,7 +153,8 @@ export function drawBloom(filter, keys, focus, lost = new Map(), deleted = new S
     (keys === null
       ? 'The keys of an imported filter are unknown, so this Bloom filter stays empty.'
       : `${plural(members.length, 'key')}: ${plural(set, 'bit')} set, ${plural(shared, 'bit')} set by two keys or more (dark)` +
-        (members.length > 0 ? `; ${sharing} of the ${plural(members.length, 'key')} share at least one bit with another key.` : '.') +
+        (members.length > 1 ? `; ${sharing} of the ${plural(members.length, 'key')} share at least one bit with another key.`
+          : members.length === 1 ? '; with one key, no bit can be shared yet.' : '.') +
         (gone.length > 0 ? ` ${gone.length === 1 ? 'One of them was' : `${gone.length} of them were`} deleted from the cuckoo filter: here ${gone.length === 1 ? 'its' : 'their'} bits stay set (outlined in red).` : ''));
   $('bloom-summary').textContent = summary;
   // A counting Bloom filter is the Bloom filter that can delete: each bit becomes a 4-bit counter.

@@ -57,7 +57,9 @@ const chapters = [
       const placed = trace.steps.find((step) => step.kind !== 'undo');
       lesson.marks = { first: at.index, second: -1, slots: placed ? [placed.bucket * SHAPE.slots + placed.slot] : [] };
       if (!trace.added) return result(`${quote(key)} was not added: ${trace.outcome === 'table_full' ? 'the table is full' : 'its buckets are full of its own fingerprint'}.`);
-      result(`${quote(key)} has fingerprint <strong>${f(at.fingerprint)}</strong>; it went to bucket ${placed.bucket}, slot ${placed.slot}. That one byte is all the filter keeps of ${quote(key)}.`);
+      const copies = lesson.keys.filter((k) => k === key).length;
+      const again = copies > 1 ? ` Added ${copies} times, it has ${copies} copies now: a filter keeps one for each add, unlike a set.` : '';
+      result(`${quote(key)} has fingerprint <strong>${f(at.fingerprint)}</strong>; it went to bucket ${placed.bucket}, slot ${placed.slot}. That one byte is all the filter keeps of ${quote(key)}.${again}`);
     },
     question: 'The table now holds the fingerprint of your key. Could you get the key back out of it?',
     answer: 'No. 8 bits have 256 values, 255 of them usable (0 means "empty"), and countless keys share each one. The filter can only answer about a key you bring to it, which is also why it is so small.',
@@ -65,7 +67,7 @@ const chapters = [
   {
     title: 'Two buckets for each key',
     prose: [
-      'Each key has <strong>two</strong> buckets it may live in. The first comes from the hash. The second is computed from the first bucket and the <em>fingerprint</em> alone: <code>i2 = (N − i1 − r) mod N</code>, with N = 8 buckets and r an odd number made from the fingerprint (odd, so that with an even N the two buckets always differ).',
+      'Each key has <strong>two</strong> buckets it may live in. The first comes from the hash. The second is computed from the first bucket and the <em>fingerprint</em> alone: <code>i2 = (N − i1 − r) mod N</code>, with N = 8 buckets and r an odd number from 1 to N − 1 that the filter computes from the fingerprint by a fixed formula (odd, so that with an even N the two buckets always differ).',
       'The same formula turns i2 back into i1, so a fingerprint in either bucket can always find the other one, without the key.',
     ],
     action: 'button',
@@ -76,7 +78,7 @@ const chapters = [
         if (lesson.keys.includes(key)) continue;
         const trace = addKey(key);
         const at = trace.location;
-        lines.push(`${quote(key)} ${f(at.fingerprint)}: bucket ${at.index} or ${at.alternateIndex}`);
+        lines.push(`${quote(key)} ${f(at.fingerprint)}: bucket ${at.index} or ${at.alternateIndex}${trace.added ? '' : ' (not added: no room, chapter 3)'}`);
       }
       const last = lesson.filter.locate(MORE_KEYS[MORE_KEYS.length - 1]);
       lesson.marks = { first: last.index, second: last.alternateIndex, slots: [] };
@@ -146,7 +148,7 @@ const chapters = [
     title: 'Deleting, which a Bloom filter cannot do',
     prose: [
       'To delete a key, the filter removes its fingerprint from one of its two buckets; other keys keep their own slots. (A key added twice has two copies, unlike in a set: a delete removes one.)',
-      'A <strong>Bloom filter</strong> sets a few bits of one shared array for each key, and keys share bits: clearing a key\'s bits would lose other keys. So it cannot delete.',
+      'A <strong>Bloom filter</strong> sets a few bits of one shared array for each key, and keys share bits: clearing a key\'s bits would lose other keys, and the array does not record which bits are shared. So it cannot delete.',
     ],
     action: 'button',
     // The first key the reader added (only keys that were added may be deleted: the question says why).
@@ -162,19 +164,25 @@ const chapters = [
       const before = lesson.filter.slots();
       lesson.filter.delete(key);
       lesson.keys.shift();
-      $('lesson-act').textContent = `${this.button()}${lesson.keys.length > 0 ? ' (the next key added)' : ''}`;
+      $('lesson-act').textContent = `${this.button()}${lesson.keys.length > 0 ? ' (the oldest key left)' : ''}`;
       const after = lesson.filter.slots();
       const freed = before.findIndex((value, i) => value !== after[i]);
       lesson.marks = { first: at.index, second: at.alternateIndex, slots: freed >= 0 ? [freed] : [] };
       const still = lesson.filter.has(key);
-      const others = lesson.keys.filter((other) => !lesson.filter.has(other));
+      const copiesLeft = lesson.keys.filter((k) => k === key).length;
+      const otherKeys = lesson.keys.filter((k) => k !== key);
+      const others = otherKeys.filter((other) => !lesson.filter.has(other));
       // The same keys in an optimal Bloom filter at 3%: how many of the deleted key's bits other keys set too.
-      const shape = bloomShape(lesson.keys.length + 1, 0.03);
+      const shape = bloomShape(otherKeys.length + 1, 0.03);
       const mine = new Set(bloomBits(at.hash, shape));
       const shared = new Set();
-      for (const other of lesson.keys) for (const bit of bloomBits(lesson.filter.locate(other).hash, shape)) if (mine.has(bit)) shared.add(bit);
-      const found = others.length === 0 ? `all ${plural(lesson.keys.length, 'other key')} are still found` : `${plural(others.length, 'other key')} NOT found`;
-      result(`${note}Deleted ${quote(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${quote(key)}: <strong>${still ? '"possibly present" (a false positive: another fingerprint matches)' : '"not present"'}</strong>; ${found}. In a Bloom filter of the same keys (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${quote(key)}'s ${mine.size} bits are shared with other keys.`);
+      for (const other of otherKeys) for (const bit of bloomBits(lesson.filter.locate(other).hash, shape)) if (mine.has(bit)) shared.add(bit);
+      const found =
+        otherKeys.length === 0 ? 'no other key is in the table' : others.length > 0 ? `${plural(others.length, 'other key')} NOT found`
+          : otherKeys.length === 1 ? 'the other key is still found' : `all ${plural(otherKeys.length, 'other key')} are still found`;
+      const answer = copiesLeft > 0 ? `"possibly present": it was added ${copiesLeft + 1} times, and ${copiesLeft === 1 ? 'one copy remains' : `${copiesLeft} copies remain`}`
+        : still ? '"possibly present" (a false positive: another key\'s fingerprint matches)' : '"not present"';
+      result(`${note}Deleted ${quote(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${quote(key)}: <strong>${answer}</strong>; ${found}. In a Bloom filter of the same keys (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${quote(key)}'s ${mine.size} bits are shared with other keys.`);
     },
     question: 'Why must you only delete keys that you added?',
     answer: 'The filter cannot tell a key from another key with the same fingerprint and bucket. Deleting a key never added may remove that other key\'s fingerprint, and then that key is missed: the one way a cuckoo filter can say "not present" for a key it holds.',
@@ -183,7 +191,7 @@ const chapters = [
     title: 'Space, against a Bloom filter',
     prose: [
       'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of about log2(1/ε) + 3 bits (8 slots are compared), rounded up to whole bits, in a table about 95% full: (log2(1/ε) + 3) / 0.95 bits a key.',
-      'The Bloom filter\'s 1.44 grows faster than the cuckoo filter\'s 1 / 0.95, so the Bloom filter wins at loose rates and the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are this library\'s real sizes.',
+      'Each halving of ε costs a Bloom filter 1.44 more bits a key, and a cuckoo filter only 1 / 0.95 ≈ 1.05 more, but the cuckoo filter starts 3 bits behind: the Bloom filter wins at loose rates, the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are this library\'s real sizes.',
     ],
     action: 'rate',
     act() {
@@ -199,7 +207,7 @@ const chapters = [
     answer() {
       const { first, always } = crossover(SHAPE.slots);
       const say = (rate) => `${(rate * 100).toPrecision(2)}%`;
-      return `The formula above says below about ${say(formulaCrossover(SHAPE.slots))}: there 1.44 × log2(1/ε) passes (log2(1/ε) + 3) / 0.95. With this library's real sizes (4-slot buckets), the cuckoo filter is smaller at every rate below about ${say(always)}, and already at some rates between that and ${say(first)}: a fingerprint grows in whole bits, so the two sizes cross back and forth there. At 10% the Bloom filter is clearly smaller. The "Where the space goes" chart further down has other bucket sizes.`;
+      return `Below about ${say(always)}, with this library's real sizes: from there down the cuckoo filter is always the smaller. (The formula says ${say(formulaCrossover(SHAPE.slots))}; real fingerprints have whole bits, so between ${say(always)} and ${say(first)} the two take turns, which the slider shows.) At 1% and above the Bloom filter is smaller.`;
     },
   },
 ];
@@ -259,6 +267,7 @@ function showChapter(index) {
   if (chapter.action === 'rate') chapter.act();
   $('lesson-back').disabled = index === 0;
   $('lesson-next').hidden = index === chapters.length - 1;
+  $('lesson-next-bottom').hidden = index === chapters.length - 1;
   $('lesson-done').hidden = index !== chapters.length - 1;
   $('lesson-skip').hidden = index === chapters.length - 1;
   for (const dot of document.querySelectorAll('#lesson-dots button')) {
@@ -292,7 +301,22 @@ export function startLesson() {
   });
   $('lesson-rate').addEventListener('input', () => run('act'));
   $('lesson-back').addEventListener('click', () => showChapter(Math.max(0, lesson.chapter - 1)));
-  $('lesson-next').addEventListener('click', () => showChapter(Math.min(chapters.length - 1, lesson.chapter + 1)));
+  const next = () => showChapter(Math.min(chapters.length - 1, lesson.chapter + 1));
+  $('lesson-next').addEventListener('click', next);
+  // At the end of a chapter too: on a phone its answer ends a screen below the controls at the top.
+  $('lesson-next-bottom').addEventListener('click', () => {
+    next();
+    $('lesson').scrollIntoView({ block: 'start' });
+    $('lesson-next').focus({ preventScroll: true });
+  });
+  // Every chapter's prose laid invisibly under the current one's: its action starts at the same place in each.
+  $('chapter-reserve').replaceChildren(
+    ...chapters.map((chapter) => {
+      const item = document.createElement('div');
+      item.innerHTML = chapter.prose.map((p) => `<p>${p}</p>`).join('');
+      return item;
+    }),
+  );
   showChapter(0);
   return {
     get filter() { return lesson.filter; },

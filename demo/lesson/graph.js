@@ -124,8 +124,11 @@ export function drawGraph(filter, frame) {
     const ends = new Set([root(key[0]), root(key[1])]);
     const buckets = [...ends].reduce((s, r) => s + size.get(r), 0);
     const held = [...ends].reduce((s, r) => s + (count.get(r) ?? 0), 0);
-    said.push(`The key's edge (dashed) joins buckets ${key[0]} and ${key[1]}, in a group of ${plural(buckets, 'bucket')} ` +
-      `with ${buckets * b} slots, which holds ${plural(held, 'fingerprint')}` +
+    // Two groups until the key's own edge joins them: said as two, which the new edge makes one.
+    const where = ends.size === 1
+      ? `in a group of ${plural(buckets, 'bucket')} with ${buckets * b} slots, which holds`
+      : `which are in two groups of ${size.get(root(key[0]))} and ${size.get(root(key[1]))} buckets; the edge makes them one, of ${buckets} buckets with ${buckets * b} slots, which hold`;
+    said.push(`The key's edge (dashed) joins buckets ${key[0]} and ${key[1]}, ${where} ${plural(held, 'fingerprint')}` +
       (held >= buckets * b
         ? ': it is full, so no walk can make room for one more.'
         : frame.reach

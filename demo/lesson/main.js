@@ -50,21 +50,55 @@ function showFrame(frame) {
   drawTable(state.params, frame, focus);
   drawGraph(state.filter, frame);
   showCode(frame.listing, frame.line);
+  if (player.frames !== reservedFor) reserveStepTexts();
   $('narration').textContent = frame.text;
   showAnswer();
   if (player.atEnd !== state.listedAtEnd) refreshKeys();
   const hand = $('hand');
+  const handText = handTextOf(frame);
+  hand.hidden = handText === '';
+  if (hand.textContent !== handText) hand.textContent = handText;
+  $('step-texts').hidden = frame.text === '' && handText === '' && $('step-reserve').childElementCount === 0;
+  updateStats(frame.slots);
+}
+
+/** The line over the narration while a fingerprint is in hand (or was just dropped), else ''. */
+function handTextOf(frame) {
   const f = (value) => hex(value, state.params.bits);
-  const handText = frame.hand
+  return frame.hand
     ? frame.hand.from === frame.hand.to
       ? `In hand: ${f(frame.hand.fingerprint)}`
       : `In hand: ${f(frame.hand.fingerprint)}, from bucket ${frame.hand.from} to its other bucket, ${frame.hand.to}`
     : frame.dropped !== undefined
       ? `In hand: nothing. ${f(frame.dropped)}, the new key's fingerprint, was dropped.`
       : '';
-  hand.hidden = handText === '';
-  if (hand.textContent !== handText) hand.textContent = handText;
-  updateStats(frame.slots);
+}
+
+// The hand line and the narration of every step of the replay on screen, laid invisibly in the cell that
+// shows the current step's, so that the cell is as tall as its longest step: what follows it (the code,
+// and on a phone the tour) keeps its place from the first step to the last.
+let reservedFor;
+function reserveStepTexts() {
+  reservedFor = player.frames;
+  const reserve = $('step-reserve');
+  const seen = new Set();
+  const items = [];
+  for (const frame of player.frames ?? []) {
+    const id = `${handTextOf(frame)}\n${frame.text}`;
+    if (seen.has(id) || id === '\n') continue;
+    seen.add(id);
+    const item = document.createElement('div');
+    const hand = document.createElement('p');
+    hand.className = 'hand';
+    hand.textContent = handTextOf(frame);
+    hand.hidden = hand.textContent === '';
+    const text = document.createElement('p');
+    text.className = 'narration';
+    text.textContent = frame.text;
+    item.append(hand, text);
+    items.push(item);
+  }
+  reserve.replaceChildren(...items);
 }
 
 // The numbers describe the table as drawn, so they change with the replay, not before it.

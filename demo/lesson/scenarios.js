@@ -41,7 +41,7 @@ export const scenarios = [
     },
   },
   {
-    title: 'A full table: the walk fails and is undone',
+    title: 'An insert that finds no room: the walk fails and is undone',
     text: 'A small table filled until an insert fails, with at most 12 kicks. A free slot is still visible, yet the walk never gets there: it goes round a cycle among the shaded buckets, the only ones it can reach. Then it puts every fingerprint back where it was.',
     question: 'What would go wrong if a failed insert were not undone?',
     answer: 'The walk ends with a fingerprint in hand and no slot for it. Dropping it would lose a key that was added earlier: that key would then be reported "definitely not present", a false negative. Undoing the walk restores every moved fingerprint, so a failed insert changes nothing and only the new key is refused.',
@@ -118,25 +118,65 @@ function buildTour(lesson) {
     const scenario = scenarios[i];
     scenario.run(lesson);
     $('tour').hidden = false;
-    $('tour-stop').textContent = `Scenario ${i + 1} of ${scenarios.length}: ${scenario.title}.`;
-    $('tour-question').textContent = `Question: ${scenario.question} Step through the replay, then open the answer.`;
+    $('workbench').classList.add('touring');
+    $('tour-stop').textContent = stopTitle(i);
+    $('tour-question').textContent = stopQuestion(i);
     /** @type {HTMLDetailsElement} */ (document.getElementById('tour-answer')).open = false;
     $('tour-answer-text').textContent = scenario.answer;
     $('tour-next').hidden = i + 1 === scenarios.length;
     $('tour-end').textContent = i + 1 === scenarios.length ? 'End the tour (that was the last scenario)' : 'End the tour';
     lesson.bringIntoView();
-    // On a narrow screen the tour comes after the player and the narration (so that a step's sentence is
-    // right under ▶): scrolled just enough to show the question too, never past the answer line.
-    const tour = $('tour').getBoundingClientRect();
-    if (tour.bottom > window.innerHeight) {
+    // Scrolled just enough to show the question, ▶ and its sentence too, never past the answer line.
+    // The tour, and the step button and the step's sentence under it (on a narrow screen the tour comes
+    // before the player).
+    const bottom = Math.max(...['tour', 'step', 'step-texts'].map((id) => $(id).getBoundingClientRect().bottom));
+    if (bottom > window.innerHeight) {
       const answerTop = document.querySelector('.answer-box').getBoundingClientRect().top;
-      window.scrollBy(0, Math.max(0, Math.min(tour.bottom - window.innerHeight + 8, answerTop - 4)));
+      window.scrollBy(0, Math.max(0, Math.min(bottom - window.innerHeight + 8, answerTop - 4)));
     }
+    // The keyboard goes on where the tour asks the reader to act: the step button, on screen. (Focus stayed
+    // on "Take the tour", scrolled far out of view.)
+    $('step').focus({ preventScroll: true });
   };
-  $('tour-start').addEventListener('click', () => show(0));
+  const stopTitle = (i) => `Scenario ${i + 1} of ${scenarios.length}: ${scenarios[i].title}.`;
+  const stopQuestion = (i) => `Question: ${scenarios[i].question} Step through the replay, then open the answer.`;
+  $('tour-reserve').replaceChildren(
+    ...scenarios.map((_, i) => {
+      const item = document.createElement('div');
+      const title = document.createElement('p');
+      title.className = 'tour-stop';
+      title.textContent = stopTitle(i);
+      const question = document.createElement('p');
+      question.className = 'question';
+      question.textContent = stopQuestion(i);
+      item.append(title, question);
+      return item;
+    }),
+  );
+  // Each scenario's table and answer line measured once, before the first stop: the tallest of each is kept
+  // while the tour runs (on one column, what comes after them is the tour itself).
+  const measure = () => {
+    const bench = $('workbench');
+    bench.classList.remove('touring');
+    let table = 0;
+    let answer = 0;
+    for (const scenario of scenarios) {
+      scenario.run(lesson);
+      const box = $('table-box');
+      table = Math.max(table, box.scrollHeight + box.offsetHeight - box.clientHeight);
+      answer = Math.max(answer, document.querySelector('.answer-box').getBoundingClientRect().height);
+    }
+    bench.style.setProperty('--tour-table-h', `${Math.ceil(table)}px`);
+    bench.style.setProperty('--tour-answer-h', `${Math.ceil(answer)}px`);
+  };
+  $('tour-start').addEventListener('click', () => {
+    measure();
+    show(0);
+  });
   $('tour-next').addEventListener('click', () => show(stop + 1));
   $('tour-end').addEventListener('click', () => {
     $('tour').hidden = true;
+    $('workbench').classList.remove('touring');
     $('tour-start').focus();
   });
 }

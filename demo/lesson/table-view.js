@@ -6,7 +6,7 @@ const GAP = 10;
 const ROW_GAP = 24; // between rows: room for the fingerprint in hand above the bucket it goes to
 const LABEL_H = 16;
 const TOP = 40; // room above the first row for the kick arrow and the fingerprint in hand
-const CODE_H = 13; // a semi-sorted bucket's code, under its slots
+const CODE_H = 16; // a semi-sorted bucket's code, under its slots (12 px text)
 // The middle of the gap above a row's boxes: where the kick arrow runs and the fingerprint in hand waits.
 const above = (y) => y - (ROW_GAP + 4) / 2;
 
@@ -102,7 +102,7 @@ function build(svg, params, g) {
       drawn.slots.push(slot);
     }
     if (params.semiSorted) {
-      drawn.codes.push(svgElement('text', { class: 'bucket-code', x: g.slotW / 2, y: LABEL_H + params.slots * g.slotH + 8 }, '', group));
+      drawn.codes.push(svgElement('text', { class: 'bucket-code', x: g.slotW / 2, y: LABEL_H + params.slots * g.slotH + 10 }, '', group));
     }
   }
   // Drawn last, so that the arrow and the fingerprint in hand are on top of the buckets.

@@ -31,7 +31,7 @@ afterAll(async () => {
   server?.kill();
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(
-    `[browser] ${version}: ${passed} of 3 page checks passed (teaching page; dedup page: paste and CSV; remembered lines)\n`,
+    `[browser] ${version}: ${passed} of 4 page checks passed (teaching page; its lesson; dedup page: paste and CSV; remembered lines)\n`,
   );
 });
 
@@ -85,6 +85,32 @@ test('the teaching page: an insert replayed to the end draws the real filter; lo
     await page.click('[data-testid=step]');
   expect(await text(page, '[data-testid=item-count]')).toBe('4');
   expect(await page.evaluate(() => (window as any).cuckooDemo.filter.size)).toBe(4);
+  expect(errors).toEqual([]);
+  await page.close();
+  passed++;
+});
+
+test("the lesson: each chapter's action changes the real filter, and its figure is the filter's slots", async () => {
+  const { page, errors } = await open('', 390, 844);
+  const figureIsFilter = async () => {
+    const { drawn, real } = await page.evaluate(() => ({
+      drawn: Array.from(document.querySelectorAll('#lesson-table .lesson-slot'), (s) =>
+        (s.textContent ?? '').trim() === '' ? 0 : parseInt((s.textContent ?? '').trim(), 16),
+      ),
+      real: Array.from((window as any).cuckooLesson.filter.slots() as Uint32Array),
+    }));
+    expect(drawn).toHaveLength(32);
+    expect(drawn).toEqual(real);
+  };
+  for (let chapter = 0; chapter < 5; chapter++) {
+    if (chapter > 0) await page.click('#lesson-next');
+    await page.click('#lesson-act');
+    await figureIsFilter();
+    expect((await text(page, '#lesson-result')).length).toBeGreaterThan(20);
+  }
+  await page.click('#lesson-next');
+  expect(await text(page, '#chapter-title')).toBe('Space, against a Bloom filter');
+  expect(await text(page, '#lesson-result')).toMatch(/cuckoo filter [\d.]+ bits a key/);
   expect(errors).toEqual([]);
   await page.close();
   passed++;
