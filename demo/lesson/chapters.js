@@ -92,8 +92,8 @@ const chapters = [
   {
     title: 'Kicks, and a full table',
     prose: [
-      'A new fingerprint goes into a free slot of either bucket. When both are full, it takes a slot anyway and <strong>kicks out</strong> the fingerprint that was there, which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
-      'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. A large table with 4 slots a bucket gets to about 95% full first; a small one like this fills less evenly.',
+      'A new fingerprint goes into a free slot of either bucket. When both are full, it takes a slot anyway and <strong>kicks out</strong> a fingerprint that was there (one whose other bucket has room, if any), which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
+      'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. This small table fills every slot first; a large one with 4 slots a bucket fails at about 95% full. (An add also fails when both its buckets hold only its own fingerprint: the same key added 8 times.)',
     ],
     action: 'button',
     button: 'Add keys until one kicks',
@@ -118,7 +118,7 @@ const chapters = [
       return result('The table took 200 more keys.');
     },
     question: 'In a large table, adds start to fail at about 95% full, while 1 slot in 20 is still empty. Why can\'t the new fingerprint use those?',
-    answer: 'A fingerprint may only live in its own two buckets, and each kick moves one fingerprint between its own two. The empty slots are in buckets that no walk of 100 kicks reached from the new key\'s buckets. (This small table may fill every slot before it fails, or fail well before: with 8 buckets, luck decides.)',
+    answer: 'A fingerprint may only live in its own two buckets, and each kick moves one fingerprint between its own two. In a large table the last empty slots are in buckets that no walk of 100 kicks reaches from the new key\'s buckets. In 8 buckets every walk soon reaches every bucket, which is why this one fills completely.',
   },
   {
     title: 'False positives',
@@ -139,7 +139,7 @@ const chapters = [
       const load = lesson.filter.loadFactor;
       const expected = PROBES * expectedFpRate(SHAPE.slots, SHAPE.bits, load);
       lesson.marks = { first: -1, second: -1, slots: [] };
-      result(`${note}<strong>${yes}</strong> of ${PROBES.toLocaleString('en-US')} said "possibly present". At ${percent(load)} full, about ${Math.round(expected)} were expected: 8 slots × ${percent(load)} × 1/255 = ${percent(expected / PROBES)} of lookups.`);
+      result(`${note}<strong>${yes}</strong> of ${PROBES.toLocaleString('en-US')} said "possibly present". At ${percent(load)} full, about ${Math.round(expected)} were expected: 8 slots × ${percent(load)} × 1/255 = ${percent(expected / PROBES)} of lookups (a count of chance matches like this one varies by about ±${Math.round(2 * Math.sqrt(expected))} either way).`);
     },
     question: 'How would you make false positives rarer, and what does it cost?',
     answer: 'Longer fingerprints: each extra bit halves the chance that a slot matches. It costs that bit in every slot, so memory grows by one bit per slot for each halving.',
@@ -185,13 +185,13 @@ const chapters = [
       result(`${note}Deleted ${quote(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${quote(key)}: <strong>${answer}</strong>; ${found}. In a Bloom filter of the same keys (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${quote(key)}'s ${mine.size} bits are shared with other keys.`);
     },
     question: 'Why must you only delete keys that you added?',
-    answer: 'The filter cannot tell a key from another key with the same fingerprint and bucket. Deleting a key never added may remove that other key\'s fingerprint, and then that key is missed: the one way a cuckoo filter can say "not present" for a key it holds.',
+    answer: 'The filter cannot tell a key from another key with the same fingerprint and buckets. Deleting a key never added may remove that other key\'s fingerprint, and then that key is missed: the one way a cuckoo filter can say "not present" for a key it holds. Deleting a key you did add is always safe: if another key shares its fingerprint and buckets, their copies are interchangeable, and whichever copy goes, the other key keeps one.',
   },
   {
     title: 'Space, against a Bloom filter',
     prose: [
       'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of about log2(1/ε) + 3 bits (8 slots are compared), rounded up to whole bits, in a table about 95% full: (log2(1/ε) + 3) / 0.95 bits a key.',
-      'Each halving of ε costs a Bloom filter 1.44 more bits a key, and a cuckoo filter only 1 / 0.95 ≈ 1.05 more, but the cuckoo filter starts 3 bits behind: the Bloom filter wins at loose rates, the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are this library\'s real sizes.',
+      'Each halving of ε costs a Bloom filter 1.44 more bits a key, and a cuckoo filter only 1 / 0.95 ≈ 1.05 more, but the cuckoo filter starts about 3 bits behind: the Bloom filter wins at loose rates, the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are this library\'s real sizes.',
     ],
     action: 'rate',
     act() {
@@ -309,14 +309,6 @@ export function startLesson() {
     $('lesson').scrollIntoView({ block: 'start' });
     $('lesson-next').focus({ preventScroll: true });
   });
-  // Every chapter's prose laid invisibly under the current one's: its action starts at the same place in each.
-  $('chapter-reserve').replaceChildren(
-    ...chapters.map((chapter) => {
-      const item = document.createElement('div');
-      item.innerHTML = chapter.prose.map((p) => `<p>${p}</p>`).join('');
-      return item;
-    }),
-  );
   showChapter(0);
   return {
     get filter() { return lesson.filter; },

@@ -144,6 +144,12 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     await expectFigureIsFilter(page);
     const full = await lessonFilter('{ size: lesson.filter.size }');
     expect(await resultText(page)).toContain('found no room after 100 kicks');
+    // What the reader sees agrees with what the chapter says: this table fills every slot (a newcomer read
+    // "the empty slots are in buckets no walk reached" beside a table with none), and the other way an add
+    // fails, the duplicate limit, is named.
+    if (full.size === 32) expect(await resultText(page)).toContain('every one of the 32 slots is taken');
+    expect(await page.textContent('#chapter-prose')).toContain('This small table fills every slot first');
+    expect(await page.textContent('#chapter-prose')).toContain('the same key added 8 times');
     expect(await page.textContent('#lesson-caption')).toContain(`${full.size} fingerprint`);
     // A full table refuses the next key too, and is left as it was.
     const before = await figureAndFilter(page);
@@ -171,6 +177,8 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     expect(await lessonFilter('lesson.filter.size')).toBe(sizeBefore - 1);
     expect(await page.$$eval('#lesson-table .lesson-slot.marked', (s) => s.map((e) => e.textContent))).toEqual(['']);
     expect(await resultText(page)).toMatch(/^Deleted "walnut": .*all \d+ other keys are still found/);
+    // Deleting a key that was added is safe even beside a twin: said, for the newcomer who feared it.
+    expect(await page.textContent('#lesson-answer')).toContain('Deleting a key you did add is always safe');
     // The button now names the next key it would delete, and says so.
     expect(await page.textContent('#lesson-act')).toBe('Delete "pear" (the oldest key left)');
     expect(await lessonFilter('lesson.keys.every((k) => lesson.filter.has(k))')).toBe(true);
