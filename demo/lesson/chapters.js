@@ -33,8 +33,11 @@ function addFiller() {
   return addKey(`key-${lesson.filled}`);
 }
 
+// Before the chapter's action, its result line says where the result will come (a blank box looked like a gap).
 function result(html) {
-  $('lesson-result').innerHTML = html;
+  const box = $('lesson-result');
+  box.innerHTML = html === '' ? '<span class="hint">What the filter does will show here.</span>' : html;
+  if (html !== '') box.scrollIntoView({ block: 'nearest' });
 }
 
 // One chapter: its title, its prose (short paragraphs), its one action, and a question with its answer.
@@ -45,7 +48,7 @@ const chapters = [
     title: 'Keep a fingerprint, not the key',
     prose: [
       'A cuckoo filter is a table of <strong>buckets</strong> (the figure\'s 8 numbered columns) of 4 <strong>slots</strong>.',
-      'To add a key, the filter hashes it and stores only a few bits of the hash, its <strong>fingerprint</strong> (here 8 bits, two hex digits), in a slot of the key\'s bucket. Not the key.',
+      'To add a key, the filter hashes it and stores only a few bits of the hash, its <strong>fingerprint</strong> (here 8 bits, two hex digits), in a slot of a bucket the hash picks. Not the key.',
     ],
     action: 'key',
     button: 'Add the key',
@@ -92,7 +95,7 @@ const chapters = [
   {
     title: 'Kicks, and a full table',
     prose: [
-      'A new fingerprint goes into a free slot of either bucket. When both are full, it takes a slot anyway and <strong>kicks out</strong> a fingerprint that was there (one whose other bucket has room, if any), which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
+      'A new fingerprint goes into a free slot of either bucket. When both are full, it takes a slot in one of them anyway and <strong>kicks out</strong> a fingerprint that was there (one whose other bucket has room, if any), which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
       'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. This small table fills every slot first; a large one with 4 slots a bucket fails at about 95% full. (An add also fails when both its buckets hold only its own fingerprint: the same key added 8 times.)',
     ],
     action: 'button',
@@ -118,7 +121,7 @@ const chapters = [
       return result('The table took 200 more keys.');
     },
     question: 'In a large table, adds start to fail at about 95% full, while 1 slot in 20 is still empty. Why can\'t the new fingerprint use those?',
-    answer: 'A fingerprint may only live in its own two buckets, and each kick moves one fingerprint between its own two. In a large table the last empty slots are in buckets that no walk of 100 kicks reaches from the new key\'s buckets. In 8 buckets every walk soon reaches every bucket, which is why this one fills completely.',
+    answer: 'A fingerprint may only live in its own two buckets, and each kick moves one fingerprint between its own two. In a large table the last empty slots are in buckets that a walk from the new key\'s buckets does not reach within 100 kicks; allowing more kicks helps a little, but near full each added kick buys less, so the filter stops and reports full. In 8 buckets every walk soon reaches every bucket, which is why this one fills completely.',
   },
   {
     title: 'False positives',
@@ -148,7 +151,7 @@ const chapters = [
     title: 'Deleting, which a Bloom filter cannot do',
     prose: [
       'To delete a key, the filter removes its fingerprint from one of its two buckets; other keys keep their own slots. (A key added twice has two copies, unlike in a set: a delete removes one.)',
-      'A <strong>Bloom filter</strong> sets a few bits of one shared array for each key, and keys share bits: clearing a key\'s bits would lose other keys, and the array does not record which bits are shared. So it cannot delete.',
+      'A <strong>Bloom filter</strong> sets a few bits of one shared array for each key, and keys share bits: clearing a key\'s bits would lose other keys, and the array does not record which bits are shared. So it cannot delete. (A counting Bloom filter can, with a 4-bit counter in place of each bit: about 4 times the space.)',
     ],
     action: 'button',
     // The first key the reader added (only keys that were added may be deleted: the question says why).
@@ -190,8 +193,8 @@ const chapters = [
   {
     title: 'Space, against a Bloom filter',
     prose: [
-      'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of about log2(1/ε) + 3 bits (8 slots are compared), rounded up to whole bits, in a table about 95% full: (log2(1/ε) + 3) / 0.95 bits a key.',
-      'Each halving of ε costs a Bloom filter 1.44 more bits a key, and a cuckoo filter only 1 / 0.95 ≈ 1.05 more, but the cuckoo filter starts about 3 bits behind: the Bloom filter wins at loose rates, the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are this library\'s real sizes.',
+      'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of about log2(1/ε) + log2(8) = log2(1/ε) + 3 bits (a lookup compares 8 slots: chapter 4), rounded up to whole bits, in a table about 95% full: (log2(1/ε) + 3) / 0.95 bits a key.',
+      'Each halving of ε costs a Bloom filter 1.44 more bits a key, and a cuckoo filter only 1 / 0.95 ≈ 1.05 more, but the cuckoo filter starts about 3 bits behind: the Bloom filter wins at loose rates, the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are measured from a filter this library builds for that rate.',
     ],
     action: 'rate',
     act() {
@@ -199,7 +202,9 @@ const chapters = [
       const rate = 10 ** -exponent;
       const cuckoo = cuckooSizing(rate, SHAPE.slots).bitsPerItem;
       const bloom = bloomBitsPerItem(rate);
-      const smaller = cuckoo < bloom ? 'the cuckoo filter is smaller' : cuckoo > bloom ? 'the Bloom filter is smaller' : 'they are equal';
+      // Compared as shown (one decimal): "13.7 ... 13.7: the Bloom filter is smaller" read as a bug.
+      const [c, b] = [Number(cuckoo.toFixed(1)), Number(bloom.toFixed(1))];
+      const smaller = c < b ? 'the cuckoo filter is smaller' : c > b ? 'the Bloom filter is smaller' : 'about the same';
       const bar = (bits, kind) => `<span class="lesson-bar ${kind}" style="width: ${Math.min(40, (bits / 45) * 40).toFixed(1)}%"></span>`;
       result(`At a rate of ${Number((rate * 100).toPrecision(2))}%: cuckoo filter <strong>${cuckoo.toFixed(1)}</strong> bits a key ${bar(cuckoo, 'cuckoo')} Bloom filter <strong>${bloom.toFixed(1)}</strong> ${bar(bloom, 'bloom')} ${smaller}.`);
     },
@@ -207,7 +212,7 @@ const chapters = [
     answer() {
       const { first, always } = crossover(SHAPE.slots);
       const say = (rate) => `${(rate * 100).toPrecision(2)}%`;
-      return `Below about ${say(always)}, with this library's real sizes: from there down the cuckoo filter is always the smaller. (The formula says ${say(formulaCrossover(SHAPE.slots))}; real fingerprints have whole bits, so between ${say(always)} and ${say(first)} the two take turns, which the slider shows.) At 1% and above the Bloom filter is smaller.`;
+      return `Below about ${say(always)} with this library's sizes, and above ${say(first)} the Bloom filter is smaller; in between the two take turns, because fingerprints have whole bits (the slider shows it). The formula, without whole bits, puts the crossing at ${say(formulaCrossover(SHAPE.slots))}.`;
     },
   },
 ];
@@ -300,6 +305,11 @@ export function startLesson() {
     if (event.key === 'Enter') run('act');
   });
   $('lesson-rate').addEventListener('input', () => run('act'));
+  // An opened answer is brought on screen (on a phone it opened below the fold).
+  $('lesson-question').addEventListener('toggle', () => {
+    if (/** @type {HTMLDetailsElement} */ (document.getElementById('lesson-question')).open)
+      $('lesson-answer').scrollIntoView({ block: 'nearest' });
+  });
   $('lesson-back').addEventListener('click', () => showChapter(Math.max(0, lesson.chapter - 1)));
   const next = () => showChapter(Math.min(chapters.length - 1, lesson.chapter + 1));
   $('lesson-next').addEventListener('click', next);

@@ -143,6 +143,10 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     await page.click('#lesson-act-second');
     await expectFigureIsFilter(page);
     const full = await lessonFilter('{ size: lesson.filter.size }');
+    // An opened answer comes on screen (on a phone it opened below the fold).
+    await page.click('#lesson-question summary');
+    expect(await onScreen(page, '#lesson-answer')).toBe(true);
+    await page.click('#lesson-question summary');
     expect(await resultText(page)).toContain('found no room after 100 kicks');
     // What the reader sees agrees with what the chapter says: this table fills every slot (a newcomer read
     // "the empty slots are in buckets no walk reached" beside a table with none), and the other way an add
@@ -198,13 +202,22 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     });
     expect(await resultText(page)).toContain(`cuckoo filter ${sizes.toFixed(1)} bits a key`);
     expect(await resultText(page)).toContain('the cuckoo filter is smaller');
+    // Every position of the slider: the verdict agrees with the numbers as shown ("13.7 ... 13.7: the
+    // Bloom filter is smaller" at 0.14%).
+    for (let x = 1; x <= 6.001; x += 0.05) {
+      await page.fill('#lesson-rate', x.toFixed(2));
+      const said = await resultText(page);
+      const [c, b] = [...said.matchAll(/filter ([\d.]+)/g)].map((m) => Number(m[1]));
+      const verdict = c < b ? 'the cuckoo filter is smaller' : c > b ? 'the Bloom filter is smaller' : 'about the same';
+      expect({ x: x.toFixed(2), said: said.includes(verdict) }).toEqual({ x: x.toFixed(2), said: true });
+    }
     await page.fill('#lesson-rate', '1');
     expect(await resultText(page)).toContain('At a rate of 10%: cuckoo filter'); // it said "1e+1%"
     expect(await resultText(page)).toContain('the Bloom filter is smaller');
     // The answer's numbers are the page's own sizing.
     await page.click('#lesson-question summary');
     expect(await page.textContent('#lesson-answer')).toMatch(
-      /^Below about 0\.\d+%, with this library's real sizes.*The formula says 0\.3\d%/,
+      /^Below about 0\.\d+% with this library's sizes, and above 0\.\d+% the Bloom filter is smaller;.*puts the crossing at 0\.3\d%\.$/,
     );
     // The link on to the workbench stays inside the lesson's card (on a phone it stuck out by 18 px).
     const card = await box(page, '#lesson');
