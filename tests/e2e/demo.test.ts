@@ -2408,60 +2408,74 @@ test.each(VIEWPORTS)(
   },
 );
 
-test('the experiment: at 4 bits the summary says why theory runs above the measurement, and runs far apart share a log axis', async () => {
-  const { page, errors } = await openPage(session, '', DESKTOP);
-  const run = async (slots: number, bits: number) =>
-    page.evaluate(
-      async ([s, b]) => {
-        const r = await (window as any).cuckooDemo.experiment.run({ slots: s, bits: b });
-        (window as any).cuckooDemo.experiment.draw();
-        return r.points as { load: number; measured: number; low: number; high: number }[];
-      },
-      [slots, bits],
+test.each(VIEWPORTS)(
+  'at %s size the experiment: at 4 bits the summary says why theory runs above the measurement, and runs far apart share a log axis',
+  async (_name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    const run = async (slots: number, bits: number) =>
+      page.evaluate(
+        async ([s, b]) => {
+          const r = await (window as any).cuckooDemo.experiment.run({ slots: s, bits: b });
+          (window as any).cuckooDemo.experiment.draw();
+          return r.points as { load: number; measured: number; low: number; high: number }[];
+        },
+        [slots, bits],
+      );
+    await run(4, 4);
+    expect(await text(page, '#experiment-summary')).toContain(
+      'At 4 bits the theory line runs a little above the measurement',
     );
-  await run(4, 4);
-  expect(await text(page, '#experiment-summary')).toContain(
-    'At 4 bits the theory line runs a little above the measurement',
-  );
-  // What the caveat claims, measured closely (200,000 absent keys on a fixed filter: the same numbers every
-  // run): at 88% load the count model is within 0.003 of the measurement, the per-slot product 0.01 above.
-  const { measured, load } = await page.evaluate(() => {
-    const { CuckooFilter } = (window as any).cuckooDemo;
-    const f = new CuckooFilter({ capacity: 8000, fingerprintBits: 4, bucketSize: 4, seed: 7, maxKicks: 500 });
-    for (let i = 0; f.loadFactor < 0.88 && f.add(`key-${i}`); i++);
-    let hits = 0;
-    for (let i = 0; i < 200000; i++) hits += f.has(`absent-${i}`) ? 1 : 0;
-    const out = { measured: hits / 200000, load: f.loadFactor };
-    f.dispose();
-    return out;
-  });
-  const theory = 1 - (1 - 1 / 15) ** (8 * load);
-  const poisson = 1 - Math.exp((-8 * load) / 15);
-  expect(Math.abs(measured - poisson)).toBeLessThan(0.003);
-  expect(theory - measured).toBeGreaterThan(0.006);
-  expect(await page.getAttribute('#chart-fpr', 'data-scale')).toBe('linear');
-  // A 16-bit run beside it (rates 2,000 times lower) gets a log axis, where it is not flat on the floor.
-  await run(4, 16);
-  expect(await page.getAttribute('#chart-fpr', 'data-scale')).toBe('log');
-  expect(await text(page, '#experiment-summary')).not.toContain('theory line runs a little above');
-  const heights = await page.$$eval('#chart-fpr .theory .chart-line', (lines) =>
-    lines.map((l) => (l as SVGGraphicsElement).getBBox().height),
-  );
-  expect(heights[0]).toBeGreaterThan(50);
-  expect(errors).toEqual([]);
-  await page.close();
-});
+    // What the caveat claims, measured closely (200,000 absent keys on a fixed filter: the same numbers every
+    // run): at 88% load the count model is within 0.003 of the measurement, the per-slot product 0.01 above.
+    const { measured, load } = await page.evaluate(() => {
+      const { CuckooFilter } = (window as any).cuckooDemo;
+      const f = new CuckooFilter({ capacity: 8000, fingerprintBits: 4, bucketSize: 4, seed: 7, maxKicks: 500 });
+      for (let i = 0; f.loadFactor < 0.88 && f.add(`key-${i}`); i++);
+      let hits = 0;
+      for (let i = 0; i < 200000; i++) hits += f.has(`absent-${i}`) ? 1 : 0;
+      const out = { measured: hits / 200000, load: f.loadFactor };
+      f.dispose();
+      return out;
+    });
+    const theory = 1 - (1 - 1 / 15) ** (8 * load);
+    const poisson = 1 - Math.exp((-8 * load) / 15);
+    expect(Math.abs(measured - poisson)).toBeLessThan(0.003);
+    expect(theory - measured).toBeGreaterThan(0.006);
+    expect(await page.getAttribute('#chart-fpr', 'data-scale')).toBe('linear');
+    // A 16-bit run beside it (rates 2,000 times lower) gets a log axis, where it is not flat on the floor.
+    await run(4, 16);
+    expect(await page.getAttribute('#chart-fpr', 'data-scale')).toBe('log');
+    expect(await text(page, '#experiment-summary')).not.toContain('theory line runs a little above');
+    const heights = await page.$$eval('#chart-fpr .theory .chart-line', (lines) =>
+      lines.map((l) => (l as SVGGraphicsElement).getBBox().height),
+    );
+    expect(heights[0]).toBeGreaterThan(50);
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
 
-test('words that said more than the page showed: one key in the Bloom panel, a "full" table at 94%, two groups called one', async () => {
-  const { page, errors } = await openPage(session, '', DESKTOP);
-  await page.evaluate(() => (window as any).cuckooDemo.insert('solo', { animate: false }));
-  const bloom = await text(page, '#bloom-summary');
-  expect(bloom).not.toContain('of the 1 key share'); // "0 of the 1 key share at least one bit"
-  expect(bloom).toContain('with one key, no bit can be shared yet');
-  // The scenario whose table refuses a key at 93.8% load was titled "A full table".
-  const titles: string[] = await page.evaluate(() => (window as any).cuckooDemo.scenarios.map((s: any) => s.title));
-  expect(titles.some((t) => /^A full table/.test(t))).toBe(false);
-  expect(titles).toContain('An insert that finds no room: the walk fails and is undone');
-  expect(errors).toEqual([]);
-  await page.close();
-});
+test.each(VIEWPORTS)(
+  "at %s size, words that said more than the page showed: one key in the Bloom panel, a \"full\" table at 94%, the intro's and the formula's limits, the swap's look-ahead",
+  async (_name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    const flat = async (selector: string) => (await text(page, selector)).replace(/\s+/g, ' ');
+    expect(await flat('#intro-text')).toContain('of 4 to 16 bits on this page and up to 32 in the library');
+    expect(await flat('#sizing-formula')).toContain(
+      'less far with 4-bit ones (about 88% with 4 slots), whose 15 values give r only 15 values',
+    );
+
+    await page.evaluate(() => (window as any).cuckooDemo.insert('solo', { animate: false }));
+    const bloom = await text(page, '#bloom-summary');
+    expect(bloom).not.toContain('of the 1 key share'); // "0 of the 1 key share at least one bit"
+    expect(bloom).toContain('with one key, no bit can be shared yet');
+    await page.click('[data-testid=add]');
+    expect(await flat('#code')).toContain('swap f with a resident of b (one with room in its other bucket, if any)');
+    // The scenario whose table refuses a key at 93.8% load was titled "A full table".
+    const titles: string[] = await page.evaluate(() => (window as any).cuckooDemo.scenarios.map((s: any) => s.title));
+    expect(titles.some((t) => /^A full table/.test(t))).toBe(false);
+    expect(titles).toContain('An insert that finds no room: the walk fails and is undone');
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
