@@ -3,7 +3,7 @@
 // the page). Each chapter has one thing to do, a question and its answer; the workbench below has the rest.
 import { bloomBits, bloomShape } from './bloom.js';
 import { filterWithBuckets } from './params.js';
-import { bloomBitsPerItem, crossover, cuckooSizing, expectedFpRate, formulaCrossover } from './sizing.js';
+import { bloomBitsPerItem, crossover, cuckooSizing, expectedFpRate } from './sizing.js';
 import { $, hex, modSteps, percent, plural, quote } from './text.js';
 
 const SHAPE = { buckets: 8, slots: 4, bits: 8, seed: 1, maxKicks: 100 };
@@ -61,8 +61,10 @@ const chapters = [
       lesson.marks = { first: at.index, second: -1, slots: placed ? [placed.bucket * SHAPE.slots + placed.slot] : [] };
       if (!trace.added) return result(`${quote(key)} was not added: ${trace.outcome === 'table_full' ? 'the table is full' : 'its buckets are full of its own fingerprint'}.`);
       const copies = lesson.keys.filter((k) => k === key).length;
+      const kicks = trace.steps.filter((step) => step.kind === 'kick').length;
+      const moved = kicks > 0 ? ` To make room it kicked ${plural(kicks, 'fingerprint')} on to ${kicks === 1 ? 'its' : 'their'} other bucket (chapter 3).` : '';
       const again = copies > 1 ? ` Added ${copies} times, it has ${copies} copies now: a filter keeps one for each add, unlike a set.` : '';
-      result(`${quote(key)} has fingerprint <strong>${f(at.fingerprint)}</strong>; it went to bucket ${placed.bucket}, slot ${placed.slot}. That one byte is all the filter keeps of ${quote(key)}.${again}`);
+      result(`${quote(key)} has fingerprint <strong>${f(at.fingerprint)}</strong>; it went to bucket ${placed.bucket}, slot ${placed.slot}. That one byte is all the filter keeps of ${quote(key)}.${moved}${again}`);
     },
     question: 'The table now holds the fingerprint of your key. Could you get the key back out of it?',
     answer: 'No. 8 bits have 256 values, 255 of them usable (0 means "empty"), and countless keys share each one. The filter can only answer about a key you bring to it, which is also why it is so small.',
@@ -70,8 +72,8 @@ const chapters = [
   {
     title: 'Two buckets for each key',
     prose: [
-      'Each key has <strong>two</strong> buckets it may live in. The first comes from the hash. The second is computed from the first bucket and the <em>fingerprint</em> alone: <code>i2 = (N − i1 − r) mod N</code>, with N = 8 buckets and r an odd number from 1 to N − 1 that the filter computes from the fingerprint by a fixed formula (odd, so that with an even N the two buckets always differ).',
-      'The same formula turns i2 back into i1, so a fingerprint in either bucket can always find the other one, without the key.',
+      'Each key has <strong>two</strong> buckets it may live in. The first comes from the hash. The second is computed from the first bucket and the <em>fingerprint</em> alone: <code>i2 = (N − i1 − r) mod N</code>, with N = 8 buckets and r an odd number from 1 to N − 1 made from the fingerprint f: r = ⌊(f × 0x9E3779B1 mod 2³²) × N / 2³²⌋, made odd (odd, so that with an even N the two buckets always differ).',
+      'The same formula turns i2 back into i1, so a fingerprint in either bucket can always find the other one, without the key. Why two and not one: with a choice, a full bucket can pass a fingerprint on (chapter 3), and tables fill to about 95% instead of failing at the first full bucket.',
     ],
     action: 'button',
     button: 'Add five more keys',
@@ -87,7 +89,7 @@ const chapters = [
       lesson.marks = { first: last.index, second: last.alternateIndex, slots: [] };
       result(lines.length === 0
         ? 'They are in already. The outlined buckets are the two of "kiwi".'
-        : `${lines.join('; ')}. The outlined buckets are the two of "kiwi": ${modSteps(SHAPE.buckets, last.index, last.alternateOffset, last.alternateIndex)}.`);
+        : `${lines.join('; ')}. The outlined buckets are the two of "kiwi": its fingerprint ${f(last.fingerprint)} gives r = ${last.alternateOffset}, and ${modSteps(SHAPE.buckets, last.index, last.alternateOffset, last.alternateIndex)}.`);
     },
     question: 'Why must the second bucket come from the fingerprint, and not from the key?',
     answer: 'Because of the next chapter: when a fingerprint has to move out of a full bucket, the filter no longer has its key. All it has is the fingerprint and the bucket it sits in, and from those two it must find where the fingerprint may go.',
@@ -194,7 +196,7 @@ const chapters = [
     title: 'Space, against a Bloom filter',
     prose: [
       'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of about log2(1/ε) + log2(8) = log2(1/ε) + 3 bits (a lookup compares 8 slots: chapter 4), rounded up to whole bits, in a table about 95% full: (log2(1/ε) + 3) / 0.95 bits a key.',
-      'Each halving of ε costs a Bloom filter 1.44 more bits a key, and a cuckoo filter only 1 / 0.95 ≈ 1.05 more, but the cuckoo filter starts about 3 bits behind: the Bloom filter wins at loose rates, the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are measured from a filter this library builds for that rate.',
+      'Each halving of ε costs a Bloom filter 1.44 more bits a key, and a cuckoo filter only 1 / 0.95 ≈ 1.05 more, but the cuckoo filter pays about 3.2 bits a key more to begin with (3 / 0.95): the Bloom filter wins at loose rates, the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are the bytes per key of a real filter this library builds for that rate (4 slots a bucket).',
     ],
     action: 'rate',
     act() {
@@ -212,13 +214,14 @@ const chapters = [
     answer() {
       const { first, always } = crossover(SHAPE.slots);
       const say = (rate) => `${(rate * 100).toPrecision(2)}%`;
-      return `Below about ${say(always)} with this library's sizes, and above ${say(first)} the Bloom filter is smaller; in between the two take turns, because fingerprints have whole bits (the slider shows it). The formula, without whole bits, puts the crossing at ${say(formulaCrossover(SHAPE.slots))}.`;
+      return `With 4-slot buckets: below about ${say(always)} the cuckoo filter is smaller, above about ${say(first)} the Bloom filter; in between they take turns, because fingerprints have whole bits (the slider shows it).`;
     },
   },
 ];
 
 function drawFigure() {
-  const slots = lesson.filter.slots();
+  // Before the filter exists (the wasm module still compiling), an empty table of the same shape.
+  const slots = lesson.filter ? lesson.filter.slots() : new Uint32Array(SHAPE.buckets * SHAPE.slots);
   const grid = $('lesson-table');
   if (grid.childElementCount === 0) {
     for (let b = 0; b < SHAPE.buckets; b++) {
@@ -247,6 +250,10 @@ function drawFigure() {
       slot.textContent = slots[i] === 0 ? '' : f(slots[i]).replace(/^0x/, '');
       slot.classList.toggle('marked', lesson.marks.slots.includes(i));
     }
+  }
+  if (!lesson.filter) {
+    $('lesson-caption').textContent = 'A real filter, 8 × 4 slots: loading…';
+    return;
   }
   const size = lesson.filter.size;
   $('lesson-caption').textContent = `A real filter, ${SHAPE.buckets} × ${SHAPE.slots} slots: ${plural(size, 'fingerprint')}, ${percent(lesson.filter.loadFactor)} full.`;
@@ -282,8 +289,11 @@ function showChapter(index) {
   drawFigure();
 }
 
-export function startLesson() {
-  lesson.filter = filterWithBuckets(SHAPE);
+/**
+ * The lesson's first chapter and its empty table, drawn before the wasm module is ready (it takes a moment
+ * to compile): drawn after it, the table pushed the chapter 140 px down on a phone. Its controls wait.
+ */
+export function showLessonShell() {
   const dots = $('lesson-dots');
   chapters.forEach((chapter, i) => {
     const dot = document.createElement('button');
@@ -292,9 +302,20 @@ export function startLesson() {
     dot.textContent = String(i + 1);
     dot.setAttribute('aria-label', `Chapter ${i + 1}: ${chapter.title}`);
     dot.title = chapter.title;
+    dot.disabled = true;
     dot.addEventListener('click', () => showChapter(i));
     dots.append(dot);
   });
+  for (const id of ['lesson-act', 'lesson-next', 'lesson-next-bottom']) $(id).disabled = true;
+  showChapter(0);
+  document.body.classList.remove('drawing');
+}
+
+/** The real filter, and the controls that use it. */
+export function startLesson() {
+  lesson.filter = filterWithBuckets(SHAPE);
+  for (const dot of document.querySelectorAll('#lesson-dots button')) /** @type {HTMLButtonElement} */ (dot).disabled = false;
+  for (const id of ['lesson-act', 'lesson-next', 'lesson-next-bottom']) $(id).disabled = false;
   const run = (what) => {
     chapters[lesson.chapter][what]();
     drawFigure();

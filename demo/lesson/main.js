@@ -3,7 +3,7 @@
 // replays them frame by frame (frames.js), ending on the filter's real table.
 import { ready, CuckooFilter } from '../dist/esm/index.js';
 import { bloomShape, drawBloom, drawSizing } from './bloom.js';
-import { startLesson } from './chapters.js';
+import { showLessonShell, startLesson } from './chapters.js';
 import { Experiment } from './experiment.js';
 import { drawGraph, graphResized } from './graph.js';
 import { deleteFrames, insertFrames, lookupFrames } from './frames.js';
@@ -16,6 +16,8 @@ import { expectedFpRate, fullLoadBound, tableBytes } from './sizing.js';
 import { bucketAt, drawTable, onTableResize, slotAt } from './table-view.js';
 import { $, hex, modSteps, percent, plural, quote } from './text.js';
 
+// The lesson's first screen before the wasm module is ready, so that nothing moves when it is.
+showLessonShell();
 await ready();
 
 const state = {
