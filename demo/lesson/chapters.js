@@ -3,13 +3,17 @@
 // the page). Each chapter has one thing to do, a question and its answer; the workbench below has the rest.
 import { bloomBits, bloomShape } from './bloom.js';
 import { filterWithBuckets } from './params.js';
-import { bloomBitsPerItem, crossover, cuckooSizing, expectedFpRate } from './sizing.js';
+import { bloomBitsPerItem, crossover, cuckooSizing, expectedFpRate, formulaCrossover } from './sizing.js';
 import { $, hex, modSteps, percent, plural, quote } from './text.js';
 
 const SHAPE = { buckets: 8, slots: 4, bits: 8, seed: 1, maxKicks: 100 };
 const FIRST_KEY = 'apple';
 const MORE_KEYS = ['pear', 'plum', 'fig', 'lime', 'kiwi'];
 const PROBES = 1000;
+/** A rate in percent to two significant digits: 0.37%, 0.080%. */
+const rateText = (rate) => `${(rate * 100).toPrecision(2)}%`;
+// Where the textbook formula's two sizes cross (sizing.js), before rounding fingerprints to whole bits.
+const FORMULA_CROSSING = rateText(formulaCrossover(SHAPE.slots));
 
 const lesson = {
   filter: /** @type {any} */ (undefined),
@@ -97,7 +101,7 @@ const chapters = [
   {
     title: 'Kicks, and a full table',
     prose: [
-      'A new fingerprint goes into a free slot of either bucket. When both are full, it takes a slot in one of them anyway and <strong>kicks out</strong> a fingerprint that was there (one whose other bucket has room, if any), which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
+      'A new fingerprint goes into a free slot of its first bucket, else of its second. When both are full, it takes a slot in one of them (chosen at random) anyway and <strong>kicks out</strong> a fingerprint that was there (one whose other bucket has room, if any), which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
       'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. This small table fills every slot first; a large one with 4 slots a bucket fails at about 95% full. (An add also fails when both its buckets hold only its own fingerprint: the same key added 8 times.)',
     ],
     action: 'button',
@@ -169,7 +173,7 @@ const chapters = [
       const before = lesson.filter.slots();
       lesson.filter.delete(key);
       lesson.keys.shift();
-      $('lesson-act').textContent = `${this.button()}${lesson.keys.length > 0 ? ' (the oldest key left)' : ''}`;
+      if (lesson.keys.length > 0) $('lesson-act').textContent = `Delete another: ${quote(lesson.keys[0])}`;
       const after = lesson.filter.slots();
       const freed = before.findIndex((value, i) => value !== after[i]);
       lesson.marks = { first: at.index, second: at.alternateIndex, slots: freed >= 0 ? [freed] : [] };
@@ -195,8 +199,8 @@ const chapters = [
   {
     title: 'Space, against a Bloom filter',
     prose: [
-      'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of about log2(1/ε) + log2(8) = log2(1/ε) + 3 bits (a lookup compares 8 slots: chapter 4), rounded up to whole bits, in a table about 95% full: (log2(1/ε) + 3) / 0.95 bits a key.',
-      'Each halving of ε costs a Bloom filter 1.44 more bits a key, and a cuckoo filter only 1 / 0.95 ≈ 1.05 more, but the cuckoo filter pays about 3.2 bits a key more to begin with (3 / 0.95): the Bloom filter wins at loose rates, the cuckoo filter at strict ones. Move the slider; the cuckoo numbers are the bytes per key of a real filter this library builds for that rate (4 slots a bucket).',
+      'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of log2(1/ε) + 3 bits (3 = log2 8: a lookup compares 8 slots, chapter 4), <em>rounded up to whole bits</em>, in a table about 95% full, so the fingerprint / 0.95 bits a key.',
+      `Without the rounding the two cross at about ${FORMULA_CROSSING}: each halving of ε costs the Bloom filter 1.44 bits a key and the cuckoo filter only 1.05, but the cuckoo filter starts 3.2 bits behind (3 / 0.95). The rounding adds up to one more bit (1.05 a key) to the cuckoo filter, so it is smaller for sure only where its lead is worth a whole bit. Move the slider: the cuckoo numbers are the bits per key of a real filter this library builds for that rate (4 slots a bucket).`,
     ],
     action: 'rate',
     act() {
@@ -213,8 +217,7 @@ const chapters = [
     question: 'Below about which rate is the cuckoo filter the smaller one?',
     answer() {
       const { first, always } = crossover(SHAPE.slots);
-      const say = (rate) => `${(rate * 100).toPrecision(2)}%`;
-      return `With 4-slot buckets: below about ${say(always)} the cuckoo filter is smaller, above about ${say(first)} the Bloom filter; in between they take turns, because fingerprints have whole bits (the slider shows it).`;
+      return `With 4-slot buckets: below about ${rateText(always)} the cuckoo filter is always the smaller; above about ${rateText(first)} the Bloom filter is; in between it depends on how the rounding to whole bits falls (try the slider there). The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: rounding costs the cuckoo filter up to a bit a key.`;
     },
   },
 ];
