@@ -102,7 +102,7 @@ const chapters = [
     title: 'Kicks, and a full table',
     prose: [
       'A new fingerprint goes into a free slot of its first bucket, else of its second. When both are full, it takes a slot in one of them (chosen at random) anyway and <strong>kicks out</strong> a fingerprint that was there (one whose other bucket has room, if any), which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
-      'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. This small table fills every slot first; a large one with 4 slots a bucket fails at about 95% full. (An add also fails when both its buckets hold only its own fingerprint: the same key added 8 times.)',
+      'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. This small table fills every slot first; a large one with 4 slots a bucket fails at about 95% full. (An add also fails when both its buckets hold only its own fingerprint: a ninth add of the same key.)',
     ],
     action: 'button',
     button: 'Add keys until one kicks',
@@ -200,7 +200,7 @@ const chapters = [
     title: 'Space, against a Bloom filter',
     prose: [
       'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of log2(1/ε) + 3 bits (3 = log2 8: a lookup compares 8 slots, chapter 4), <em>rounded up to whole bits</em>, in a table about 95% full, so the fingerprint / 0.95 bits a key.',
-      `Without the rounding the two cross at about ${FORMULA_CROSSING}: each halving of ε costs the Bloom filter 1.44 bits a key and the cuckoo filter only 1.05, but the cuckoo filter starts 3.2 bits behind (3 / 0.95). The rounding adds up to one more bit (1.05 a key) to the cuckoo filter, so it is smaller for sure only where its lead is worth a whole bit. Move the slider: the cuckoo numbers are the bits per key of a real filter this library builds for that rate (4 slots a bucket).`,
+      `Without the rounding the two cross at about ${FORMULA_CROSSING}: each halving of ε costs the Bloom filter 1.44 bits a key and the cuckoo filter only 1.05, but the cuckoo filter starts 3.2 bits behind (3 / 0.95). The rounding adds up to one more bit (1.05 a key) to the cuckoo filter, so it is smaller for sure only once it is ahead by more than that bit. Move the slider: the cuckoo numbers are the bits per key of a real filter this library builds for that rate (4 slots a bucket).`,
     ],
     action: 'rate',
     act() {
@@ -211,13 +211,20 @@ const chapters = [
       // Compared as shown (one decimal): "13.7 ... 13.7: the Bloom filter is smaller" read as a bug.
       const [c, b] = [Number(cuckoo.toFixed(1)), Number(bloom.toFixed(1))];
       const smaller = c < b ? 'the cuckoo filter is smaller' : c > b ? 'the Bloom filter is smaller' : 'about the same';
-      const bar = (bits, kind) => `<span class="lesson-bar ${kind}" style="width: ${Math.min(40, (bits / 45) * 40).toFixed(1)}%"></span>`;
-      result(`At a rate of ${Number((rate * 100).toPrecision(2))}%: cuckoo filter <strong>${cuckoo.toFixed(1)}</strong> bits a key ${bar(cuckoo, 'cuckoo')} Bloom filter <strong>${bloom.toFixed(1)}</strong> ${bar(bloom, 'bloom')} ${smaller}.`);
+      // The figure of this chapter: the two sizes as bars (the table is not used here).
+      for (const [id, bits] of [['cuckoo', cuckoo], ['bloom', bloom]]) {
+        $(`lesson-bar-${id}`).style.width = `${Math.min(100, (bits / 45) * 100).toFixed(1)}%`;
+        $(`lesson-bits-${id}`).textContent = `${bits.toFixed(1)} bits a key`;
+      }
+      $('lesson-bars-rate').textContent = `At a false-positive rate of ${Number((rate * 100).toPrecision(2))}%:`;
+      result(`At a rate of ${Number((rate * 100).toPrecision(2))}%: cuckoo filter <strong>${cuckoo.toFixed(1)}</strong> bits a key, Bloom filter <strong>${bloom.toFixed(1)}</strong>: ${smaller}.`);
     },
     question: 'Below about which rate is the cuckoo filter the smaller one?',
     answer() {
       const { first, always } = crossover(SHAPE.slots);
-      return `With 4-slot buckets: below about ${rateText(always)} the cuckoo filter is always the smaller; above about ${rateText(first)} the Bloom filter is; in between it depends on how the rounding to whole bits falls (try the slider there). The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: rounding costs the cuckoo filter up to a bit a key.`;
+      const semi = crossover(SHAPE.slots, undefined, true);
+      return `With 4-slot buckets: below about ${rateText(always)} the cuckoo filter is always the smaller; above about ${rateText(first)} the Bloom filter is; in between it depends on how the rounding to whole bits falls (try the slider there). The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: rounding costs the cuckoo filter up to a bit a key.` +
+        `<details class="lesson-more"><summary>More: semi-sorted buckets, and the "3%" of the paper</summary>The slider's filters have plain buckets. Semi-sorted buckets (an option of this library: one bit less a fingerprint) move the line to about ${rateText(semi.always)}; the "below 3%" often quoted from the cuckoo filter paper counts that saved bit and no rounding (its formula with them: about ${rateText(formulaCrossover(SHAPE.slots, true))}). The workbench's "Where the space goes" chart has them all.</details>`;
     },
   },
 ];
@@ -259,7 +266,14 @@ function drawFigure() {
     return;
   }
   const size = lesson.filter.size;
-  $('lesson-caption').textContent = `A real filter, ${SHAPE.buckets} × ${SHAPE.slots} slots: ${plural(size, 'fingerprint')}, ${percent(lesson.filter.loadFactor)} full.`;
+  if (lesson.chapter === chapters.length - 1) {
+    $('lesson-caption').textContent = 'Bits a key, from this library\'s sizing and the Bloom filter\'s formula.';
+    return;
+  }
+  const outlined = lesson.marks.first >= 0
+    ? lesson.marks.second >= 0 ? ' Solid outline: the key\'s first bucket; dashed: its second.' : ' Outlined: the key\'s bucket.'
+    : '';
+  $('lesson-caption').textContent = `A real filter, ${SHAPE.buckets} × ${SHAPE.slots} slots: ${plural(size, 'fingerprint')}, ${percent(lesson.filter.loadFactor)} full.${outlined}`;
 }
 
 function showChapter(index) {
@@ -276,9 +290,15 @@ function showChapter(index) {
   $('lesson-act-second').hidden = chapter.second === undefined;
   $('lesson-act-second').textContent = chapter.second ?? '';
   $('lesson-question-text').textContent = chapter.question;
-  $('lesson-answer').textContent = typeof chapter.answer === 'function' ? chapter.answer() : chapter.answer;
+  // Answers are the page's own text (a function's may hold a "more" disclosure); never the reader's input.
+  $('lesson-answer').innerHTML = typeof chapter.answer === 'function' ? chapter.answer() : chapter.answer;
   /** @type {HTMLDetailsElement} */ (document.getElementById('lesson-question')).open = false;
   result('');
+  // The bars take the table's place at the table's height: on a phone the chapter under them keeps its place.
+  const tableHeight = $('lesson-table').getBoundingClientRect().height;
+  if (tableHeight > 0) $('lesson-bars').style.height = `${tableHeight}px`;
+  $('lesson-table').hidden = chapter.action === 'rate';
+  $('lesson-bars').hidden = chapter.action !== 'rate';
   if (chapter.action === 'rate') chapter.act();
   $('lesson-back').disabled = index === 0;
   $('lesson-next').hidden = index === chapters.length - 1;
