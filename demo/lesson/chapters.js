@@ -41,7 +41,6 @@ function addFiller() {
 function result(html) {
   const box = $('lesson-result');
   box.innerHTML = html === '' ? '<span class="hint">What the filter does will show here.</span>' : html;
-  if (html !== '') box.scrollIntoView({ block: 'nearest' });
 }
 
 // One chapter: its title, its prose (short paragraphs), its one action, and a question with its answer.
@@ -96,13 +95,13 @@ const chapters = [
         : `${lines.join('; ')}. The outlined buckets are the two of "kiwi": its fingerprint ${f(last.fingerprint)} gives r = ${last.alternateOffset}, and ${modSteps(SHAPE.buckets, last.index, last.alternateOffset, last.alternateIndex)}.`);
     },
     question: 'Why must the second bucket come from the fingerprint, and not from the key?',
-    answer: 'Because of the next chapter: when a fingerprint has to move out of a full bucket, the filter no longer has its key. All it has is the fingerprint and the bucket it sits in, and from those two it must find where the fingerprint may go.',
+    answer: 'Because of the next chapter: when a fingerprint has to move out of a full bucket, the filter no longer has its key. All it has is the fingerprint and the bucket it sits in, and from those two it must find where the fingerprint may go. (The cuckoo filter paper writes it i2 = i1 XOR hash(f), which needs a power-of-two N; this form works for any even N, so a table can be sized exactly.)',
   },
   {
     title: 'Kicks, and a full table',
     prose: [
       'A new fingerprint goes into a free slot of its first bucket, else of its second. When both are full, it takes a slot in one of them (chosen at random) anyway and <strong>kicks out</strong> a fingerprint that was there (one whose other bucket has room, if any), which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
-      'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. This small table fills every slot first; a large one with 4 slots a bucket fails at about 95% full. (An add also fails when both its buckets hold only its own fingerprint: a ninth add of the same key.)',
+      'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. This small table usually fills every slot first; a large one with 4 slots a bucket fails at about 95% full. (An add also fails when both its buckets hold only its own fingerprint: a ninth add of the same key.)',
     ],
     action: 'button',
     button: 'Add keys until one kicks',
@@ -191,17 +190,21 @@ const chapters = [
           : otherKeys.length === 1 ? 'the other key is still found' : `all ${plural(otherKeys.length, 'other key')} are still found`;
       const answer = copiesLeft > 0 ? `"possibly present": it was added ${copiesLeft + 1} times, and ${copiesLeft === 1 ? 'one copy remains' : `${copiesLeft} copies remain`}`
         : still ? '"possibly present" (a false positive: another key\'s fingerprint matches)' : '"not present"';
-      result(`${note}Deleted ${quote(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${quote(key)}: <strong>${answer}</strong>; ${found}. In a Bloom filter of the same keys (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${quote(key)}'s ${mine.size} bits are shared with other keys.`);
+      result(`${note}Deleted ${quote(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${quote(key)}: <strong>${answer}</strong>; ${found}. Had these keys and ${quote(key)} been in a Bloom filter (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${quote(key)}'s ${mine.size} bits would be set by other keys too: clearing them would lose those keys.`);
     },
     question: 'Why must you only delete keys that you added?',
     answer: 'The filter cannot tell a key from another key with the same fingerprint and buckets. Deleting a key never added may remove that other key\'s fingerprint, and then that key is missed: the one way a cuckoo filter can say "not present" for a key it holds. Deleting a key you did add is always safe: if another key shares its fingerprint and buckets, their copies are interchangeable, and whichever copy goes, the other key keeps one.',
   },
   {
     title: 'Space, against a Bloom filter',
-    prose: [
-      'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of log2(1/ε) + 3 bits (3 = log2 8: a lookup compares 8 slots, chapter 4), <em>rounded up to whole bits</em>, in a table about 95% full, so the fingerprint / 0.95 bits a key.',
-      `Without the rounding the two cross at about ${FORMULA_CROSSING}: each halving of ε costs the Bloom filter 1.44 bits a key and the cuckoo filter only 1.05, but the cuckoo filter starts 3.2 bits behind (3 / 0.95). The rounding adds up to one more bit (1.05 a key) to the cuckoo filter, so it is smaller for sure only once it is ahead by more than that bit. Move the slider: the cuckoo numbers are the bits per key of a real filter this library builds for that rate (4 slots a bucket).`,
-    ],
+    // A function: its numbers come from the library's sizing, which needs the wasm module.
+    prose: () => {
+      const { first, always } = crossover(SHAPE.slots);
+      return [
+        'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of log2(1/ε) + 3 bits (3 = log2 8: a lookup compares 8 slots, chapter 4), <em>rounded up to whole bits</em>, in a table about 95% full: the fingerprint / 0.95 bits a key.',
+        `Each halving of ε adds 1.44 bits a key to the Bloom filter and 1 / 0.95 ≈ 1.05 to the cuckoo filter, which starts 3 / 0.95 ≈ 3.2 bits behind: without the rounding they cross at about ${FORMULA_CROSSING}. The rounding costs the cuckoo filter up to one bit more, so from about ${rateText(first)} down to ${rateText(always)} the winner changes back and forth as you slide (the rounding, not a bug); below ${rateText(always)} the cuckoo filter is always smaller. The cuckoo numbers are the bits per key of a real filter this library builds for that rate (4 slots a bucket).`,
+      ];
+    },
     action: 'rate',
     act() {
       const exponent = Number($('lesson-rate').value);
@@ -214,16 +217,15 @@ const chapters = [
       // The figure of this chapter: the two sizes as bars (the table is not used here).
       for (const [id, bits] of [['cuckoo', cuckoo], ['bloom', bloom]]) {
         $(`lesson-bar-${id}`).style.width = `${Math.min(100, (bits / 45) * 100).toFixed(1)}%`;
-        $(`lesson-bits-${id}`).textContent = `${bits.toFixed(1)} bits a key`;
+        $(`lesson-bits-${id}`).textContent = `${bits.toFixed(1)} bits`;
       }
-      $('lesson-bars-rate').textContent = `At a false-positive rate of ${Number((rate * 100).toPrecision(2))}%:`;
       result(`At a rate of ${Number((rate * 100).toPrecision(2))}%: cuckoo filter <strong>${cuckoo.toFixed(1)}</strong> bits a key, Bloom filter <strong>${bloom.toFixed(1)}</strong>: ${smaller}.`);
     },
     question: 'Below about which rate is the cuckoo filter the smaller one?',
     answer() {
       const { first, always } = crossover(SHAPE.slots);
       const semi = crossover(SHAPE.slots, undefined, true);
-      return `With 4-slot buckets: below about ${rateText(always)} the cuckoo filter is always the smaller; above about ${rateText(first)} the Bloom filter is; in between it depends on how the rounding to whole bits falls (try the slider there). The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: rounding costs the cuckoo filter up to a bit a key.` +
+      return `With 4-slot buckets: below about ${rateText(always)} the cuckoo filter is always the smaller; above about ${rateText(first)} the Bloom filter is; in between, either, as the rounding to whole bits falls. (The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: the rounding costs the cuckoo filter up to a bit a key.)` +
         `<details class="lesson-more"><summary>More: semi-sorted buckets, and the "3%" of the paper</summary>The slider's filters have plain buckets. Semi-sorted buckets (an option of this library: one bit less a fingerprint) move the line to about ${rateText(semi.always)}; the "below 3%" often quoted from the cuckoo filter paper counts that saved bit and no rounding (its formula with them: about ${rateText(formulaCrossover(SHAPE.slots, true))}). The workbench's "Where the space goes" chart has them all.</details>`;
     },
   },
@@ -267,7 +269,8 @@ function drawFigure() {
   }
   const size = lesson.filter.size;
   if (lesson.chapter === chapters.length - 1) {
-    $('lesson-caption').textContent = 'Bits a key, from this library\'s sizing and the Bloom filter\'s formula.';
+    const rate = 10 ** -Number($('lesson-rate').value);
+    $('lesson-caption').textContent = `Bits a key at a false-positive rate of ${Number((rate * 100).toPrecision(2))}%: this library's sizing, and the Bloom filter's formula.`;
     return;
   }
   const outlined = lesson.marks.first >= 0
@@ -282,7 +285,8 @@ function showChapter(index) {
   const chapter = chapters[index];
   $('chapter-number').textContent = `Chapter ${index + 1} of ${chapters.length}`;
   $('chapter-title').textContent = chapter.title;
-  $('chapter-prose').innerHTML = chapter.prose.map((p) => `<p>${p}</p>`).join('');
+  const prose = typeof chapter.prose === 'function' ? chapter.prose() : chapter.prose;
+  $('chapter-prose').innerHTML = prose.map((p) => `<p>${p}</p>`).join('');
   $('lesson-key-label').hidden = chapter.action !== 'key';
   $('lesson-rate-label').hidden = chapter.action !== 'rate';
   $('lesson-act').hidden = chapter.action === 'rate';
@@ -342,6 +346,9 @@ export function startLesson() {
   const run = (what) => {
     chapters[lesson.chapter][what]();
     drawFigure();
+    // What a button did comes on screen (on a phone it could be below the fold); not while a slider is
+    // dragged in the figure above it.
+    if (chapters[lesson.chapter].action !== 'rate') $('lesson-result').scrollIntoView({ block: 'nearest' });
   };
   $('lesson-act').addEventListener('click', () => run('act'));
   $('lesson-act-second').addEventListener('click', () => run('actSecond'));
