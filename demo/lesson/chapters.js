@@ -24,6 +24,8 @@ const lesson = {
 };
 
 const f = (value) => hex(value, SHAPE.bits);
+// A key in a result, which is HTML: the reader types keys ("<b>" is a key like any other).
+const html = (key) => quote(key).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function addKey(key) {
   const trace = lesson.filter.addTraced(key);
@@ -44,8 +46,8 @@ function result(html) {
 }
 
 // One chapter: its title, its prose (short paragraphs), its one action, and a question with its answer.
-// `act` runs the action on the real filter and says what happened; `ready` prepares what an action needs
-// when the reader came by another route (the chapter buttons), and says so.
+// `act` runs the action on the real filter and says what happened; when the reader came by another route
+// (the chapter buttons), it first makes what it needs (a key to delete, a table full enough), and says so.
 const chapters = [
   {
     title: 'Keep a fingerprint, not the key',
@@ -62,12 +64,12 @@ const chapters = [
       const at = trace.location;
       const placed = trace.steps.find((step) => step.kind !== 'undo');
       lesson.marks = { first: at.index, second: -1, slots: placed ? [placed.bucket * SHAPE.slots + placed.slot] : [] };
-      if (!trace.added) return result(`${quote(key)} was not added: ${trace.outcome === 'table_full' ? 'the table is full' : 'its buckets are full of its own fingerprint'}.`);
+      if (!trace.added) return result(`${html(key)} was not added: ${trace.outcome === 'table_full' ? 'the table is full' : 'its buckets are full of its own fingerprint'}.`);
       const copies = lesson.keys.filter((k) => k === key).length;
       const kicks = trace.steps.filter((step) => step.kind === 'kick').length;
       const moved = kicks > 0 ? ` To make room it kicked ${plural(kicks, 'fingerprint')} on to ${kicks === 1 ? 'its' : 'their'} other bucket (chapter 3).` : '';
       const again = copies > 1 ? ` Added ${copies} times, it has ${copies} copies now: a filter keeps one for each add, unlike a set.` : '';
-      result(`${quote(key)} has fingerprint <strong>${f(at.fingerprint)}</strong>; it went to bucket ${placed.bucket}, slot ${placed.slot}. That one byte is all the filter keeps of ${quote(key)}.${moved}${again}`);
+      result(`${html(key)} has fingerprint <strong>${f(at.fingerprint)}</strong>; it went to bucket ${placed.bucket}, slot ${placed.slot}. That one byte is all the filter keeps of ${html(key)}.${moved}${again}`);
     },
     question: 'The table now holds the fingerprint of your key. Could you get the key back out of it?',
     answer: 'No. 8 bits have 256 values, 255 of them usable (0 means "empty"), and countless keys share each one. The filter can only answer about a key you bring to it, which is also why it is so small.',
@@ -86,7 +88,7 @@ const chapters = [
         if (lesson.keys.includes(key)) continue;
         const trace = addKey(key);
         const at = trace.location;
-        lines.push(`${quote(key)} ${f(at.fingerprint)}: bucket ${at.index} or ${at.alternateIndex}${trace.added ? '' : ' (not added: no room, chapter 3)'}`);
+        lines.push(`${html(key)} ${f(at.fingerprint)}: bucket ${at.index} or ${at.alternateIndex}${trace.added ? '' : ' (not added: no room, chapter 3)'}`);
       }
       const last = lesson.filter.locate(MORE_KEYS[MORE_KEYS.length - 1]);
       lesson.marks = { first: last.index, second: last.alternateIndex, slots: [] };
@@ -165,7 +167,7 @@ const chapters = [
       let note = '';
       if (lesson.keys.length === 0) {
         addKey(FIRST_KEY); // an empty table always has room
-        note = `(${quote(FIRST_KEY)} was added first.) `;
+        note = `(${html(FIRST_KEY)} was added first.) `;
       }
       const key = lesson.keys[0];
       const at = lesson.filter.locate(key);
@@ -190,7 +192,7 @@ const chapters = [
           : otherKeys.length === 1 ? 'the other key is still found' : `all ${plural(otherKeys.length, 'other key')} are still found`;
       const answer = copiesLeft > 0 ? `"possibly present": it was added ${copiesLeft + 1} times, and ${copiesLeft === 1 ? 'one copy remains' : `${copiesLeft} copies remain`}`
         : still ? '"possibly present" (a false positive: another key\'s fingerprint matches)' : '"not present"';
-      result(`${note}Deleted ${quote(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${quote(key)}: <strong>${answer}</strong>; ${found}. Had these keys and ${quote(key)} been in a Bloom filter (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${quote(key)}'s ${mine.size} bits would be set by other keys too: clearing them would lose those keys.`);
+      result(`${note}Deleted ${html(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${html(key)}: <strong>${answer}</strong>; ${found}. Had these keys and ${html(key)} been in a Bloom filter (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${html(key)}'s ${mine.size} bits would be set by other keys too: clearing them would lose those keys.`);
     },
     question: 'Why must you only delete keys that you added?',
     answer: 'The filter cannot tell a key from another key with the same fingerprint and buckets. Deleting a key never added may remove that other key\'s fingerprint, and then that key is missed: the one way a cuckoo filter can say "not present" for a key it holds. Deleting a key you did add is always safe: if another key shares its fingerprint and buckets, their copies are interchangeable, and whichever copy goes, the other key keeps one.',

@@ -299,6 +299,16 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
 
   test('a key added twice has two copies, said when added and when one is deleted; a full table says which adds failed', async () => {
     const { page, errors } = await openPage(session, '', viewport);
+    // A typed key is text, not markup (the result is HTML: "<img onerror>" ran as an element).
+    await page.fill('#lesson-key', '<b id="typed">x</b>');
+    await page.click('#lesson-act');
+    expect(await page.locator('#typed').count()).toBe(0);
+    expect(await resultText(page)).toContain('"<b id="typed">x</b>" has fingerprint');
+    await page.click('#lesson-dots [data-chapter="4"]');
+    await page.click('#lesson-act');
+    expect(await page.locator('#typed').count()).toBe(0);
+    expect(await resultText(page)).toContain('Deleted "<b id="typed">x</b>"');
+    await page.click('#lesson-dots [data-chapter="0"]');
     await page.fill('#lesson-key', 'banana');
     await page.click('#lesson-act');
     await page.click('#lesson-act');
