@@ -126,9 +126,8 @@ function buildTour(lesson) {
     $('tour-next').hidden = i + 1 === scenarios.length;
     $('tour-end').textContent = i + 1 === scenarios.length ? 'End the tour (that was the last scenario)' : 'End the tour';
     lesson.bringIntoView();
-    // Scrolled just enough to show the question, ▶ and its sentence too, never past the answer line.
-    // The tour, and the step button and the step's sentence under it (on a narrow screen the tour comes
-    // before the player).
+    // Scrolled just enough to show the tour, ▶ and the step's sentence under it (on a narrow screen the
+    // tour comes before the player), never past the answer line.
     const bottom = Math.max(...['tour', 'step', 'step-texts'].map((id) => $(id).getBoundingClientRect().bottom));
     if (bottom > window.innerHeight) {
       const answerTop = document.querySelector('.answer-box').getBoundingClientRect().top;
