@@ -10,10 +10,8 @@ const SHAPE = { buckets: 8, slots: 4, bits: 8, seed: 1, maxKicks: 100 };
 const FIRST_KEY = 'apple';
 const MORE_KEYS = ['pear', 'plum', 'fig', 'lime', 'kiwi'];
 const PROBES = 1000;
-/** A rate in percent to two significant digits: 0.37%, 0.080%. */
-const rateText = (rate) => `${(rate * 100).toPrecision(2)}%`;
 // Where the textbook formula's two sizes cross (sizing.js), before rounding fingerprints to whole bits.
-const FORMULA_CROSSING = rateText(formulaCrossover(SHAPE.slots));
+const FORMULA_CROSSING = percent(formulaCrossover(SHAPE.slots));
 
 const lesson = {
   filter: /** @type {any} */ (undefined),
@@ -204,7 +202,7 @@ const chapters = [
       const { first, always } = crossover(SHAPE.slots);
       return [
         'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of log2(1/ε) + 3 bits (3 = log2 8: a lookup compares 8 slots, chapter 4), <em>rounded up to whole bits</em>, in a table about 95% full: the fingerprint / 0.95 bits a key.',
-        `Each halving of ε adds 1.44 bits a key to the Bloom filter and 1 / 0.95 ≈ 1.05 to the cuckoo filter, which starts 3 / 0.95 ≈ 3.2 bits behind: without the rounding they cross at about ${FORMULA_CROSSING}. The rounding costs the cuckoo filter up to one bit more, so from about ${rateText(first)} down to ${rateText(always)} the winner changes back and forth as you slide (the rounding, not a bug); below ${rateText(always)} the cuckoo filter is always smaller. The cuckoo numbers are the bits per key of a real filter this library builds for that rate (4 slots a bucket).`,
+        `Each halving of ε adds 1.44 bits a key to the Bloom filter and 1 / 0.95 ≈ 1.05 to the cuckoo filter, which starts 3 / 0.95 ≈ 3.2 bits behind: without the rounding they cross at about ${FORMULA_CROSSING}. The rounding costs the cuckoo filter up to one bit more, so from about ${percent(first)} down to ${percent(always)} the winner changes back and forth as you slide (the rounding, not a bug); below ${percent(always)} the cuckoo filter is always smaller. The cuckoo numbers are the bits per key of a real filter this library builds for that rate (4 slots a bucket).`,
       ];
     },
     action: 'rate',
@@ -221,14 +219,14 @@ const chapters = [
         $(`lesson-bar-${id}`).style.width = `${Math.min(100, (bits / 45) * 100).toFixed(1)}%`;
         $(`lesson-bits-${id}`).textContent = `${bits.toFixed(1)} bits`;
       }
-      result(`At a rate of ${Number((rate * 100).toPrecision(2))}%: cuckoo filter <strong>${cuckoo.toFixed(1)}</strong> bits a key, Bloom filter <strong>${bloom.toFixed(1)}</strong>: ${smaller}.`);
+      result(`At a rate of ${percent(rate)}: cuckoo filter <strong>${cuckoo.toFixed(1)}</strong> bits a key, Bloom filter <strong>${bloom.toFixed(1)}</strong>: ${smaller}.`);
     },
     question: 'Below about which rate is the cuckoo filter the smaller one?',
     answer() {
       const { first, always } = crossover(SHAPE.slots);
       const semi = crossover(SHAPE.slots, undefined, true);
-      return `With 4-slot buckets: below about ${rateText(always)} the cuckoo filter is always the smaller; above about ${rateText(first)} the Bloom filter is; in between, either, as the rounding to whole bits falls. (The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: the rounding costs the cuckoo filter up to a bit a key.)` +
-        `<details class="lesson-more"><summary>More: semi-sorted buckets, and the "3%" of the paper</summary>The slider's filters have plain buckets. Semi-sorted buckets (an option of this library: one bit less a fingerprint) move the line to about ${rateText(semi.always)}; the "below 3%" often quoted from the cuckoo filter paper counts that saved bit and no rounding (its formula with them: about ${rateText(formulaCrossover(SHAPE.slots, true))}). The workbench's "Where the space goes" chart has them all.</details>`;
+      return `With 4-slot buckets: below about ${percent(always)} the cuckoo filter is always the smaller; above about ${percent(first)} the Bloom filter is; in between, either, as the rounding to whole bits falls. (The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: the rounding costs the cuckoo filter up to a bit a key.)` +
+        `<details class="lesson-more"><summary>More: semi-sorted buckets, and the "3%" of the paper</summary>The slider's filters have plain buckets. Semi-sorted buckets (an option of this library: one bit less a fingerprint) move the line to about ${percent(semi.always)}; the "below 3%" often quoted from the cuckoo filter paper counts that saved bit and no rounding (its formula with them: about ${percent(formulaCrossover(SHAPE.slots, true))}). The workbench's "Where the space goes" chart has them all.</details>`;
     },
   },
 ];
@@ -272,7 +270,7 @@ function drawFigure() {
   const size = lesson.filter.size;
   if (lesson.chapter === chapters.length - 1) {
     const rate = 10 ** -Number($('lesson-rate').value);
-    $('lesson-caption').textContent = `Bits a key at a false-positive rate of ${Number((rate * 100).toPrecision(2))}%: this library's sizing, and the Bloom filter's formula.`;
+    $('lesson-caption').textContent = `Bits a key at a false-positive rate of ${percent(rate)}: this library's sizing, and the Bloom filter's formula.`;
     return;
   }
   const outlined = lesson.marks.first >= 0
