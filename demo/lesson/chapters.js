@@ -18,6 +18,8 @@ const lesson = {
   keys: /** @type {string[]} */ ([]), // added through the lesson, in order
   marks: { first: -1, second: -1, slots: /** @type {number[]} */ ([]) }, // what the figure points at
   chapter: 0,
+  changedBy: -1, // the last chapter whose action changed the table (an earlier one revisited shows its keys too)
+  verdict: '', // chapter 6: which filter is smaller at the slider's rate
   filled: 0, // keys "key-1", "key-2", ... added so far by chapters 3 and 4
 };
 
@@ -147,7 +149,7 @@ const chapters = [
       const load = lesson.filter.loadFactor;
       const expected = PROBES * expectedFpRate(SHAPE.slots, SHAPE.bits, load);
       lesson.marks = { first: -1, second: -1, slots: [] };
-      result(`${note}<strong>${yes}</strong> of ${PROBES.toLocaleString('en-US')} said "possibly present". At ${percent(load)} full, about ${Math.round(expected)} were expected: 8 slots × ${percent(load)} × 1/255 = ${percent(expected / PROBES)} of lookups (a count of chance matches like this one varies by about ±${Math.round(2 * Math.sqrt(expected))} either way).`);
+      result(`${note}<strong>${yes}</strong> of ${PROBES.toLocaleString('en-US')} said "possibly present". At ${percent(load)} full, about ${Math.round(expected)} were expected: 8 slots × ${percent(load)} × 1/255 = ${percent(expected / PROBES)} of lookups (chance matches vary from run to run: 19 counts in 20 land within about ±${Math.round(2 * Math.sqrt(expected))} of that, two standard deviations).`);
     },
     question: 'How would you make false positives rarer, and what does it cost?',
     answer: 'Longer fingerprints: each extra bit halves the chance that a slot matches. It costs that bit in every slot, so memory grows by one bit per slot for each halving.',
@@ -189,7 +191,8 @@ const chapters = [
         otherKeys.length === 0 ? 'no other key is in the table' : others.length > 0 ? `${plural(others.length, 'other key')} NOT found`
           : otherKeys.length === 1 ? 'the other key is still found' : `all ${plural(otherKeys.length, 'other key')} are still found`;
       const answer = copiesLeft > 0 ? `"possibly present": it was added ${copiesLeft + 1} times, and ${copiesLeft === 1 ? 'one copy remains' : `${copiesLeft} copies remain`}`
-        : still ? '"possibly present" (a false positive: another key\'s fingerprint matches)' : '"not present"';
+        : still ? '"possibly present" (a false positive: another key\'s fingerprint matches)'
+          : '"not present" (no copy of its fingerprint is left; another key\'s matching fingerprint could still make it "possibly present", a false positive)';
       result(`${note}Deleted ${html(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${html(key)}: <strong>${answer}</strong>; ${found}. Had these keys and ${html(key)} been in a Bloom filter (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${html(key)}'s ${mine.size} bits would be set by other keys too: clearing them would lose those keys.`);
     },
     question: 'Why must you only delete keys that you added?',
@@ -214,6 +217,9 @@ const chapters = [
       // Compared as shown (one decimal): "13.7 ... 13.7: the Bloom filter is smaller" read as a bug.
       const [c, b] = [Number(cuckoo.toFixed(1)), Number(bloom.toFixed(1))];
       const smaller = c < b ? 'the cuckoo filter is smaller' : c > b ? 'the Bloom filter is smaller' : 'about the same';
+      lesson.verdict = smaller;
+      $('lesson-rate-value').textContent = percent(rate);
+      $('lesson-rate').setAttribute('aria-valuetext', percent(rate)); // not the exponent the slider holds
       // The figure of this chapter: the two sizes as bars (the table is not used here).
       for (const [id, bits] of [['cuckoo', cuckoo], ['bloom', bloom]]) {
         $(`lesson-bar-${id}`).style.width = `${Math.min(100, (bits / 45) * 100).toFixed(1)}%`;
@@ -221,11 +227,12 @@ const chapters = [
       }
       result(`At a rate of ${percent(rate)}: cuckoo filter <strong>${cuckoo.toFixed(1)}</strong> bits a key, Bloom filter <strong>${bloom.toFixed(1)}</strong>: ${smaller}.`);
     },
-    question: 'Below about which rate is the cuckoo filter the smaller one?',
+    question: `Slide to ${percent(1e-4)}, one false positive in 10,000 lookups: which filter is smaller there, and by how much?`,
     answer() {
       const { first, always } = crossover(SHAPE.slots);
       const semi = crossover(SHAPE.slots, undefined, true);
-      return `With 4-slot buckets: below about ${percent(always)} the cuckoo filter is always the smaller; above about ${percent(first)} the Bloom filter is; in between, either, as the rounding to whole bits falls. (The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: the rounding costs the cuckoo filter up to a bit a key.)` +
+      const [c, b] = [cuckooSizing(1e-4, SHAPE.slots).bitsPerItem, bloomBitsPerItem(1e-4)];
+      return `At ${percent(1e-4)} the cuckoo filter takes ${c.toFixed(1)} bits a key and the Bloom filter ${b.toFixed(1)}: the ${c < b ? 'cuckoo' : 'Bloom'} filter is smaller by ${Math.abs(b - c).toFixed(1)} bits a key (${Math.round((100 * Math.abs(b - c)) / Math.max(b, c))}%). With 4-slot buckets: below about ${percent(always)} the cuckoo filter is always the smaller; above about ${percent(first)} the Bloom filter is; in between, either, as the rounding to whole bits falls. (The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: the rounding costs the cuckoo filter up to a bit a key.)` +
         `<details class="lesson-more"><summary>More: semi-sorted buckets, and the "3%" of the paper</summary>The slider's filters have plain buckets. Semi-sorted buckets (an option of this library: one bit less a fingerprint) move the line to about ${percent(semi.always)}; the "below 3%" often quoted from the cuckoo filter paper counts that saved bit and no rounding (its formula with them: about ${percent(formulaCrossover(SHAPE.slots, true))}). The workbench's "Where the space goes" chart has them all.</details>`;
     },
   },
@@ -270,13 +277,15 @@ function drawFigure() {
   const size = lesson.filter.size;
   if (lesson.chapter === chapters.length - 1) {
     const rate = 10 ** -Number($('lesson-rate').value);
-    $('lesson-caption').textContent = `Bits a key at a false-positive rate of ${percent(rate)}: this library's sizing, and the Bloom filter's formula.`;
+    // The verdict beside the slider (on a phone the result line under the chapter is off screen).
+    $('lesson-caption').textContent = `At a false-positive rate of ${percent(rate)}, ${lesson.verdict}. Bits a key: this library's sizing, and the Bloom filter's formula.`;
     return;
   }
   const outlined = lesson.marks.first >= 0
     ? lesson.marks.second >= 0 ? ' Solid outline: the key\'s first bucket; dashed: its second.' : ' Outlined: the key\'s bucket.'
     : '';
-  $('lesson-caption').textContent = `A real filter, ${SHAPE.buckets} × ${SHAPE.slots} slots: ${plural(size, 'fingerprint')}, ${percent(lesson.filter.loadFactor)} full.${outlined}`;
+  const later = lesson.changedBy > lesson.chapter ? ' It also holds what later chapters added.' : '';
+  $('lesson-caption').textContent = `A real filter, ${SHAPE.buckets} × ${SHAPE.slots} slots: ${plural(size, 'fingerprint')}, ${percent(lesson.filter.loadFactor)} full.${outlined}${later}`;
 }
 
 function showChapter(index) {
@@ -345,6 +354,7 @@ export function startLesson() {
   for (const id of ['lesson-act', 'lesson-next', 'lesson-next-bottom']) $(id).disabled = false;
   const run = (what) => {
     chapters[lesson.chapter][what]();
+    if (chapters[lesson.chapter].action !== 'rate') lesson.changedBy = Math.max(lesson.changedBy, lesson.chapter);
     drawFigure();
     // What a button did comes on screen (on a phone it could be below the fold); not while a slider is
     // dragged in the figure above it.

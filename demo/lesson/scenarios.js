@@ -110,21 +110,117 @@ export const scenarios = [
   },
 ];
 
-/** The guided tour: the scenarios in order, each question shown with its answer kept closed. */
+/**
+ * The tour's last stops: the panels under the table, each with a question of its own. They are cards in
+ * their panel (the tour's box stays beside the player, where the scenarios need it).
+ */
+export const panelStops = [
+  {
+    title: 'Beside a Bloom filter',
+    place: (card) => $('bloom-title').after(card),
+    question: 'The cuckoo filter has just deleted "word-3". The Bloom filter below holds the same keys: why can it not delete "word-3" too?',
+    answer: 'Its bits are shared and unlabelled: other keys set some of the same bits (the dark ones), and nothing records which key set a bit. Clearing word-3\'s bits could clear a bit another key needs, and that key would then be reported "definitely not present", a false negative. So its bits stay set (outlined in red), and the Bloom filter goes on answering "possibly present" for word-3. The cuckoo filter can delete because a key\'s fingerprint sits in one of its own two buckets, and removing one copy of it is safe for every key that was added (scenario 6 shows the one exception: deleting a key that was never added).',
+    run(lesson) {
+      lesson.reset({ buckets: 16, slots: 4, bits: 8, seed: 1n, maxKicks: 100 });
+      lesson.fill('word-', 12);
+      lesson.perform([lesson.deleteOp('word-3')], 'word-3', { animate: false });
+    },
+  },
+  {
+    title: 'Where the space goes',
+    // Just above the chart it asks about (the headline and the formula come before it).
+    place: (card) => $('chart-sizing').closest('figure')?.before(card),
+    question: 'In the chart, why does the cuckoo filter\'s line climb more slowly than the Bloom filter\'s as the rate gets smaller, and what does it pay for that?',
+    answer: 'Halving the false-positive rate costs a cuckoo filter one more bit in each fingerprint, which is 1/α bits per item (about 1.05 with 4 slots per bucket, as its table is about 95% full), and an optimal Bloom filter 1.44 bits per item. But the cuckoo filter starts higher: a lookup compares 2b fingerprints, which costs log2(2b) bits in every fingerprint whatever the rate. So the Bloom filter is smaller at large rates and the cuckoo filter at small ones; the headline above the chart says where they cross for this library.',
+    run() {},
+  },
+  {
+    title: 'Experiment: fill it up',
+    place: (card) => $('experiment-title').after(card),
+    question: 'Guess first, then run the experiment: as the table fills, what happens to the false-positive rate, and to the kicks an insert needs?',
+    answer: 'The false-positive rate grows in step with the load, from 0 at an empty table: an absent key is compared with the fingerprints in its two buckets, and the fuller they are, the more fingerprints can match by chance (the theory line is straight). The kicks stay near 0 while most buckets have a free slot, and climb steeply in the last few percent, where both of a new key\'s buckets are usually full and each kick lands in another full bucket; the run stops at the first insert that fails.',
+    run() {},
+  },
+];
+
+/** The guided tour: the scenarios in order, then the panels', each question shown with its answer kept closed. */
 function buildTour(lesson) {
+  const total = scenarios.length + panelStops.length;
+  const stopTitle = (i, title) => `Stop ${i + 1} of ${total}: ${title}.`;
+  const stopQuestion = (question) => `Question: ${question} Step through the replay, then open the answer.`;
   let stop = -1;
+  // One card per panel stop, in its panel.
+  const cards = panelStops.map((panel, k) => {
+    const card = document.createElement('div');
+    card.className = 'tour tour-card';
+    card.setAttribute('role', 'region');
+    card.setAttribute('aria-label', 'Guided tour');
+    card.hidden = true;
+    const title = document.createElement('p');
+    title.className = 'tour-stop';
+    title.tabIndex = -1;
+    title.textContent = stopTitle(scenarios.length + k, panel.title);
+    const question = document.createElement('p');
+    question.className = 'question';
+    question.textContent = `Question: ${panel.question}`;
+    const answer = document.createElement('details');
+    answer.className = 'tour-card-answer';
+    const summary = document.createElement('summary');
+    summary.textContent = 'Show the answer';
+    const body = document.createElement('p');
+    body.textContent = panel.answer;
+    answer.append(summary, body);
+    const buttons = document.createElement('div');
+    buttons.className = 'tour-buttons';
+    const last = k + 1 === panelStops.length;
+    const next = document.createElement('button');
+    next.type = 'button';
+    next.className = 'tour-card-next';
+    next.textContent = 'Next stop ▼';
+    next.hidden = last;
+    next.addEventListener('click', () => show(stop + 1));
+    const end = document.createElement('button');
+    end.type = 'button';
+    end.className = 'tour-card-end';
+    end.textContent = last ? 'End the tour (that was the last stop)' : 'End the tour';
+    end.addEventListener('click', () => endTour());
+    buttons.append(next, end);
+    card.append(title, question, answer, buttons);
+    panel.place(card);
+    return card;
+  });
+  const endTour = () => {
+    const at = stop;
+    stop = -1;
+    $('tour').hidden = true;
+    $('workbench').classList.remove('touring');
+    for (const card of cards) card.hidden = true;
+    // The button that starts the tour again, without scrolling away from where the reader ended it.
+    $('tour-start').focus({ preventScroll: at >= scenarios.length });
+  };
   const show = (i) => {
     stop = i;
+    for (const card of cards) card.hidden = true;
+    if (i >= scenarios.length) {
+      const k = i - scenarios.length;
+      $('tour').hidden = true;
+      $('workbench').classList.remove('touring');
+      panelStops[k].run(lesson);
+      cards[k].hidden = false;
+      cards[k].scrollIntoView({ block: 'start' });
+      /** @type {HTMLElement} */ (cards[k].querySelector('.tour-stop')).focus({ preventScroll: true });
+      return;
+    }
     const scenario = scenarios[i];
     scenario.run(lesson);
     $('tour').hidden = false;
     $('workbench').classList.add('touring');
-    $('tour-stop').textContent = stopTitle(i);
-    $('tour-question').textContent = stopQuestion(i);
+    $('tour-stop').textContent = stopTitle(i, scenario.title);
+    $('tour-question').textContent = stopQuestion(scenario.question);
     /** @type {HTMLDetailsElement} */ (document.getElementById('tour-answer')).open = false;
     $('tour-answer-text').textContent = scenario.answer;
-    $('tour-next').hidden = i + 1 === scenarios.length;
-    $('tour-end').textContent = i + 1 === scenarios.length ? 'End the tour (that was the last scenario)' : 'End the tour';
+    // ▼: the next stop is further down the page. (One short label: a longer one wrapped on a phone.)
+    $('tour-next').textContent = i + 1 === scenarios.length ? 'Next stop ▼' : 'Next stop';
     lesson.bringIntoView();
     // Scrolled just enough to show the tour, ▶ and the step's sentence under it (on a narrow screen the
     // tour comes before the player), never past the answer line.
@@ -137,17 +233,15 @@ function buildTour(lesson) {
     // on "Take the tour", scrolled far out of view.)
     $('step').focus({ preventScroll: true });
   };
-  const stopTitle = (i) => `Scenario ${i + 1} of ${scenarios.length}: ${scenarios[i].title}.`;
-  const stopQuestion = (i) => `Question: ${scenarios[i].question} Step through the replay, then open the answer.`;
   $('tour-reserve').replaceChildren(
-    ...scenarios.map((_, i) => {
+    ...scenarios.map((scenario, i) => {
       const item = document.createElement('div');
       const title = document.createElement('p');
       title.className = 'tour-stop';
-      title.textContent = stopTitle(i);
+      title.textContent = stopTitle(i, scenario.title);
       const question = document.createElement('p');
       question.className = 'question';
-      question.textContent = stopQuestion(i);
+      question.textContent = stopQuestion(scenario.question);
       item.append(title, question);
       return item;
     }),
@@ -173,11 +267,7 @@ function buildTour(lesson) {
     show(0);
   });
   $('tour-next').addEventListener('click', () => show(stop + 1));
-  $('tour-end').addEventListener('click', () => {
-    $('tour').hidden = true;
-    $('workbench').classList.remove('touring');
-    $('tour-start').focus();
-  });
+  $('tour-end').addEventListener('click', () => endTour());
 }
 
 export function buildScenarios(lesson) {

@@ -1646,7 +1646,7 @@ test('deletes: a counting Bloom filter is named beside the Bloom panel, with its
 
 test("the paper's XOR form is named beside this library's, with why exact sizing needs another", async () => {
   const { page, errors } = await openPage(session, '', DESKTOP);
-  const xor = (await text(page, '#ops-title ~ #xor-form')).replace(/\s+/g, ' ');
+  const xor = (await text(page, '#why-title ~ #xor-form')).replace(/\s+/g, ' ');
   expect(xor).toContain('i2 = i1 XOR hash(f)');
   expect(xor).toContain('only when the bucket count is a power of two');
   expect(xor).toContain('with 24 buckets, bucket 20 XOR 12 is 24, past the last bucket, 23');
@@ -1770,15 +1770,16 @@ test.each(VIEWPORTS)(
 );
 
 test.each(VIEWPORTS)(
-  'at %s size the guided tour runs the scenarios in order, each question before its answer, and can be ended at any stop',
+  'at %s size the guided tour runs the scenarios in order, then the Bloom, space and experiment panels, each question before its answer, and can be ended at any stop',
   async (name, viewport) => {
     const { page, errors } = await openPage(session, '', viewport);
     expect(await page.isVisible('#tour')).toBe(false);
     await page.click('#tour-start');
     const titles = await page.evaluate(() => (window as any).cuckooDemo.scenarios.map((s: any) => s.title));
+    const total = titles.length + 3;
     for (let i = 0; i < titles.length; i++) {
       if (i > 0) await page.click('#tour-next');
-      expect(await text(page, '#tour-stop')).toBe(`Scenario ${i + 1} of ${titles.length}: ${titles[i]}.`);
+      expect(await text(page, '#tour-stop')).toBe(`Stop ${i + 1} of ${total}: ${titles[i]}.`);
       expect(await text(page, '#tour-question')).toMatch(/^Question: /);
       // The answer waits to be opened; the scenario's replay is loaded at its first step.
       expect(await page.isVisible('#tour-answer-text')).toBe(false);
@@ -1790,9 +1791,49 @@ test.each(VIEWPORTS)(
     }
     await page.click('#tour-answer summary');
     expect(await page.isVisible('#tour-answer-text')).toBe(true);
-    expect(await page.isVisible('#tour-next')).toBe(false);
-    await page.click('#tour-end');
-    expect(await page.isVisible('#tour')).toBe(false);
+    // The tour goes on past the scenarios (it used to end there): each panel's stop is a card in that panel,
+    // on screen, with its question, its answer closed, and the panel it asks about right under it.
+    expect(await text(page, '#tour-next')).toBe('Next stop ▼');
+    const panels = [
+      { title: 'Beside a Bloom filter', section: 'bloom-title', shows: '#bloom-bits' },
+      { title: 'Where the space goes', section: 'bloom-title', shows: '#chart-sizing' },
+      { title: 'Experiment: fill it up', section: 'experiment-title', shows: '#experiment' },
+    ];
+    for (let k = 0; k < panels.length; k++) {
+      const stop = titles.length + k;
+      await page.click(k === 0 ? '#tour-next' : '.tour-card:not([hidden]) .tour-card-next');
+      expect(await page.isVisible('#tour')).toBe(false);
+      const card = page.locator('.tour-card:not([hidden])');
+      expect(await card.count()).toBe(1);
+      expect(await card.locator('.tour-stop').textContent()).toBe(`Stop ${stop + 1} of ${total}: ${panels[k].title}.`);
+      expect(await card.locator('.question').textContent()).toMatch(/^Question: /);
+      expect(await card.locator('details p').isVisible()).toBe(false);
+      const placed = await card.evaluate((e, p) => {
+        const section = document.getElementById(p.section)!.closest('section')!;
+        const r = e.getBoundingClientRect();
+        const shown = document.querySelector(p.shows)!.getBoundingClientRect();
+        return {
+          inSection: section.contains(e),
+          inView: r.top >= -1 && r.top < window.innerHeight,
+          panelBelow: shown.top >= r.bottom && shown.top < window.innerHeight,
+          focused: e.contains(document.activeElement),
+        };
+      }, panels[k]);
+      expect({ k, ...placed }).toEqual({ k, inSection: true, inView: true, panelBelow: true, focused: true });
+      if (k === 0) {
+        // The stop's setup: a key deleted from the cuckoo filter, its bits kept by the Bloom filter.
+        expect(await text(page, '#bloom-delete')).toMatch(/^"word-3" was deleted from the cuckoo filter, but its bits/);
+      }
+      await card.locator('summary').click();
+      expect(await card.locator('details p').isVisible()).toBe(true);
+      await screenshot(page, `demo-${name}-tour-stop-${stop + 1}`);
+    }
+    const last = page.locator('.tour-card:not([hidden])');
+    expect(await last.locator('.tour-card-next').isVisible()).toBe(false);
+    expect(await last.locator('.tour-card-end').textContent()).toBe('End the tour (that was the last stop)');
+    await last.locator('.tour-card-end').click();
+    expect(await page.locator('.tour-card:not([hidden])').count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement!.id)).toBe('tour-start');
     // Skipping: ended at the first stop, the page is as it was left.
     await page.click('#tour-start');
     await page.click('#tour-end');
@@ -1802,11 +1843,41 @@ test.each(VIEWPORTS)(
   },
 );
 
+test.each(VIEWPORTS)(
+  'at %s size the workbench opens on its tour, defines its words before the legend uses them, and draws the graph under its table',
+  async (_name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    const pageBox = (selector: string) =>
+      page.$eval(selector, (e) => {
+        const r = e.getBoundingClientRect();
+        return { top: Math.round(r.top + window.scrollY), bottom: Math.round(r.bottom + window.scrollY) };
+      });
+    // The tour is offered at the top of the workbench (it sat 3,480 px down, and the intro never named it).
+    expect(await page.$eval('#tour-start', (e) => e.closest('section')!.querySelector('h2')!.id)).toBe('intro-title');
+    const explore = await pageBox('#explore');
+    expect((await pageBox('#tour-start')).top - explore.bottom).toBeLessThan(viewport.height);
+    // "Insert, look up, delete" says what i1, i2 and a kick are before the table's colour legend names them.
+    expect((await pageBox('#ops-title')).top).toBeLessThan((await pageBox('.legend')).top);
+    expect(await text(page, '#ops-title + p')).toMatch(/first bucket i1.*kick-out walk/s);
+    // The graph right under the table on a desktop (it was 900 px below); under the player on a phone,
+    // where the player must stay next to the table.
+    const table = await pageBox('#table-box');
+    const graph = await pageBox('#graph');
+    const under = viewport === DESKTOP ? table : await pageBox('.code-box');
+    expect(graph.top - under.bottom).toBeGreaterThanOrEqual(0);
+    expect(graph.top - under.bottom).toBeLessThan(80);
+    if (viewport === DESKTOP) expect(graph.top - table.bottom).toBeLessThan(80);
+    else expect((await pageBox('#player')).top - table.bottom).toBeLessThan(60);
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
+
 // --- the newcomer's read: what the page says, and how it reads on a phone -----------------------------
 
 test('why two buckets, not one or three, is said, and why deleting one copy is safe, in one place', async () => {
   const { page, errors } = await openPage(session, '', DESKTOP);
-  const two = (await text(page, '#ops-title ~ #why-two')).replace(/\s+/g, ' ');
+  const two = (await text(page, '#why-title ~ #why-two')).replace(/\s+/g, ' ');
   expect(two).toMatch(/^Why two buckets, not one or three\?/);
   expect(two).toContain(
     "With one bucket per key, this is plain hashing: there is no choice, so once a key's bucket is full the key cannot be added",
@@ -1818,7 +1889,7 @@ test('why two buckets, not one or three, is said, and why deleting one copy is s
     'every lookup would read more buckets and compare more fingerprints, so each fingerprint would need more bits for the same rate',
   );
   expect(two).toContain('two buckets of 4 slots already reach about 95% load');
-  const safe = (await text(page, '#ops-title ~ #delete-safe')).replace(/\s+/g, ' ');
+  const safe = (await text(page, '#why-title ~ #delete-safe')).replace(/\s+/g, ' ');
   expect(safe).toMatch(/^Why removing one copy is safe\./);
   expect(safe).toContain('Two keys with the same fingerprint that share one bucket share the other too');
   expect(safe).toContain(
@@ -2388,7 +2459,8 @@ test.each(VIEWPORTS)(
     expect(focused).toEqual({ id: 'step', inView: true });
     const next = await pageY('#tour-next');
     const player = await pageY('#player');
-    for (let stop = 0; stop < 5; stop++) {
+    // Every scenario's stop, the last one too (its button says the tour goes on down the page).
+    for (let stop = 0; stop < 6; stop++) {
       if (stop > 0) await page.click('#tour-next');
       expect({ stop, next: await pageY('#tour-next') }).toEqual({ stop, next });
       // The answer opens over what follows it.

@@ -201,6 +201,8 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     );
     expect(await resultText(page)).toContain(`${falsePositives} of 1,000 said "possibly present"`);
     expect(falsePositives).toBeGreaterThan(0); // a table this full at 8 bits: about 30 expected
+    // The spread is named for what it is (a reader met an unexplained "±11").
+    expect(await resultText(page)).toMatch(/19 counts in 20 land within about ±\d+ of that, two standard deviations/);
     await stayed();
     await screenshot(page, `lesson-${name}-4`);
 
@@ -211,6 +213,10 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     expect(await lessonFilter('lesson.filter.size')).toBe(sizeBefore - 1);
     expect(await page.$$eval('#lesson-table .lesson-slot.marked', (s) => s.map((e) => e.textContent))).toEqual(['']);
     expect(await resultText(page)).toMatch(/^Deleted "walnut": .*all \d+ other keys are still found/);
+    // "Not present" is the filter's answer now, not a promise for ever (a reader took it as one).
+    expect(await resultText(page)).toContain(
+      '"walnut": "not present" (no copy of its fingerprint is left; another key\'s matching fingerprint could still make it "possibly present", a false positive)',
+    );
     // Deleting a key that was added is safe even beside a twin: said, for the newcomer who feared it.
     expect(await page.textContent('#lesson-answer')).toContain('Deleting a key you did add is always safe');
     // The button now names the next key it would delete, and says so.
@@ -231,6 +237,18 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
       return bits;
     });
     expect(await resultText(page)).toContain(`cuckoo filter ${sizes.toFixed(1)} bits a key`);
+    // The slider says its value, and the verdict is beside it in the figure (on a phone the result line is
+    // below the screen the slider is on).
+    expect(await page.textContent('#lesson-rate-value')).toBe('0.010%');
+    expect(await page.textContent('#lesson-caption')).toMatch(
+      /^At a false-positive rate of 0\.010%, the cuckoo filter is smaller\./,
+    );
+    expect(await page.textContent('#lesson-question-text')).toBe(
+      'Slide to 0.010%, one false positive in 10,000 lookups: which filter is smaller there, and by how much?',
+    );
+    // Slider and verdict on one screen, wherever the page is scrolled to show the slider.
+    const [slider, caption] = [await box(page, '#lesson-rate'), await box(page, '#lesson-caption')];
+    expect(caption.y + caption.height - slider.y).toBeLessThan(viewport.height);
     // This chapter's figure is the two sizes as bars (chapter 5's table stayed on screen, unrelated).
     expect(await page.isVisible('#lesson-table')).toBe(false);
     expect(await page.textContent('#lesson-bits-cuckoo')).toBe(`${sizes.toFixed(1)} bits`);
@@ -250,7 +268,12 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
       const said = await resultText(page);
       const [c, b] = [...said.matchAll(/filter ([\d.]+)/g)].map((m) => Number(m[1]));
       const verdict = c < b ? 'the cuckoo filter is smaller' : c > b ? 'the Bloom filter is smaller' : 'about the same';
-      expect({ x: x.toFixed(2), said: said.includes(verdict) }).toEqual({ x: x.toFixed(2), said: true });
+      const beside = (await page.textContent('#lesson-caption'))!.includes(`, ${verdict}.`);
+      expect({ x: x.toFixed(2), said: said.includes(verdict), beside }).toEqual({
+        x: x.toFixed(2),
+        said: true,
+        beside: true,
+      });
     }
     await page.fill('#lesson-rate', '1');
     expect(await resultText(page)).toContain('At a rate of 10%: cuckoo filter'); // it said "1e+1%"
@@ -258,7 +281,10 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     // The answer's numbers are the page's own sizing.
     await page.click('#lesson-question summary');
     expect(await page.textContent('#lesson-answer')).toMatch(
-      /^With 4-slot buckets: below about 0\.\d+% the cuckoo filter is always the smaller; above about 0\.\d+% the Bloom filter is;/,
+      /^At 0\.010% the cuckoo filter takes [\d.]+ bits a key and the Bloom filter [\d.]+: the cuckoo filter is smaller by [\d.]+ bits a key \(\d+%\)\. With 4-slot buckets: below about 0\.\d+% the cuckoo filter is always the smaller; above about 0\.\d+% the Bloom filter is;/,
+    );
+    expect(await page.textContent('#lesson-answer')).toContain(
+      `the cuckoo filter takes ${sizes.toFixed(1)} bits a key`,
     );
     // "The formula's crossing lies in the Bloom filter's range": so it must be above the range's start.
     const answer = (await page.textContent('#lesson-answer')) ?? '';
@@ -309,6 +335,8 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     expect(await page.locator('#typed').count()).toBe(0);
     expect(await resultText(page)).toContain('Deleted "<b id="typed">x</b>"');
     await page.click('#lesson-dots [data-chapter="0"]');
+    // Back in chapter 1, the figure says why its table is not chapter 1's (a reader was puzzled).
+    expect(await page.textContent('#lesson-caption')).toContain('It also holds what later chapters added.');
     await page.fill('#lesson-key', 'banana');
     await page.click('#lesson-act');
     await page.click('#lesson-act');
