@@ -229,8 +229,11 @@ function whyNoDelete(key, bitsOf, counts, members) {
       if (count > 0) set++;
       if (count > 1) shared++;
     }
+    // With one key, or none shared yet, the counts say nothing ("0 of the 1 key already do, though only 0 of
+    // the 1 set bit are shared"): only say them once some key shares a bit.
+    const now = sharing === 0 ? '' : ` — here ${sharing} of the ${plural(members.length, 'key')} already do, though only ${shared} of the ${plural(set, 'set bit')} ${shared === 1 ? 'is' : 'are'} shared —`;
     return `${quote(key)} sets ${bitList(bits)}; ${bits.length === 1 ? 'it is not' : 'none is'} shared yet. As the filter fills, more and more keys ` +
-      `share a bit with another key — here ${sharing} of the ${plural(members.length, 'key')} already do, though only ${shared} of the ${plural(set, 'set bit')} are shared — ` +
+      `share a bit with another key${now || ','} ` +
       'and clearing such a key\'s bits to delete it would erase other keys\' bits too.';
   }
   const also = bits.length === 1 ? 'it is' : `${plural(sharedBits.length, 'of them is', 'of them are')}`;

@@ -64,7 +64,7 @@ function showFrame(frame) {
   updateStats(frame.slots);
 }
 
-/** The line over the narration while a fingerprint is in hand (or was just dropped), else ''. */
+/** The line under the narration while a fingerprint is in hand (or was just dropped), else ''. */
 function handTextOf(frame) {
   const f = (value) => hex(value, state.params.bits);
   return frame.hand
@@ -97,7 +97,7 @@ function reserveStepTexts() {
     const text = document.createElement('p');
     text.className = 'narration';
     text.textContent = frame.text;
-    item.append(hand, text);
+    item.append(text, hand);
     items.push(item);
   }
   reserve.replaceChildren(...items);

@@ -9,8 +9,9 @@ export const scenarios = [
     text: 'An empty table: the first candidate bucket has a free slot, so the fingerprint simply goes there.',
     question: 'Once bucket i1 holds 4 fingerprints (it is full), where does the fingerprint of a fifth key with the same i1 go?',
     answer: 'To that key\'s own second bucket. i2 = (N − i1 − r(f)) mod N depends on the key\'s fingerprint, so keys that share i1 usually have different second buckets; only when both of a key\'s buckets are full does a kick-out walk start.',
+    shape: { buckets: 16, slots: 4, bits: 8, maxKicks: 100 },
     run(lesson) {
-      lesson.reset({ buckets: 16, slots: 4, bits: 8, seed: 1n, maxKicks: 100 });
+      lesson.reset({ ...this.shape, seed: 1n });
       lesson.perform([lesson.insertOp('apple')], 'apple');
     },
   },
@@ -19,8 +20,9 @@ export const scenarios = [
     text: 'A table of 2-slot buckets, 84% full. Both buckets of the new key are full, so a fingerprint is kicked out to its other bucket, which evicts another, and so on: here every kick lands in a bucket the walk has not visited yet, until one has a free slot. The walk looks only one step ahead, so it is not always the shortest route: the last step says whether a shorter one existed.',
     question: 'Why does every evicted fingerprint know where to go without its key?',
     answer: 'Its other bucket depends only on the bucket it is in and its own fingerprint: (N − i − r(f)) mod N. Applying the formula twice gives back i, whatever N and r are: N − (N − i − r) − r = i. So from either bucket the fingerprint alone leads to the other one. (N even and r odd do something else: they keep the two buckets apart, since i = (N − i − r) mod N would need 2i + r, an odd number, to be a multiple of the even N.)',
+    shape: { buckets: 16, slots: 2, bits: 8, maxKicks: 100 },
     run(lesson) {
-      lesson.reset({ buckets: 16, slots: 2, bits: 8, seed: 3n, maxKicks: 100 });
+      lesson.reset({ ...this.shape, seed: 3n });
       lesson.fill('fruit-', 27);
       // The candidate whose insert takes the longest walk that never revisits a bucket (tried on copies).
       let best;
@@ -45,10 +47,11 @@ export const scenarios = [
     text: 'A small table filled until an insert fails, with at most 12 kicks. A free slot is still visible, yet the walk never gets there: it goes round a cycle among the shaded buckets, the only ones it can reach. Then it puts every fingerprint back where it was.',
     question: 'What would go wrong if a failed insert were not undone?',
     answer: 'The walk ends with a fingerprint in hand and no slot for it. Dropping it would lose a key that was added earlier: that key would then be reported "definitely not present", a false negative. Undoing the walk restores every moved fingerprint, so a failed insert changes nothing and only the new key is refused.',
+    shape: { buckets: 8, slots: 2, bits: 8, maxKicks: 12 },
     run(lesson) {
       // The first seed whose filled table refuses a key while a free slot lies outside that key's reach.
       for (let seed = 5n; seed < 400n; seed++) {
-        lesson.reset({ buckets: 8, slots: 2, bits: 8, seed, maxKicks: 12 });
+        lesson.reset({ ...this.shape, seed });
         // Fill until an insert fails (a failed insert changes nothing, so the table is simply full).
         lesson.fill('seed-', 64, { stopAtFirstFailure: true });
         const filter = lesson.filter;
@@ -74,8 +77,9 @@ export const scenarios = [
     text: 'With 4-bit fingerprints only 15 values exist, so a key that was never added often finds "its" fingerprint in one of its buckets.',
     question: 'How many more fingerprint bits would make this about 1,000 times rarer?',
     answer: 'Ten: each extra bit halves the chance that a stored fingerprint matches, and 2^10 = 1,024. With 4 slots the full-table bound 2b / (2^f − 1) goes from 8/15 (53%) at 4 bits to 8/16,383 (0.05%) at 14 bits.',
+    shape: { buckets: 16, slots: 4, bits: 4, maxKicks: 100 },
     run(lesson) {
-      lesson.reset({ buckets: 16, slots: 4, bits: 4, seed: 7n, maxKicks: 100 });
+      lesson.reset({ ...this.shape, seed: 7n });
       lesson.fill('word-', 30);
       const ghost = lesson.findKey('ghost-', (key) => !lesson.keys.has(key) && lesson.filter.has(key));
       lesson.perform([lesson.lookupOp(ghost)], ghost);
@@ -86,8 +90,9 @@ export const scenarios = [
     text: 'A key can be added more than once (the filter is a multiset), but only 2 × slots times: after that both of its buckets hold nothing else.',
     question: 'Why can no kick make room here?',
     answer: 'A fingerprint may only live in its two buckets: a lookup looks nowhere else. Both already hold nothing but copies of it, and kicking one copy out only sends it to the other, equally full, bucket.',
+    shape: { buckets: 8, slots: 2, bits: 8, maxKicks: 100 },
     run(lesson) {
-      lesson.reset({ buckets: 8, slots: 2, bits: 8, seed: 9n, maxKicks: 100 });
+      lesson.reset({ ...this.shape, seed: 9n });
       for (let i = 0; i < 4; i++) lesson.perform([lesson.insertOp('same')], 'same', { animate: false });
       lesson.perform([lesson.insertOp('same')], 'same');
     },
@@ -97,8 +102,9 @@ export const scenarios = [
     text: '"victim" is added. Another key is never added: the first of "twin-0", "twin-1", … whose fingerprint equals victim\'s and which shares a bucket with it. The replay looks that key up ("possibly present"), deletes it — which removes victim\'s fingerprint — and looks victim up again.',
     question: 'Victim is now reported absent although it was added: which guarantee did the delete break, and why?',
     answer: '"No false negatives." The filter stores fingerprints, not keys, so it cannot tell the other key from victim: deleting a key that was never added removed a fingerprint that only happened to match, victim\'s. Delete only keys you know were added.',
+    shape: { buckets: 8, slots: 4, bits: 4, maxKicks: 100 },
     run(lesson) {
-      lesson.reset({ buckets: 8, slots: 4, bits: 4, seed: 11n, maxKicks: 100 });
+      lesson.reset({ ...this.shape, seed: 11n });
       lesson.perform([lesson.insertOp('victim')], 'victim', { animate: false });
       const v = lesson.filter.locate('victim');
       const twin = lesson.findKey('twin-', (key) => {
@@ -117,6 +123,7 @@ export const scenarios = [
 export const panelStops = [
   {
     title: 'Beside a Bloom filter',
+    top: 'bloom-title',
     place: (card) => $('bloom-title').after(card),
     question: 'The cuckoo filter has just deleted "word-3". The Bloom filter below holds the same keys: why can it not delete "word-3" too?',
     answer: 'Its bits are shared and unlabelled: other keys set some of the same bits (the dark ones), and nothing records which key set a bit. Clearing word-3\'s bits could clear a bit another key needs, and that key would then be reported "definitely not present", a false negative. So its bits stay set (outlined in red), and the Bloom filter goes on answering "possibly present" for word-3. The cuckoo filter can delete because a key\'s fingerprint sits in one of its own two buckets, and removing one copy of it is safe for every key that was added (scenario 6 shows the one exception: deleting a key that was never added).',
@@ -128,14 +135,16 @@ export const panelStops = [
   },
   {
     title: 'Where the space goes',
-    // Just above the chart it asks about (the headline and the formula come before it).
-    place: (card) => $('chart-sizing').closest('figure')?.before(card),
+    top: 'space-title',
+    // Between the headline its answer names and the chart it asks about.
+    place: (card) => $('sizing-headline').after(card),
     question: 'In the chart, why does the cuckoo filter\'s line climb more slowly than the Bloom filter\'s as the rate gets smaller, and what does it pay for that?',
-    answer: 'Halving the false-positive rate costs a cuckoo filter one more bit in each fingerprint, which is 1/α bits per item (about 1.05 with 4 slots per bucket, as its table is about 95% full), and an optimal Bloom filter 1.44 bits per item. But the cuckoo filter starts higher: a lookup compares 2b fingerprints, which costs log2(2b) bits in every fingerprint whatever the rate. So the Bloom filter is smaller at large rates and the cuckoo filter at small ones; the headline above the chart says where they cross for this library.',
+    answer: 'Halving the false-positive rate costs a cuckoo filter one more bit in each fingerprint, which is 1/α bits per item (about 1.05 with 4 slots per bucket, as its table is about 95% full), and an optimal Bloom filter 1.44 bits per item. But the cuckoo filter starts higher: a lookup compares 2b fingerprints, which costs log2(2b) bits in every fingerprint whatever the rate. So the Bloom filter is smaller at large rates and the cuckoo filter at small ones; the headline above this box says where they cross for this library, and the text under the chart gives the formula.',
     run() {},
   },
   {
     title: 'Experiment: fill it up',
+    top: 'experiment-title',
     place: (card) => $('experiment-title').after(card),
     question: 'Guess first, then run the experiment: as the table fills, what happens to the false-positive rate, and to the kicks an insert needs?',
     answer: 'The false-positive rate grows in step with the load, from 0 at an empty table: an absent key is compared with the fingerprints in its two buckets, and the fuller they are, the more fingerprints can match by chance (the theory line is straight). The kicks stay near 0 while most buckets have a free slot, and climb steeply in the last few percent, where both of a new key\'s buckets are usually full and each kick lands in another full bucket; the run stops at the first insert that fails.',
@@ -147,7 +156,11 @@ export const panelStops = [
 function buildTour(lesson) {
   const total = scenarios.length + panelStops.length;
   const stopTitle = (i, title) => `Stop ${i + 1} of ${total}: ${title}.`;
-  const stopQuestion = (question) => `Question: ${question} Step through the replay, then open the answer.`;
+  // The table a scenario sets up, said at its stop: the parameter form is scrolled away by then.
+  const shapeOf = ({ buckets, slots, bits, maxKicks }) =>
+    `Table: ${buckets} buckets × ${slots} slots, ${bits}-bit fingerprints, max ${maxKicks} kicks.`;
+  const stopQuestion = (scenario) =>
+    `${shapeOf(scenario.shape)} Question: ${scenario.question}`;
   let stop = -1;
   // One card per panel stop, in its panel.
   const cards = panelStops.map((panel, k) => {
@@ -195,9 +208,17 @@ function buildTour(lesson) {
     $('tour').hidden = true;
     $('workbench').classList.remove('touring');
     for (const card of cards) card.hidden = true;
-    // The button that starts the tour again, without scrolling away from where the reader ended it.
-    $('tour-start').focus({ preventScroll: at >= scenarios.length });
+    // The keyboard stays where the reader ended the tour: on the table, or on the panel's heading (it went to
+    // "Take the tour", far above the view).
+    const here = at >= scenarios.length ? $(panelStops[at - scenarios.length].top) : $('table-box');
+    if (here.tabIndex < 0) here.tabIndex = -1;
+    here.focus({ preventScroll: true });
   };
+  // Open, the answer lies over the player: its summary says how to get the player back.
+  const answerBox = /** @type {HTMLDetailsElement} */ (document.getElementById('tour-answer'));
+  answerBox.addEventListener('toggle', () => {
+    /** @type {HTMLElement} */ (answerBox.querySelector('summary')).textContent = answerBox.open ? 'Hide the answer' : 'Show the answer';
+  });
   const show = (i) => {
     stop = i;
     for (const card of cards) card.hidden = true;
@@ -207,7 +228,8 @@ function buildTour(lesson) {
       $('workbench').classList.remove('touring');
       panelStops[k].run(lesson);
       cards[k].hidden = false;
-      cards[k].scrollIntoView({ block: 'start' });
+      // The panel's heading on screen too, with the card under it (a card at the top hid what it asks about).
+      $(panelStops[k].top).scrollIntoView({ block: 'start' });
       /** @type {HTMLElement} */ (cards[k].querySelector('.tour-stop')).focus({ preventScroll: true });
       return;
     }
@@ -216,7 +238,7 @@ function buildTour(lesson) {
     $('tour').hidden = false;
     $('workbench').classList.add('touring');
     $('tour-stop').textContent = stopTitle(i, scenario.title);
-    $('tour-question').textContent = stopQuestion(scenario.question);
+    $('tour-question').textContent = stopQuestion(scenario);
     /** @type {HTMLDetailsElement} */ (document.getElementById('tour-answer')).open = false;
     $('tour-answer-text').textContent = scenario.answer;
     // ▼: the next stop is further down the page. (One short label: a longer one wrapped on a phone.)
@@ -241,7 +263,7 @@ function buildTour(lesson) {
       title.textContent = stopTitle(i, scenario.title);
       const question = document.createElement('p');
       question.className = 'question';
-      question.textContent = stopQuestion(scenario.question);
+      question.textContent = stopQuestion(scenario);
       item.append(title, question);
       return item;
     }),

@@ -1780,7 +1780,12 @@ test.each(VIEWPORTS)(
     for (let i = 0; i < titles.length; i++) {
       if (i > 0) await page.click('#tour-next');
       expect(await text(page, '#tour-stop')).toBe(`Stop ${i + 1} of ${total}: ${titles[i]}.`);
-      expect(await text(page, '#tour-question')).toMatch(/^Question: /);
+      // The table the scenario set up is said (the parameter form is scrolled away), and is the real one.
+      const shape = await page.evaluate(() => {
+        const f = (window as any).cuckooDemo.filter;
+        return `Table: ${f.bucketCount} buckets × ${f.bucketSize} slots, ${f.fingerprintBits}-bit fingerprints`;
+      });
+      expect(await text(page, '#tour-question')).toMatch(new RegExp(`^${shape}, max \\d+ kicks\\. Question: `));
       // The answer waits to be opened; the scenario's replay is loaded at its first step.
       expect(await page.isVisible('#tour-answer-text')).toBe(false);
       expect(await text(page, '[data-testid=step-counter]')).toMatch(/^Step 1 of \d+$/);
@@ -1791,13 +1796,20 @@ test.each(VIEWPORTS)(
     }
     await page.click('#tour-answer summary');
     expect(await page.isVisible('#tour-answer-text')).toBe(true);
+    // Open, the answer covers the player: its summary says how to get it back.
+    expect(await text(page, '#tour-answer summary')).toBe('Hide the answer');
     // The tour goes on past the scenarios (it used to end there): each panel's stop is a card in that panel,
     // on screen, with its question, its answer closed, and the panel it asks about right under it.
     expect(await text(page, '#tour-next')).toBe('Next stop ▼');
     const panels = [
-      { title: 'Beside a Bloom filter', section: 'bloom-title', shows: '#bloom-bits' },
-      { title: 'Where the space goes', section: 'bloom-title', shows: '#chart-sizing' },
-      { title: 'Experiment: fill it up', section: 'experiment-title', shows: '#experiment' },
+      { title: 'Beside a Bloom filter', section: 'bloom-title', heading: 'bloom-title', shows: '#bloom-bits' },
+      { title: 'Where the space goes', section: 'bloom-title', heading: 'space-title', shows: '#chart-sizing' },
+      {
+        title: 'Experiment: fill it up',
+        section: 'experiment-title',
+        heading: 'experiment-title',
+        shows: '#experiment',
+      },
     ];
     for (let k = 0; k < panels.length; k++) {
       const stop = titles.length + k;
@@ -1811,15 +1823,25 @@ test.each(VIEWPORTS)(
       const placed = await card.evaluate((e, p) => {
         const section = document.getElementById(p.section)!.closest('section')!;
         const r = e.getBoundingClientRect();
+        const heading = document.getElementById(p.heading)!.getBoundingClientRect();
         const shown = document.querySelector(p.shows)!.getBoundingClientRect();
         return {
           inSection: section.contains(e),
+          // The panel's heading on screen above the card (a card at the top hid it).
+          headingAbove: heading.top >= -1 && heading.bottom <= r.top,
           inView: r.top >= -1 && r.top < window.innerHeight,
           panelBelow: shown.top >= r.bottom && shown.top < window.innerHeight,
           focused: e.contains(document.activeElement),
         };
       }, panels[k]);
-      expect({ k, ...placed }).toEqual({ k, inSection: true, inView: true, panelBelow: true, focused: true });
+      expect({ k, ...placed }).toEqual({
+        k,
+        inSection: true,
+        headingAbove: true,
+        inView: true,
+        panelBelow: true,
+        focused: true,
+      });
       if (k === 0) {
         // The stop's setup: a key deleted from the cuckoo filter, its bits kept by the Bloom filter.
         expect(await text(page, '#bloom-delete')).toMatch(/^"word-3" was deleted from the cuckoo filter, but its bits/);
@@ -1833,7 +1855,8 @@ test.each(VIEWPORTS)(
     expect(await last.locator('.tour-card-end').textContent()).toBe('End the tour (that was the last stop)');
     await last.locator('.tour-card-end').click();
     expect(await page.locator('.tour-card:not([hidden])').count()).toBe(0);
-    expect(await page.evaluate(() => document.activeElement!.id)).toBe('tour-start');
+    // The keyboard stays in the panel where the tour ended (it went to "Take the tour", far above the view).
+    expect(await page.evaluate(() => document.activeElement!.id)).toBe('experiment-title');
     // Skipping: ended at the first stop, the page is as it was left.
     await page.click('#tour-start');
     await page.click('#tour-end');
@@ -1852,22 +1875,69 @@ test.each(VIEWPORTS)(
         const r = e.getBoundingClientRect();
         return { top: Math.round(r.top + window.scrollY), bottom: Math.round(r.bottom + window.scrollY) };
       });
-    // The tour is offered at the top of the workbench (it sat 3,480 px down, and the intro never named it).
-    expect(await page.$eval('#tour-start', (e) => e.closest('section')!.querySelector('h2')!.id)).toBe('intro-title');
-    const explore = await pageBox('#explore');
-    expect((await pageBox('#tour-start')).top - explore.bottom).toBeLessThan(viewport.height);
-    // "Insert, look up, delete" says what i1, i2 and a kick are before the table's colour legend names them.
+    // The intro names the tour, and the tour is offered right after the three definitions, before the table
+    // (it sat 3,480 px down, and the intro never named it).
+    expect(await text(page, '#intro-title ~ p:last-of-type')).toContain(
+      'Read the three definitions just below; the guided tour starts under them.',
+    );
+    expect(await page.$eval('#tour-start', (e) => e.closest('section')!.querySelector('h2')!.id)).toBe('ops-title');
+    expect((await pageBox('#tour-start')).top).toBeLessThan((await pageBox('#table-title')).top);
+    // "Insert, look up, delete" says what i1, i2, r(f), the duplicate limit and a kick are before the table's
+    // colour legend names them (a reader met "r(f) = 11 is an odd offset" and the duplicate limit unexplained).
     expect((await pageBox('#ops-title')).top).toBeLessThan((await pageBox('.legend')).top);
-    expect(await text(page, '#ops-title + p')).toMatch(/first bucket i1.*kick-out walk/s);
-    // The graph right under the table on a desktop (it was 900 px below); under the player on a phone,
-    // where the player must stay next to the table.
+    const insert = (await text(page, '#ops-title + p')).replace(/\s+/g, ' ');
+    expect(insert).toMatch(
+      /first bucket i1.*i2 = \(N − i1 − r\(f\)\) mod N, where N is the number of buckets and r\(f\) an odd offset computed from the fingerprint f.*duplicate limit.*kick-out walk/,
+    );
+    // The legend and the graph right under the table on a desktop (the graph was 900 px below, the legend
+    // off screen); under the player on a phone, where the player must stay next to the table.
     const table = await pageBox('#table-box');
+    const legend = await pageBox('.legend');
     const graph = await pageBox('#graph');
     const under = viewport === DESKTOP ? table : await pageBox('.code-box');
-    expect(graph.top - under.bottom).toBeGreaterThanOrEqual(0);
-    expect(graph.top - under.bottom).toBeLessThan(80);
-    if (viewport === DESKTOP) expect(graph.top - table.bottom).toBeLessThan(80);
-    else expect((await pageBox('#player')).top - table.bottom).toBeLessThan(60);
+    expect(legend.top - under.bottom).toBeGreaterThanOrEqual(0);
+    expect(legend.top - under.bottom).toBeLessThan(80);
+    expect(graph.top - legend.bottom).toBeGreaterThanOrEqual(0);
+    expect(graph.top - legend.bottom).toBeLessThan(80);
+    if (viewport === PHONE) expect((await pageBox('#player')).top - table.bottom).toBeLessThan(60);
+    expect(errors).toEqual([]);
+    await page.close();
+  },
+);
+
+test.each(VIEWPORTS)(
+  'at %s size a replay with kicks keeps its narration in place, a tour ended at the table leaves the view and the keyboard there, and one key makes a plain Bloom sentence',
+  async (_name, viewport) => {
+    const { page, errors } = await openPage(session, '', viewport);
+    // One key: nothing shared, and no counts that say nothing ("0 of the 1 key already do, though only 0 of
+    // the 1 set bit are shared").
+    await page.click('[data-testid=add]');
+    await page.click('[data-testid=end]');
+    const said = await text(page, '#bloom-delete');
+    expect(said).toMatch(/^"apple" sets bits? [\d, ]+; (it is not|none is) shared yet\./);
+    expect(said).not.toMatch(/ 0 of the /);
+    // The hand line ("In hand: ...") comes and goes within the replay; the narration under it stays put (it
+    // moved 24 to 51 px between steps).
+    await page.click('[data-testid=preset-1]');
+    const narrationTop = () =>
+      page.$eval('#narration', (e) => Math.round(e.getBoundingClientRect().top + window.scrollY));
+    const first = await narrationTop();
+    let hands = 0;
+    for (let step = 0; step < 60 && (await page.isEnabled('[data-testid=step]')); step++) {
+      await page.click('[data-testid=step]');
+      const handShown = await page.$eval('#hand', (e) => {
+        const line = e as HTMLElement;
+        return line.style.visibility !== 'hidden' && !line.hidden;
+      });
+      hands += handShown ? 1 : 0;
+      expect({ step, top: await narrationTop() }).toEqual({ step, top: first });
+    }
+    expect(hands).toBeGreaterThan(0);
+    // Ended at a scenario, the tour leaves the view where it is and the keyboard on the table.
+    await page.click('#tour-start');
+    const scrolled = await page.evaluate(() => window.scrollY);
+    await page.click('#tour-end');
+    expect(await page.evaluate(() => [document.activeElement!.id, window.scrollY])).toEqual(['table-box', scrolled]);
     expect(errors).toEqual([]);
     await page.close();
   },
@@ -2205,14 +2275,13 @@ test('on a phone the narration is right under the player, so that a tap on ▶ s
       await page.click('[data-testid=step]');
       const player = await box(page, '#player');
       const narration = await box(page, '#narration');
-      const hand = await box(page, '#hand');
-      const handHeight = hand.bottom > hand.top ? hand.bottom - hand.top + 8 : 0;
-      // Nothing but the line naming the fingerprint in hand between the player and the narration.
+      // Nothing between the player and the narration (the line naming the fingerprint in hand comes under
+      // the narration: above it, coming and going, it moved the narration 24 to 51 px between steps).
       expect({
         i,
         s,
         under: narration.top >= player.bottom,
-        near: narration.top - player.bottom <= handHeight + 16,
+        near: narration.top - player.bottom <= 16,
         inView: narration.inView,
       }).toEqual({ i, s, under: true, near: true, inView: true });
     }
