@@ -266,6 +266,7 @@ struct Dedup {
   Dedup(CuckooFilter& f, unsigned rules) : engine(f, rules) {}
   cuckoo::LineDeduper engine;
   DedupReport report = {};
+  cuckoo::DistinctCount distinct;  // dedup_count_distinct()'s
 };
 
 Dedup& dedup_at(Handle h) { return object_at<Dedup>(h); }
@@ -309,6 +310,13 @@ int dedup_next_input(Handle h) {
   Dedup& d = dedup_at(h);
   return dedup_reported(d, d.engine.next_input());
 }
+// From now on the engine counts the distinct keys instead (LineDeduper::count_distinct); dedup_distinct()
+// reads the estimate.
+void dedup_count_distinct(Handle h) {
+  Dedup& d = dedup_at(h);
+  d.engine.count_distinct(d.distinct);
+}
+double dedup_distinct(Handle h) { return dedup_at(h).distinct.estimate(); }
 int dedup_finish(Handle h) {
   if (!memory_for_call()) return last_error_code();
   Dedup& d = dedup_at(h);
@@ -399,6 +407,8 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("dedupPush", &dedup_push);
   function("dedupFinish", &dedup_finish);
   function("dedupNextInput", &dedup_next_input);
+  function("dedupCountDistinct", &dedup_count_distinct);
+  function("dedupDistinct", &dedup_distinct);
   function("inPlaceShape", &in_place_shape);
   function("declaredLength", &declared_length);
 }

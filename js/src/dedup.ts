@@ -401,6 +401,45 @@ export function expectedWrongDrops(lines: number, capacity: number): number {
   return sum;
 }
 
+/**
+ * @internal The core's engine over `filter`, with the options' record rules and key fields; throws what the
+ * core reports (a field list it refuses, no memory), the engine then destroyed.
+ */
+export function makeEngine(m: CuckooModule, filter: CuckooFilter, options: LineDeduperOptions): number {
+  const { csv, fields, delimiter = csv ? ',' : '\t' } = options;
+  const rules =
+    (options.zeroTerminated ? LineRules.zeroTerminated : 0) |
+    (options.duplicates ? LineRules.duplicates : 0) |
+    (csv ? LineRules.csv : 0);
+  const engine = m.dedupCreate(liveHandle(filter), rules);
+  if (engine === 0) throw errorFromModule(m);
+  if (fields !== undefined || csv) {
+    const names: string[] = [];
+    const ranges = fields === undefined ? new Uint32Array(0) : parseFields(fields, csv ? names : undefined);
+    // The ranges and the names (each ended by NUL) in one piece of scratch memory.
+    const nameBytes = new TextEncoder().encode(names.map((n) => `${n}\0`).join(''));
+    const both = new Uint8Array(ranges.byteLength + nameBytes.length);
+    both.set(new Uint8Array(ranges.buffer, ranges.byteOffset, ranges.byteLength));
+    both.set(nameBytes, ranges.byteLength);
+    const address = copyToScratch(m, both);
+    if (
+      m.dedupSelect(
+        engine,
+        delimiter.charCodeAt(0),
+        address,
+        ranges.length / 2,
+        address + ranges.byteLength,
+        nameBytes.length,
+      ) !== ErrorCode.ok
+    ) {
+      const error = errorFromModule(m);
+      m.dedupDestroy(engine);
+      throw error;
+    }
+  }
+  return engine;
+}
+
 /** Frees what a deduplicator holds in the wasm heap if it is dropped without end() or dispose(). */
 const orphans =
   typeof FinalizationRegistry === 'function'
@@ -581,40 +620,12 @@ export class LineDeduper {
     const { seen } = this.options;
     const plan = seen ? undefined : planDedup(this.options, firstBlock);
     const filter = seen ?? this.makeFilter(plan!, firstBlock.length);
-    const { csv, fields, delimiter = csv ? ',' : '\t' } = this.options;
-    const rules =
-      (this.options.zeroTerminated ? LineRules.zeroTerminated : 0) |
-      (this.options.duplicates ? LineRules.duplicates : 0) |
-      (csv ? LineRules.csv : 0);
-    const engine = this.m.dedupCreate(liveHandle(filter), rules);
-    if (engine !== 0 && (fields !== undefined || csv)) {
-      const names: string[] = [];
-      const ranges = fields === undefined ? new Uint32Array(0) : parseFields(fields, csv ? names : undefined);
-      // The ranges and the names (each ended by NUL) in one piece of scratch memory.
-      const nameBytes = new TextEncoder().encode(names.map((n) => `${n}\0`).join(''));
-      const both = new Uint8Array(ranges.byteLength + nameBytes.length);
-      both.set(new Uint8Array(ranges.buffer, ranges.byteOffset, ranges.byteLength));
-      both.set(nameBytes, ranges.byteLength);
-      const address = copyToScratch(this.m, both);
-      if (
-        this.m.dedupSelect(
-          engine,
-          delimiter.charCodeAt(0),
-          address,
-          ranges.length / 2,
-          address + ranges.byteLength,
-          nameBytes.length,
-        ) !== ErrorCode.ok
-      ) {
-        const error = errorFromModule(this.m);
-        this.m.dedupDestroy(engine);
-        if (!seen) filter.dispose();
-        throw error;
-      }
-    }
-    if (engine === 0) {
+    let engine: number;
+    try {
+      engine = makeEngine(this.m, filter, this.options);
+    } catch (error) {
       if (!seen) filter.dispose();
-      throw errorFromModule(this.m);
+      throw error;
     }
     // A very large start doubles fewer times than the rate allows (the position's bits: doubling_filter.hpp).
     if (plan && filter.maxDoublings < plan.maxDoublings) {

@@ -81,6 +81,8 @@ export interface CuckooModule extends HeapModule {
     namesLength: number,
   ): number;
   dedupNextInput(handle: number): number;
+  dedupCountDistinct(handle: number): void;
+  dedupDistinct(handle: number): number;
   /** The slot width x 256 + the most doublings of a table that doubles in place at this rate; 0: too small a rate. */
   inPlaceShape(fpRate: number, capacity: number): number;
   /** The address of a DedupReport record (abi.ts). */

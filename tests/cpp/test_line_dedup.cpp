@@ -2,10 +2,12 @@
 // reader of a stream stop where an export ends. The TypeScript suites test both again through wasm.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cuckoo/line_dedup.hpp>
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -407,4 +409,61 @@ TEST_CASE("expected_wrong_drops sums each piece of new records at the rate after
   CHECK(d.unique() == twin.size());
   CHECK(d.expected_wrong_drops() >= exact * 0.999);
   CHECK(d.expected_wrong_drops() <= exact * 1.02);
+}
+
+TEST_CASE("DistinctCount estimates distinct hashes within a few standard errors, duplicates not counted",
+          "[dedup][distinct]") {
+  cuckoo::DistinctCount empty;
+  CHECK(empty.estimate() == 0);
+  // Its own logarithm (linear counting's), against the library's.
+  for (const double x : {1.0, 1.0001, 1.5, 2.0, 3.7, 16384.0 / 9000, 16384.0})
+    CHECK(std::abs(cuckoo::DistinctCount::natural_log(x) - std::log(x)) < 1e-12);
+  const cuckoo::KeyHasher hash;
+  // Each size's keys added three times over, in two rounds: only distinct ones count.
+  for (const std::uint64_t distinct : {1ull, 100ull, 5'000ull, 40'000ull, 70'000ull, 300'000ull, 2'000'000ull}) {
+    INFO(distinct);
+    cuckoo::DistinctCount count;
+    for (int round = 0; round < 3; ++round)
+      for (std::uint64_t i = 0; i < distinct; ++i) count.add(hash(&i, sizeof i));
+    const double error = count.estimate() / static_cast<double>(distinct) - 1;
+    // 0.81% is one standard error of the large range; linear counting is closer below 2.5 x 2^14.
+    CHECK(std::abs(error) < 5 * 1.04 / 128);
+  }
+}
+
+TEST_CASE("count_distinct: the keys a deduplicator would make are counted, nothing is written or added",
+          "[dedup][distinct]") {
+  std::mt19937 rng(17);
+  // 20,000 lines, 3,000 distinct; then keys from field 2 of "a,N" lines: 10 distinct; CSV with a header
+  // and quoted values equal to unquoted ones.
+  std::string lines;
+  for (int i = 0; i < 20'000; ++i) lines += "line-" + std::to_string(i % 3'000) + (i % 7 == 0 ? "\r\n" : "\n");
+  std::string fields;
+  for (int i = 0; i < 5'000; ++i) fields += std::to_string(i) + "," + std::to_string(i % 10) + "\n";
+  const std::string csv = "id,city\n1,Paris\n2,\"Paris\"\n3,Rome\n4,\"Ro\"\"me\"\n5,Rome\n";
+  struct Case {
+    const std::string* in;
+    unsigned rules;
+    std::vector<std::uint32_t> ranges;
+    double distinct;
+    std::uint64_t records;
+  };
+  const std::vector<Case> cases = {
+      {&lines, cuckoo::newline_lines, {}, 3'000, 20'000},
+      {&fields, cuckoo::newline_lines, {2, 2}, 10, 5'000},
+      {&csv, cuckoo::csv, {2, 2}, 3, 5},  // Paris, Rome, Ro"me; the header is not a key
+  };
+  for (const Case& c : cases) {
+    INFO(*c.in);
+    cuckoo::CuckooFilter f(growing(1e-8, 100));
+    cuckoo::LineDeduper d(f, c.rules);
+    if (!c.ranges.empty()) REQUIRE(d.select_fields(',', c.ranges.data(), c.ranges.size() / 2));
+    cuckoo::DistinctCount count;
+    d.count_distinct(count);
+    CHECK(run_in_blocks(d, *c.in, rng).empty());
+    CHECK(d.lines() == c.records);
+    CHECK(d.unique() == 0);
+    CHECK(f.size() == 0);
+    CHECK(std::abs(count.estimate() - c.distinct) < 0.01 * c.distinct + 0.5);
+  }
 }

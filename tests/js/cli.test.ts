@@ -563,6 +563,76 @@ print('same' if got == expected else 'different: %d rows, expected %d' % (len(go
   });
 });
 
+describe('dedup: a file is counted first, and its filter starts at the size its distinct keys need', () => {
+  // Over 8 MiB (files counted first), 900,000 lines of about 285,000 distinct ones.
+  let file: string;
+  let distinct: number;
+  const start = (stderr: string) => Number(/filter started with room for (\d+) lines/.exec(stderr)![1]);
+  beforeAll(() => {
+    file = generate('counted.txt', 900_000, 300_000, 21);
+    distinct = awkDedup(file).toString('latin1').split('\n').length - 1;
+  });
+
+  test('from a file: started with room for its distinct lines (and the planned room), never doubled', () => {
+    expect(statSync(file).size).toBeGreaterThan(8 << 20);
+    const { code, stdout, stderr } = run(['dedup', '--stats', file]);
+    expect(code).toBe(0);
+    expect(stdout.equals(awkDedup(file))).toBe(true);
+    // The count (0.81% standard error) with 4% for its error and room to end about 82% full.
+    expect(start(stderr) / (distinct * 1.04 * (0.95 / 0.85))).toBeGreaterThan(0.96);
+    expect(start(stderr) / (distinct * 1.04 * (0.95 / 0.85))).toBeLessThan(1.04);
+    expect(stderr).toContain('doubled 0 time(s)');
+  });
+
+  test('standard input is read once, even a regular file (a first reading would leave it at its end)', () => {
+    for (const input of [
+      spawnSync('sh', ['-c', `node "${bin}" dedup --stats < "${file}"`], { cwd: dir, maxBuffer: 1 << 28 }),
+      spawnSync('sh', ['-c', `node "${bin}" dedup --stats /dev/stdin < "${file}"`], { cwd: dir, maxBuffer: 1 << 28 }),
+      spawnSync('sh', ['-c', `cat "${file}" | node "${bin}" dedup --stats`], { cwd: dir, maxBuffer: 1 << 28 }),
+    ]) {
+      expect(input.status).toBe(0);
+      expect(input.stdout.equals(awkDedup(file))).toBe(true);
+      expect(start(input.stderr.toString())).toBeLessThan(distinct / 2); // a pipe's start, doubled since
+    }
+  });
+
+  test('--capacity skips the count; keys from fields and several CSV files are counted by their keys', () => {
+    const given = run(['dedup', '--stats', '--capacity', '1000', file]);
+    expect(given.code).toBe(0);
+    expect(start(given.stderr)).toBe(1000);
+    expect(given.stdout.equals(awkDedup(file))).toBe(true);
+    // -f 2 of "N,N % 50": 50 keys, however many lines.
+    const fields = join(dir, 'counted-fields.txt');
+    writeFileSync(fields, Array.from({ length: 1_000_000 }, (_, i) => `${i},${i % 50}`).join('\n') + '\n');
+    const byField = run(['dedup', '--stats', '-t', ',', '-f', '2', fields]);
+    expect(byField.code).toBe(0);
+    expect(byField.stdout.toString().split('\n').length - 1).toBe(50);
+    expect(start(byField.stderr)).toBeLessThan(80);
+    // Two CSV files, each with its header (the second's checked, not counted or written), quoted values
+    // equal to unquoted ones: the same output as without the count.
+    const rows = (from: number) =>
+      Array.from({ length: 400_000 }, (_, i) =>
+        i % 3 === 0 ? `${from + i},"city ${i % 700}"` : `${from + i},city ${i % 700}`,
+      );
+    const [a, b] = ['counted-a.csv', 'counted-b.csv'].map((name) => join(dir, name));
+    writeFileSync(a, ['id,city', ...rows(0)].join('\n') + '\n');
+    writeFileSync(b, ['id,city', ...rows(1e6)].join('\n') + '\n');
+    const counted = run(['dedup', '--stats', '--csv', '-f', 'city', a, b]);
+    const uncounted = run(['dedup', '--stats', '--csv', '-f', 'city', '--capacity', '100000', a, b]);
+    expect(counted.code).toBe(0);
+    expect(counted.stdout.equals(uncounted.stdout)).toBe(true);
+    expect(counted.stdout.toString().split('\n').length - 1).toBe(701); // the header and 700 cities
+    expect(start(counted.stderr)).toBeLessThan(1000);
+  });
+
+  test('--progress shows the count, then the run', () => {
+    const { code, stderr } = run(['dedup', '--progress', file]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/^cuckoo: [\d,]+ lines counted, to size the filter, [\d,]+ lines\/s, 100\.0%, 0s left\n/m);
+    expect(stderr).toMatch(/cuckoo: 900,000 lines, [\d,]+ lines\/s, 100\.0%, 0s left\n$/);
+  });
+});
+
 describe('build, query, info', () => {
   test('round trip', () => {
     const keys = join(dir, 'keys.txt');

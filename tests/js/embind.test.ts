@@ -66,6 +66,8 @@ const MAIN: Functions<CuckooModule> = {
   dedupDestroy: true,
   dedupSelect: true,
   dedupNextInput: true,
+  dedupCountDistinct: true,
+  dedupDistinct: true,
   inPlaceShape: true,
   dedupReport: true,
   dedupPush: true,

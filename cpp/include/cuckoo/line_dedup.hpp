@@ -39,6 +39,7 @@
 
 #include "cuckoo_filter.hpp"
 #include "detail/bits.hpp"
+#include "distinct_count.hpp"
 
 namespace cuckoo {
 inline namespace v1 {
@@ -223,6 +224,12 @@ class LineDeduper {
     return fields_.append(ranges, 2 * count) && names_.append(names, names_length);
   }
 
+  // From now on the engine only counts: each record's key (by the same rules: fields, CSV, the header read
+  // but not counted) goes to `count` as its hash, and the filter is not touched; output() stays empty (the
+  // header too) and unique() 0. The `cuckoo`
+  // command reads a file this way first, to start its filter at the size the file's distinct keys need.
+  void count_distinct(DistinctCount& count) noexcept { counting_ = &count; }
+
   [[nodiscard]] const std::uint8_t* output() const noexcept { return output_.data(); }
   [[nodiscard]] std::size_t output_size() const noexcept { return output_.size(); }
   [[nodiscard]] std::uint64_t lines() const noexcept { return lines_; }
@@ -354,7 +361,7 @@ class LineDeduper {
     if (header_pending_) {
       const bool repeated = repeat_header_;
       if (!take_header(line, key_end)) return false;
-      if (repeated) return true;
+      if (repeated || counting_ != nullptr) return true;
       if (!write_record(line, length, last)) return fail_out_of_memory().ok();
       return true;
     }
@@ -363,6 +370,11 @@ class LineDeduper {
     if (!key_range(line, 0, static_cast<std::uint32_t>(key_end), key)) return fail_out_of_memory().ok();
     const std::uint64_t hash =
         filter_.hash_of((fields_.empty() && !csv_ ? line : keys_.data()) + key[0], key[1] - key[0]);
+    if (counting_ != nullptr) {
+      counting_->add(hash);
+      ++lines_;
+      return true;
+    }
     const bool seen = filter_.contains_hash(hash);
     if (!seen && !filter_.add_hash(hash)) return fail_add();
     ++lines_;
@@ -414,6 +426,7 @@ class LineDeduper {
       records_.append_unchecked(ranges_.data(), 2 * count);
     }
     const std::uint32_t* records = selected ? records_.data() : ranges_.data();
+    if (counting_ != nullptr) return count_ranges(data, count, selected);
     // The output gains at most the block: with that room reserved, the copies below cannot fail.
     if (!results_.reserve(count) || !output_.reserve(output_.size() + length)) return fail_out_of_memory().ok();
     const std::uint32_t* ranges = records;
@@ -456,6 +469,21 @@ class LineDeduper {
       }
     }
     if (run != SIZE_MAX) output_.append_unchecked(data + run, length - run);
+    lines_ += count;
+    return true;
+  }
+
+  // count_distinct()'s dedup_ranges: the keys' hashes into the count, a piece at a time as there.
+  // Compiled for size (the package's budget): the count runs once per file, before the run.
+  [[gnu::noinline]] CUCKOO_COLD bool count_ranges(const std::uint8_t* data, std::size_t count, bool selected) {
+    for (std::size_t at = 0; at < count; at += kRatePiece) {
+      const std::size_t n = std::min(kRatePiece, count - at);
+      if (selected && !piece_keys(data, at, n)) return fail_out_of_memory().ok();
+      const std::uint8_t* base = selected ? keys_.data() : data;
+      const std::uint32_t* ranges = ranges_.data() + 2 * at;
+      for (std::size_t i = 0; i < n; ++i)
+        counting_->add(filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]));
+    }
     lines_ += count;
     return true;
   }
@@ -530,7 +558,9 @@ class LineDeduper {
       if (header_pending_) {
         const bool repeated = repeat_header_;
         if (!take_header(data + start, key_end - start)) return 0;
-        if (!repeated && !output_.append(data + start, stop + 1 - start)) return fail_out_of_memory().ok();
+        // (Counting writes nothing, the header neither.)
+        if (!repeated && counting_ == nullptr && !output_.append(data + start, stop + 1 - start))
+          return fail_out_of_memory().ok();
       } else {
         const std::uint32_t range[2] = {start, key_end};
         if (!ranges_.append(range, 2)) return fail_out_of_memory().ok();
@@ -754,6 +784,7 @@ class LineDeduper {
   std::uint64_t lines_ = 0;
   std::uint64_t unique_ = 0;
   double wrong_drops_ = 0;
+  DistinctCount* counting_ = nullptr;  // count_distinct(): keys go here, not to the filter
   Status failed_;
 };
 

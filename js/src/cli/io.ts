@@ -92,6 +92,15 @@ export function checkInputs(files: readonly string[]): number | undefined {
   return total;
 }
 
+/**
+ * Whether every input can be read twice from its start: each is opened here by its path. Not standard input
+ * or a descriptor this process already has (/dev/stdin, /dev/fd/N), even when it is a regular file: a
+ * first reading would leave its offset at the end.
+ */
+export function readableTwice(files: readonly string[]): boolean {
+  return files.every((file) => file !== STDIN && inheritedDescriptor(file) === undefined);
+}
+
 // /dev/stdin and /dev/fd/N name descriptors this process already has; they are read as they are (opening
 // them again fails when the descriptor is a socket, as Node's child processes get).
 function inheritedDescriptor(path: string): number | undefined {
