@@ -157,9 +157,19 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
 
     // 3: keys until one kicks (the figure marks the walk's slots), then until the table is full.
     await page.click('#lesson-next');
+    const sizeBeforeKick = await lessonFilter('lesson.filter.size');
     await act();
     expect(await resultText(page)).toMatch(
       /kicking out 0x[0-9a-f]{2}; then .*\d+ kicks?; the moved slots are highlighted/,
+    );
+    // The keys added on the way to the first kick are said (the table grew 6 -> 27 unexplained).
+    const quiet = (await lessonFilter('lesson.filter.size')) - sizeBeforeKick - 1;
+    expect(await resultText(page)).toMatch(
+      quiet === 0
+        ? /^"key-1" found both its buckets/
+        : new RegExp(
+            `^First "key-1" ${quiet === 1 ? 'was' : `to "key-${quiet}" \\(${quiet} keys\\) were`} added without a kick\\. Then "key-${quiet + 1}" found both its buckets`,
+          ),
     );
     expect(await page.$$eval('#lesson-table .lesson-slot.marked', (s) => s.length)).toBeGreaterThanOrEqual(2);
     await page.click('#lesson-act-second');
@@ -201,8 +211,10 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     );
     expect(await resultText(page)).toContain(`${falsePositives} of 1,000 said "possibly present"`);
     expect(falsePositives).toBeGreaterThan(0); // a table this full at 8 bits: about 30 expected
-    // The spread is named for what it is (a reader met an unexplained "±11").
-    expect(await resultText(page)).toMatch(/19 counts in 20 land within about ±\d+ of that, two standard deviations/);
+    // The spread is said in plain words (a reader met an unexplained "±11", the next "two standard deviations").
+    expect(await resultText(page)).toMatch(
+      /chance alone moves a count like this by up to about \d+ either way, 19 times in 20\)/,
+    );
     await stayed();
     await screenshot(page, `lesson-${name}-4`);
 
@@ -229,6 +241,8 @@ describe.each(VIEWPORTS)('the lesson at %s size', (name, viewport) => {
     await page.click('#lesson-next');
     expect(await page.isVisible('#lesson-next')).toBe(false);
     expect(await page.isVisible('#lesson-done')).toBe(true);
+    // The chapter says what to do with the slider (its action area has no button).
+    expect(await page.textContent('#chapter-prose')).toContain('Slide the rate under the bars');
     await page.fill('#lesson-rate', '4');
     const sizes = await page.evaluate(() => {
       const f = new (window as any).cuckooDemo.CuckooFilter({ capacity: 100000, fpRate: 1e-4, bucketSize: 4 });
