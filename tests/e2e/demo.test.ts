@@ -1900,6 +1900,14 @@ test.each(VIEWPORTS)(
     expect(graph.top - legend.bottom).toBeGreaterThanOrEqual(0);
     expect(graph.top - legend.bottom).toBeLessThan(80);
     if (viewport === PHONE) expect((await pageBox('#player')).top - table.bottom).toBeLessThan(60);
+    // The workbench, from its heading to the page's end, is shorter than the whole page was when it had no
+    // lesson (6,800 px on a desktop, 11,800 on a phone): the answers to "why" behind their questions.
+    const workbench = await page.evaluate(
+      () =>
+        document.documentElement.scrollHeight -
+        (document.getElementById('explore')!.getBoundingClientRect().top + window.scrollY),
+    );
+    expect(workbench).toBeLessThan(viewport === DESKTOP ? 6_800 : 11_800);
     expect(errors).toEqual([]);
     await page.close();
   },
