@@ -45,8 +45,6 @@ class DistinctCount {
     return raw;
   }
 
-  void clear() noexcept { registers_.fill(0); }
-
   // ln x for x >= 1, here rather than std::log: the wasm module has no log of its own, and musl's brings a
   // 4 KiB table. x = 2^k y with y in [1, 2), ln y = 2 atanh(z) = 2 (z + z^3 / 3 + ...), z = (y - 1) / (y + 1)
   // <= 1/3: 30 terms are exact to a double.

@@ -226,8 +226,8 @@ class LineDeduper {
 
   // From now on the engine only counts: each record's key (by the same rules: fields, CSV, the header read
   // but not counted) goes to `count` as its hash, and the filter is not touched; output() stays empty (the
-  // header too) and unique() 0. The `cuckoo`
-  // command reads a file this way first, to start its filter at the size the file's distinct keys need.
+  // header too) and unique() 0. The `cuckoo` command reads a file this way first, to start its filter at
+  // the size the file's distinct keys need.
   void count_distinct(DistinctCount& count) noexcept { counting_ = &count; }
 
   [[nodiscard]] const std::uint8_t* output() const noexcept { return output_.data(); }

@@ -213,8 +213,7 @@ function countsFirst(files: readonly string[], bytes: number): boolean {
 }
 // The filter's start for a count of distinct keys: 4% for the count's error (5 of its standard errors, 0.81%:
 // a doubling for want of room about once in a million files), and room for the table to end about 82% full
-// rather than 95%, as the last tenth of a table's load costs the most kicks (20M unique lines: 4.3-5.5 s
-// started at 95%, 3.6-4.6 s at 80%, for 7% more memory).
+// rather than 91%, as the last tenth of a table's load costs the most kicks (docs/PERFORMANCE.md).
 const COUNT_ROOM = 1.04 * (0.95 / 0.85);
 
 // dedup and build: the engine over the inputs. `keep` receives the new lines (dedup writes them; build
