@@ -212,9 +212,9 @@ function countsFirst(files: readonly string[], bytes: number): boolean {
   return readableTwice(files) && bytes >= COUNT_FROM_BYTES && bytes <= Math.min(freemem() / 2, 16 * 2 ** 30);
 }
 // The filter's start for a count of distinct keys: 4% for the count's error (5 of its standard errors, 0.81%:
-// a doubling for want of room about once in a million files), and room for the table to end about 82% full
+// a doubling for want of room about once in a million files), and room for the table to end about 85% full
 // rather than 91%, as the last tenth of a table's load costs the most kicks (docs/PERFORMANCE.md).
-const COUNT_ROOM = 1.04 * (0.95 / 0.85);
+const COUNT_ROOM = 1.04 * (0.95 / 0.88);
 
 // dedup and build: the engine over the inputs. `keep` receives the new lines (dedup writes them; build
 // has no use for them); returns the deduplicator, ended.
