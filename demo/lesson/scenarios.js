@@ -173,16 +173,7 @@ function buildTour(lesson) {
     title.className = 'tour-stop';
     title.tabIndex = -1;
     title.textContent = stopTitle(scenarios.length + k, panel.title);
-    const question = document.createElement('p');
-    question.className = 'question';
-    question.textContent = `Question: ${panel.question}`;
-    const answer = document.createElement('details');
-    answer.className = 'tour-card-answer';
-    const summary = document.createElement('summary');
-    summary.textContent = 'Show the answer';
-    const body = document.createElement('p');
-    body.textContent = panel.answer;
-    answer.append(summary, body);
+    const [question, answer] = questionAndAnswer(panel, 'tour-card-answer');
     const buttons = document.createElement('div');
     buttons.className = 'tour-buttons';
     const last = k + 1 === panelStops.length;
@@ -292,6 +283,21 @@ function buildTour(lesson) {
   $('tour-end').addEventListener('click', () => endTour());
 }
 
+/** A stop's "Question: ..." line and its answer behind a closed "Show the answer" (class `answerClass`). */
+function questionAndAnswer({ question, answer }, answerClass) {
+  const line = document.createElement('p');
+  line.className = 'question';
+  line.textContent = `Question: ${question}`;
+  const details = document.createElement('details');
+  details.className = answerClass;
+  const summary = document.createElement('summary');
+  summary.textContent = 'Show the answer';
+  const body = document.createElement('p');
+  body.textContent = answer;
+  details.append(summary, body);
+  return [line, details];
+}
+
 export function buildScenarios(lesson) {
   buildTour(lesson);
   const list = $('presets');
@@ -307,16 +313,7 @@ export function buildScenarios(lesson) {
     });
     const text = document.createElement('p');
     text.textContent = scenario.text;
-    const question = document.createElement('p');
-    question.className = 'question';
-    question.textContent = `Question: ${scenario.question}`;
-    const answer = document.createElement('details');
-    answer.className = 'scenario-answer';
-    const summary = document.createElement('summary');
-    summary.textContent = 'Show the answer';
-    const body = document.createElement('p');
-    body.textContent = scenario.answer;
-    answer.append(summary, body);
+    const [question, answer] = questionAndAnswer(scenario, 'scenario-answer');
     item.append(button, text, question, answer);
     list.append(item);
   });
