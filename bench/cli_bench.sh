@@ -71,11 +71,14 @@ node -e 'const rows = require("fs").readFileSync(process.argv[1], "utf8").trim()
   const ratios = Object.fromEntries(others.map((r) => [r.case, { speed: +(cuckoo.lines_per_s / r.lines_per_s).toFixed(2),
     memory: +(cuckoo.peak_rss_mb / r.peak_rss_mb).toFixed(3) }]));
   console.log(JSON.stringify({ bench: "cli", case: "ratios: cuckoo dedup over each (speed, peak memory)", ...ratios }));' "$work/results"
-# The dedup features against plain dedup of the same file: keys from a field (the user id), and a second
+# The dedup features against plain dedup of the same file: one thread, keys from a field (the user id), and a second
 # run with --seen over the same file (its state made by a first run, not measured), which reads and
 # rewrites the state file.
 : > "$work/features"
 cp "$work/results" "$work/all"
+# The count of the file's distinct keys on one thread, against the default (a thread a 128 MiB, up to the
+# cores): the same output, the time of the count's share.
+measure "cuckoo dedup --threads 1" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup --threads 1 "$input" | tee -a "$work/features" >/dev/null
 measure "cuckoo dedup -t ' ' -f 2" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup -t ' ' -f 2 "$input" | tee -a "$work/features" >/dev/null
 node js/dist/esm/cli/cuckoo.js dedup --seen "$work/state.cuckoo" "$input" > /dev/null
 measure "cuckoo dedup --seen (second run)" "$fast_runs" node js/dist/esm/cli/cuckoo.js dedup --seen "$work/state.cuckoo" "$input" |

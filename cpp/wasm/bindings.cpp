@@ -317,6 +317,12 @@ void dedup_count_distinct(Handle h) {
   d.engine.count_distinct(d.distinct);
 }
 double dedup_distinct(Handle h) { return dedup_at(h).distinct.estimate(); }
+// The count's registers (DistinctCount::kRegisters bytes), and another count's merged into them: a file
+// counted in parts on several threads (cuckoo.ts).
+std::uint32_t dedup_distinct_registers(Handle h) {
+  return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(dedup_at(h).distinct.registers()));
+}
+void dedup_distinct_merge(Handle h, std::uint32_t address) { dedup_at(h).distinct.merge(ptr(address)); }
 int dedup_finish(Handle h) {
   if (!memory_for_call()) return last_error_code();
   Dedup& d = dedup_at(h);
@@ -409,6 +415,8 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("dedupNextInput", &dedup_next_input);
   function("dedupCountDistinct", &dedup_count_distinct);
   function("dedupDistinct", &dedup_distinct);
+  function("dedupDistinctRegisters", &dedup_distinct_registers);
+  function("dedupDistinctMerge", &dedup_distinct_merge);
   function("inPlaceShape", &in_place_shape);
   function("declaredLength", &declared_length);
 }

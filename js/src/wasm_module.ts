@@ -83,6 +83,10 @@ export interface CuckooModule extends HeapModule {
   dedupNextInput(handle: number): number;
   dedupCountDistinct(handle: number): void;
   dedupDistinct(handle: number): number;
+  /** The address of the count's registers (DISTINCT_REGISTERS bytes). */
+  dedupDistinctRegisters(handle: number): number;
+  /** Merges another count's registers, at `address`, into this one's. */
+  dedupDistinctMerge(handle: number, address: number): void;
   /** The slot width x 256 + the most doublings of a table that doubles in place at this rate; 0: too small a rate. */
   inPlaceShape(fpRate: number, capacity: number): number;
   /** The address of a DedupReport record (abi.ts). */

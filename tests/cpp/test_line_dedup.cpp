@@ -1,5 +1,6 @@
 // The line deduplicator of the core (line_dedup.hpp) natively, and format::declared_length, which lets a
 // reader of a stream stop where an export ends. The TypeScript suites test both again through wasm.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -429,6 +430,29 @@ TEST_CASE("DistinctCount estimates distinct hashes within a few standard errors,
     // 0.81% is one standard error of the large range; linear counting is closer below 2.5 x 2^14.
     CHECK(std::abs(error) < 5 * 1.04 / 128);
   }
+}
+
+TEST_CASE("DistinctCount: two parts' counts merged are the count of the whole, register for register",
+          "[dedup][distinct]") {
+  const cuckoo::KeyHasher hash;
+  // Parts that overlap (keys 0..59,999 and 40,000..99,999), as a file's halves share lines.
+  cuckoo::DistinctCount whole;
+  cuckoo::DistinctCount first;
+  cuckoo::DistinctCount second;
+  for (std::uint64_t i = 0; i < 100'000; ++i) {
+    whole.add(hash(&i, sizeof i));
+    if (i < 60'000) first.add(hash(&i, sizeof i));
+    if (i >= 40'000) second.add(hash(&i, sizeof i));
+  }
+  CHECK(first.estimate() != whole.estimate());
+  first.merge(second.registers());
+  CHECK(std::equal(first.registers(), first.registers() + cuckoo::DistinctCount::kRegisters, whole.registers()));
+  CHECK(first.estimate() == whole.estimate());
+  // Merging a count into itself, or an empty one, changes nothing.
+  const cuckoo::DistinctCount empty;
+  first.merge(empty.registers());
+  first.merge(first.registers());
+  CHECK(first.estimate() == whole.estimate());
 }
 
 TEST_CASE("count_distinct: the keys a deduplicator would make are counted, nothing is written or added",

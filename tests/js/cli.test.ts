@@ -1,7 +1,10 @@
 // The `cuckoo` command, run for real in a child process.
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
   mkdtempSync,
+  openSync,
+  writeSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -625,11 +628,147 @@ describe('dedup: a file is counted first, and its filter starts at the size its 
     expect(start(counted.stderr)).toBeLessThan(1000);
   });
 
+  test('a counted file whose last line has no newline, then another file (the count failed on it)', () => {
+    const unended = join(dir, 'counted-unended.txt');
+    const text = readFileSync(file, 'latin1');
+    writeFileSync(unended, `${text}last\r`, 'latin1');
+    const next = join(dir, 'counted-next.txt');
+    writeFileSync(next, 'last\nnext\n');
+    const { code, stdout, stderr } = run(['dedup', '--stats', unended, next]);
+    expect(stderr).not.toContain('heap');
+    expect(code).toBe(0);
+    // awk sees the file's last line as "last\r" (a line of its own), the command as "last" (CRLF): "last" once.
+    expect(stdout.toString('latin1')).toBe(`${awkDedup(file).toString('latin1')}last\r\nnext\n`);
+    expect(stderr).toContain('doubled 0 time(s)');
+  });
+
   test('--progress shows the count, then the run', () => {
     const { code, stderr } = run(['dedup', '--progress', file]);
     expect(code).toBe(0);
     expect(stderr).toMatch(/^cuckoo: [\d,]+ lines counted, to size the filter, [\d,]+ lines\/s, 100\.0%, 0s left\n/m);
     expect(stderr).toMatch(/cuckoo: 900,000 lines, [\d,]+ lines\/s, 100\.0%, 0s left\n$/);
+  });
+});
+
+describe('dedup: a count on several threads is the count of one', () => {
+  // The command's count (js/dist/esm/cli/distinct.js), run in a child Node process (an ES module with a
+  // worker): its estimate and records with 1 to 5 threads, and the runs each reads.
+  const countScript = (files: string[], rules: object, threads: number[]) => `
+    import { readFileSync } from 'node:fs';
+    import { ready } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'node.js'))};
+    import { countDistinctKeys } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'distinct.js'))};
+    import { heapBuffers, splitInputs } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'io.js'))};
+    await ready();
+    const files = ${JSON.stringify(files)};
+    const rules = ${JSON.stringify(rules)};
+    const out = [];
+    for (const threads of ${JSON.stringify(threads)}) {
+      try {
+        const count = await countDistinctKeys({ files, rules, threads, heap: heapBuffers(), usage: (call) => call(), reading() {} });
+        const runs = splitInputs(files, rules.zeroTerminated ? 0 : 10, threads).map((parts) =>
+          parts.map((p) => ({ ...p, bytes: readFileSync(p.file).subarray(p.start, p.end).toString('latin1') })));
+        out.push({ threads, ...count, runs });
+      } catch (error) {
+        out.push({ threads, error: error.constructor.name + ': ' + error.message });
+      }
+    }
+    console.log(JSON.stringify(out));`;
+  const count = (files: string[], rules: object, threads: number[]) => {
+    const result = spawnSync('node', ['--input-type=module', '-e', countScript(files, rules, threads)], {
+      cwd: dir,
+      maxBuffer: 1 << 28,
+    });
+    expect(result.stderr.toString()).toBe('');
+    return JSON.parse(result.stdout.toString()) as {
+      threads: number;
+      estimate?: number;
+      lines?: number;
+      error?: string;
+      runs?: { file: string; start: number; end?: number; bytes: string }[][];
+    }[];
+  };
+
+  test('files cut at record ends, every byte in one run, the same estimate to the bit', () => {
+    // A last line without its end, an empty file, CRLF lines and a 200 KB line (the scan for a record's
+    // end goes on past its first 64 KiB), and NUL-ended records.
+    const files = ['split-a.txt', 'split-empty.txt', 'split-b.txt', 'split-c.txt'].map((name) => join(dir, name));
+    writeFileSync(files[0], Array.from({ length: 30_000 }, (_, i) => `k-${i % 7_000}`).join('\n'));
+    writeFileSync(files[1], '');
+    writeFileSync(
+      files[2],
+      Array.from({ length: 20_000 }, (_, i) => (i === 9_000 ? 'x'.repeat(200_000) : `k-${i}\r`)).join('\n') + '\n',
+    );
+    writeFileSync(files[3], Array.from({ length: 50 }, (_, i) => `last-${i}`).join('\n'));
+    const nul = join(dir, 'split-z.txt');
+    writeFileSync(nul, Array.from({ length: 40_000 }, (_, i) => `z-${i % 9_000}\n`).join('\0'));
+    for (const [inputs, rules, records] of [
+      [files, {}, 30_000 + 20_000 + 50],
+      [files, { fields: '1', delimiter: '-' }, 30_000 + 20_000 + 50],
+      [[nul], { zeroTerminated: true }, 40_000],
+    ] as const) {
+      const counts = count([...inputs], rules, [1, 2, 3, 5]);
+      for (const c of counts) {
+        expect(c.error).toBeUndefined();
+        expect(c.lines).toBe(records);
+        expect(c.estimate).toBe(counts[0].estimate);
+        // Each non-empty file's parts, in run order, are the file; every cut but a file's end follows an end byte.
+        const parts = c.runs!.flat();
+        for (const file of inputs.filter((f) => statSync(f).size > 0)) {
+          const own = parts.filter((p) => p.file === file);
+          expect(own.map((p) => p.bytes).join('')).toBe(readFileSync(file, 'latin1'));
+          for (const p of own.filter((q) => q.end !== undefined))
+            expect(p.bytes.endsWith('zeroTerminated' in rules ? '\0' : '\n')).toBe(true);
+        }
+      }
+      // As many runs as threads, but where the 200 KB line holds two cuts (one is dropped).
+      expect(counts.map((c) => c.runs!.length)).toEqual(inputs.length > 1 ? [1, 2, 3, 4] : [1, 2, 3, 5]);
+    }
+    // A file of one record cannot be cut: one run, whatever the threads.
+    const one = join(dir, 'split-one.txt');
+    writeFileSync(one, 'y'.repeat(300_000));
+    expect(count([one], {}, [4]).map((c) => [c.runs!.length, c.lines])).toEqual([[1, 1]]);
+  });
+
+  test("a counting thread's failure is the command's error, named by its file", () => {
+    const big = join(dir, 'split-big.txt');
+    writeFileSync(big, Array.from({ length: 20_000 }, (_, i) => `line-${i}`).join('\n') + '\n');
+    const folder = join(dir, 'split-folder');
+    mkdirSync(folder, { recursive: true });
+    // The directory's part is the worker's (its size, 4 KB, is less than half the file's).
+    const [failed] = count([big, folder], {}, [2]);
+    expect(failed.error).toBe(`InputError: ${folder}: is a directory`);
+  });
+
+  test('--threads: a whole number from 1 to 256; a file counted on two threads dedups as on one', () => {
+    for (const bad of ['0', 'two', '257', '-1']) {
+      const { code, stderr } = run(['dedup', `--threads=${bad}`, '/dev/null']);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/--threads must be (a whole number >= 1|at most 256), got/);
+    }
+    // Past 256 MiB (a thread a 128 MiB): 13 million lines, a fifth of them repeats, written in 1 MiB pieces.
+    const file = join(dir, 'threads.txt');
+    const piece = Buffer.alloc(1 << 20);
+    const fd = openSync(file, 'w');
+    let at = 0;
+    for (let i = 0; i < 13_000_000; i++) {
+      const line = `record-number-${i % 5 === 4 ? i - 1 : i}\n`;
+      if (at + line.length > piece.length) {
+        writeSync(fd, piece, 0, at);
+        at = 0;
+      }
+      at += piece.write(line, at, 'latin1');
+    }
+    writeSync(fd, piece, 0, at);
+    closeSync(fd);
+    expect(statSync(file).size).toBeGreaterThan(256 << 20);
+    const one = run(['dedup', '-D', '--stats', '--threads', '1', file]);
+    const two = run(['dedup', '-D', '--stats', '--threads', '2', file]);
+    expect(one.code).toBe(0);
+    expect(two.code).toBe(0);
+    expect(two.stdout.equals(one.stdout)).toBe(true);
+    expect(two.stdout.toString().split('\n').length - 1).toBe(2_600_000);
+    expect(two.stderr).toBe(one.stderr); // the same start, from the same count
+    rmSync(file);
   });
 });
 

@@ -68,6 +68,8 @@ const MAIN: Functions<CuckooModule> = {
   dedupNextInput: true,
   dedupCountDistinct: true,
   dedupDistinct: true,
+  dedupDistinctRegisters: true,
+  dedupDistinctMerge: true,
   inPlaceShape: true,
   dedupReport: true,
   dedupPush: true,

@@ -29,6 +29,14 @@ class DistinctCount {
     if (rank > registers_[index]) registers_[index] = rank;
   }
 
+  // The registers (kRegisters bytes): a count of another part of the stream, merged into this one, makes
+  // the count of both parts, exactly as if one count had seen every key (a register keeps a maximum).
+  [[nodiscard]] const std::uint8_t* registers() const noexcept { return registers_.data(); }
+  CUCKOO_COLD void merge(const std::uint8_t* other) noexcept {
+    for (std::size_t i = 0; i < kRegisters; ++i)
+      if (other[i] > registers_[i]) registers_[i] = other[i];
+  }
+
   // The estimate: the registers' harmonic mean, bias-corrected (alpha_m), or below 2.5 m keys, while some
   // registers are still 0, linear counting (the raw estimate is biased there). 64-bit hashes need no
   // large-range correction.

@@ -3,7 +3,7 @@
 // A thin shell over the package: dedup and build run the LineDeduper engine (dedup.ts), whose line rules
 // are the ones docs/DEDUP.md states.
 import { readFileSync, statSync } from 'node:fs';
-import { freemem } from 'node:os';
+import os from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
@@ -15,7 +15,7 @@ import {
   MAX_DEDUP_CAPACITY,
   MIN_GROWING_FP_RATE,
 } from '../node.js';
-import { DistinctKeyCounter } from './distinct.js';
+import { countDistinctKeys } from './distinct.js';
 import {
   abortPending,
   BrokenPipe,
@@ -67,6 +67,8 @@ Options:
   --capacity N       unique lines to start with room for (default: a file's count, below; else
                      65,536, fewer for small files, more for files of over 120 million lines; at
                      most ${MAX_DEDUP_CAPACITY}); the filter doubles past it. Skips the count
+  --threads N        count a file's distinct keys (below) on up to N threads, one per 128 MiB
+                     (default: the number of cores)
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
@@ -90,8 +92,8 @@ Options:
   -h, --help         this help
 
 Files of 8 MiB to 16 GiB, and at most half the free memory (the second reading then comes from the
-page cache), are read twice: first to count their distinct keys (about 0.8 s a GB here), so that the
-filter starts with room for them and does not double. Otherwise it starts small and doubles in place
+page cache), are read twice: first to count their distinct keys (about 0.8 s a GB here on one
+thread, 0.5 s on two), so that the filter starts with room for them and does not double. Otherwise it starts small and doubles in place
 as unique lines come, so its memory follows them and no input size needs to be known. It holds at
 least a billion unique lines (more than memory holds) at rates down to 3e-8; below that, for files, the
 start is raised so that their size fits, and from a pipe it starts larger and doubles fewer times (at
@@ -115,7 +117,7 @@ Options:
   --fp-rate R          false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1 (default ${BUILD_FP_RATE})
   --capacity N         keys to start with room for (default: 65,536, fewer for small files); the filter
                        doubles past it
-  --progress, --no-progress, -h/--help as for dedup`,
+  --threads, --progress, --no-progress, -h/--help as for dedup`,
   query: `usage: ${NAME} query [options] FILTER [KEY...]
 
 Prints "present" or "absent", a tab and the key for each KEY, or for each line of standard input as it
@@ -171,6 +173,11 @@ function wholeNumber(flag: string, text: string | boolean | undefined, most?: nu
   return Number(digits);
 }
 
+/** --threads: at most this many threads (default: as many as the machine runs at once). */
+const threadsFlag = (values: Values) =>
+  wholeNumber('--threads', values.threads, MAX_THREADS) ?? os.availableParallelism?.() ?? os.cpus().length;
+const MAX_THREADS = 256;
+
 /** --capacity: lines (dedup) or keys (build), at most what a first table in the heap can hold. */
 const capacityFlag = (values: Values) => wholeNumber('--capacity', values.capacity, MAX_DEDUP_CAPACITY);
 
@@ -209,8 +216,11 @@ function help(command: keyof typeof HELP): number {
 // would be read from disk twice, and start at once instead, their filter doubling as from a pipe.
 const COUNT_FROM_BYTES = 8 << 20;
 function countsFirst(files: readonly string[], bytes: number): boolean {
-  return readableTwice(files) && bytes >= COUNT_FROM_BYTES && bytes <= Math.min(freemem() / 2, 16 * 2 ** 30);
+  return readableTwice(files) && bytes >= COUNT_FROM_BYTES && bytes <= Math.min(os.freemem() / 2, 16 * 2 ** 30);
 }
+// A count takes another thread for each this many bytes, up to --threads: starting one (loading the module
+// there) takes about as long as counting 90 MB here, so a thread pays for itself from about twice that.
+const COUNT_BYTES_PER_THREAD = 128 << 20;
 // The filter's start for a count of distinct keys: 4% for the count's error (5 of its standard errors, 0.81%:
 // a doubling for want of room about once in a million files), and room for the table to end about 85% full
 // rather than 91%, as the last tenth of a table's load costs the most kicks (docs/PERFORMANCE.md).
@@ -260,25 +270,21 @@ async function runEngine(
   // it would double into a table of up to twice their size (and spend its last tenth at each size full).
   let capacity = capacityFlag(values);
   if (!seen && capacity === undefined && planned !== undefined && countsFirst(files, planned)) {
-    const counter = usage(() => new DistinctKeyCounter(rules));
-    try {
-      const counting = showProgress(`${what} counted, to size the filter`);
-      const nextCount = async (next: string) => {
-        usage(() => counter.nextInput());
+    const counting = showProgress(`${what} counted, to size the filter`);
+    const { estimate, lines } = await countDistinctKeys({
+      files,
+      rules,
+      threads: Math.min(threadsFlag(values), Math.max(1, Math.floor(planned / COUNT_BYTES_PER_THREAD))),
+      heap,
+      usage,
+      reading: (next) => {
         file = next;
-      };
-      for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextCount)) {
-        const length = block.length; // before the push, as below
-        usage(() => counter.pushInHeap(block));
-        counting?.update(length, counter.lines);
-      }
-      const estimate = usage(() => counter.end());
-      counting?.done(counter.lines);
-      capacity = Math.min(MAX_DEDUP_CAPACITY, Math.ceil(estimate * COUNT_ROOM) + 1);
-      file = files[0];
-    } finally {
-      counter.dispose();
-    }
+      },
+      progress: counting && ((bytes, counted) => counting.update(bytes, counted)),
+    });
+    counting?.done(lines);
+    capacity = Math.min(MAX_DEDUP_CAPACITY, Math.ceil(estimate * COUNT_ROOM) + 1);
+    file = files[0];
   }
   const deduper = new LineDeduper(seen ? { seen, ...rules } : { fpRate, capacity, inputBytes: planned, ...rules });
   const progress = showProgress(what);
@@ -327,6 +333,7 @@ async function dedup(args: string[]): Promise<number> {
     output: { type: 'string', short: 'o' },
     capacity: { type: 'string' },
     'fp-rate': { type: 'string' },
+    threads: { type: 'string' },
     stats: { type: 'boolean' },
     'zero-terminated': { type: 'boolean', short: 'z' },
     duplicates: { type: 'boolean', short: 'D' },
@@ -357,6 +364,7 @@ async function dedup(args: string[]): Promise<number> {
   // Every flag is checked before the inputs are (a usage error is one whatever the files).
   const seenPath = values.seen as string | undefined;
   capacityFlag(values); // checked whether or not an existing FILE makes it unused
+  threadsFlag(values);
   if (values.output === '')
     throw new UsageError('dedup: -o, --output needs a file name (or - for standard output), got ""');
   if (
@@ -477,6 +485,7 @@ async function build(args: string[]): Promise<number> {
     output: { type: 'string', short: 'o' },
     capacity: { type: 'string' },
     'fp-rate': { type: 'string' },
+    threads: { type: 'string' },
     ...PROGRESS_OPTIONS,
   });
   if (values.help) return help('build');
@@ -485,6 +494,7 @@ async function build(args: string[]): Promise<number> {
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], BUILD_FP_RATE);
   capacityFlag(values);
+  threadsFlag(values);
   const inputBytes = checkInputs(inputs); // before the output is created
   const out = await openOutput(values.output as string);
   const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'keys', undefined);

@@ -1,11 +1,16 @@
 // The `cuckoo` command's count of a file's distinct keys, read before the run (cuckoo.ts, runEngine). Here,
 // not in the package's entries: only the command uses it.
+import { Worker } from 'node:worker_threads';
 import { ErrorCode } from '../abi.js';
 import { checkOptions, type LineDeduperOptions, makeEngine } from '../dedup.js';
 import { CuckooFilterError, invalid } from '../errors.js';
 import { CuckooFilter } from '../filter.js';
-import { isHeapView, readDedupReport } from '../heap.js';
+import { copyToScratch, isHeapView, readDedupReport } from '../heap.js';
 import { type CuckooModule, errorFromModule, requireModule } from '../wasm_module.js';
+import { type BlockBuffers, type FilePart, InputError, readParts, splitInputs } from './io.js';
+
+/** The bytes of a count's registers: distinct_count.hpp's kRegisters (2^14). */
+const DISTINCT_REGISTERS = 16_384;
 
 /**
  * How many distinct keys a stream of blocks holds, about: the keys a LineDeduper with the same
@@ -32,11 +37,16 @@ export class DistinctKeyCounter {
     this.m.dedupCountDistinct(this.engine);
   }
 
-  /** A block already in the WebAssembly heap (LineDeduper.inputBlocks), as LineDeduper.pushInHeap takes it. */
-  pushInHeap(block: Uint8Array): void {
+  /**
+   * A block: read in place when it is in the WebAssembly heap (LineDeduper.inputBlocks), else copied there
+   * first (the end byte readBlocks adds to a file's last line: without it a last line "a\r" would be
+   * counted as "a\r", where the run, which gets the byte too, sees "a").
+   */
+  push(block: Uint8Array): void {
     const engine = this.open();
-    if (!isHeapView(this.m, block)) throw invalid("pushInHeap() takes a view of the module's heap");
-    if (block.length > 0) this.check(this.m.dedupPush(engine, block.byteOffset, block.length));
+    if (block.length === 0) return;
+    const address = isHeapView(this.m, block) ? block.byteOffset : copyToScratch(this.m, block);
+    this.check(this.m.dedupPush(engine, address, block.length));
   }
 
   /** The next input begins (a last line without its end ends here; with csv, its header comes next). */
@@ -47,6 +57,27 @@ export class DistinctKeyCounter {
   /** Records read so far. */
   get lines(): number {
     return this.engine === 0 ? this.counted : readDedupReport(this.m, this.m.dedupReport(this.engine)).lines;
+  }
+
+  /**
+   * A copy of the count so far (its sketch's DISTINCT_REGISTERS bytes), for merge() into a counter of
+   * another part of the input: a file counted in parts on several threads.
+   */
+  registers(): Uint8Array {
+    const engine = this.open();
+    const at = this.m.dedupDistinctRegisters(engine);
+    return this.m.HEAPU8.slice(at, at + DISTINCT_REGISTERS);
+  }
+
+  /**
+   * Merges another counter's registers() into this one: the count is then the same as one counter's over
+   * both parts (a key in both counted once).
+   */
+  merge(registers: Uint8Array): void {
+    const engine = this.open();
+    if (registers.length !== DISTINCT_REGISTERS)
+      throw invalid(`merge() takes ${DISTINCT_REGISTERS} bytes of registers, got ${registers.length}`);
+    this.m.dedupDistinctMerge(engine, copyToScratch(this.m, registers));
   }
 
   /** The end of the input: the estimate of its distinct keys. The counter is then freed. */
@@ -75,5 +106,99 @@ export class DistinctKeyCounter {
     const error = errorFromModule(this.m);
     this.dispose();
     throw error;
+  }
+}
+
+/** The record options a count takes (a LineDeduper's). */
+export type CountRules = Pick<LineDeduperOptions, 'zeroTerminated' | 'fields' | 'delimiter' | 'csv'>;
+/** What count_worker.js is given. */
+export interface CountJob {
+  parts: FilePart[];
+  rules: CountRules;
+  recordEnd: number;
+}
+/** What count_worker.js sends: progress after each block, then its registers, or why it failed. */
+export type CountMessage =
+  | { bytes: number; lines: number }
+  | { registers: Uint8Array; lines: number }
+  | { failed: string; message: string };
+
+export interface CountRun {
+  /** Regular files, read from their start (readableTwice). */
+  files: readonly string[];
+  rules: CountRules;
+  /** The count's threads: the inputs are split into as many runs, all but the first counted by workers. */
+  threads: number;
+  /** Read into these (the main thread's run). */
+  heap: BlockBuffers;
+  /** Calls into the core, through the command's mapping of INVALID_ARGUMENT to its errors. */
+  usage<T>(call: () => T): T;
+  /** The main thread's run is reading this file now (for the messages). */
+  reading(file: string): void;
+  /** Progress: bytes read since the last call, and records counted so far by every thread. */
+  progress?(bytes: number, lines: number): void;
+}
+
+/**
+ * The distinct keys of the inputs, about (DistinctKeyCounter), and their records. With threads > 1 and no
+ * CSV (a CSV record may hold newlines, so a file cannot be cut at one), the inputs are cut at record ends
+ * into runs (splitInputs) counted at once, the first on this thread and each other by a worker, and their
+ * counts merged: the same estimate as one thread's, to the bit.
+ */
+export async function countDistinctKeys(run: CountRun): Promise<{ estimate: number; lines: number }> {
+  const recordEnd = run.rules.zeroTerminated && !run.rules.csv ? 0 : 10;
+  const counter = run.usage(() => new DistinctKeyCounter(run.rules));
+  const workers: Worker[] = [];
+  try {
+    const runs = splitInputs(run.files, recordEnd, run.rules.csv ? 1 : run.threads);
+    const workerLines = new Array<number>(runs.length).fill(0);
+    const sum = (lines: number) => workerLines.reduce((a, b) => a + b, lines);
+    const results = runs.slice(1).map((parts, i) => {
+      // Not this process's Node options (execArgv): some are refused in a worker (--input-type).
+      const worker = new Worker(new URL('./count_worker.js', import.meta.url), {
+        workerData: { parts, rules: run.rules, recordEnd } satisfies CountJob,
+        execArgv: [],
+      });
+      workers.push(worker);
+      return new Promise<Uint8Array>((resolve, reject) => {
+        worker.on('message', (message: CountMessage) => {
+          if ('failed' in message) {
+            reject(
+              message.failed === 'input'
+                ? new InputError(message.message)
+                : message.failed === 'error'
+                  ? new Error(message.message)
+                  : new CuckooFilterError(message.failed as CuckooFilterError['code'], message.message),
+            );
+            return;
+          }
+          workerLines[i + 1] = message.lines;
+          if ('registers' in message) resolve(message.registers);
+          else run.progress?.(message.bytes, sum(counter.lines));
+        });
+        worker.on('error', (error) => reject(new Error(`a counting thread failed: ${error.message}`)));
+        worker.on('exit', (code) => reject(new Error(`a counting thread ended (status ${code}) before its count`)));
+      });
+    });
+    // Rejections are taken at once (a failing worker must not be an unhandled rejection while this thread
+    // reads), and thrown in order below.
+    for (const result of results) result.catch(() => {});
+    run.reading(runs[0][0]?.file ?? run.files[0]);
+    const nextFile = (file: string) => {
+      run.usage(() => counter.nextInput());
+      run.reading(file);
+    };
+    for await (const block of readParts(runs[0], run.heap, recordEnd, nextFile)) {
+      const bytes = block.length; // before the push, as in the run
+      run.usage(() => counter.push(block));
+      run.progress?.(bytes, sum(counter.lines));
+    }
+    for (const result of results) counter.merge(await result);
+    const lines = sum(0);
+    const estimate = run.usage(() => counter.end());
+    return { estimate, lines: lines + counter.lines };
+  } finally {
+    counter.dispose();
+    await Promise.all(workers.map((worker) => worker.terminate()));
   }
 }

@@ -253,6 +253,132 @@ export async function* readBlocks(
   }
 }
 
+/** A stretch of an input that is a regular file: bytes [start, end), or to its end when `end` is undefined. */
+export interface FilePart {
+  file: string;
+  start: number;
+  end?: number;
+}
+
+/**
+ * Regular files split into at most `runs` runs of parts, for as many readers: cut near equal shares of their
+ * bytes, each cut just after a record's end byte (`recordEnd`) or at a file's start, so that every record is
+ * in one run whole. Fewer runs when records reach past the cuts. Empty files are left out: they hold no
+ * record, and a file's end ends its last record with or without them (not so for CSV headers: CSV input
+ * is not split). The inputs are regular files that checkInputs accepted.
+ */
+export function splitInputs(files: readonly string[], recordEnd: number, runs: number): FilePart[][] {
+  if (runs <= 1) return [files.map((file) => ({ file, start: 0 }))];
+  const sizeOf = (file: string) => {
+    try {
+      return statSync(file).size;
+    } catch (error) {
+      throw fileError(file, error);
+    }
+  };
+  const inputs = files.map((file) => ({ file, size: sizeOf(file), at: 0 })).filter((f) => f.size > 0);
+  let total = 0;
+  for (const input of inputs) {
+    input.at = total;
+    total += input.size;
+  }
+  if (total === 0) return [files.map((file) => ({ file, start: 0 }))];
+  // The first record boundary at or after `position` (global): after the first end byte at or after
+  // position - 1 in its file, or that file's end.
+  const boundary = (position: number): number => {
+    const input = inputs.find((f) => position < f.at + f.size)!;
+    if (position === input.at) return position;
+    let fd: number | undefined;
+    try {
+      fd = openSync(input.file, 'r');
+      const chunk = Buffer.allocUnsafe(1 << 16);
+      for (let at = position - 1 - input.at, n = 1; n > 0; at += n) {
+        n = readSync(fd, chunk, 0, Math.min(chunk.length, input.size - at), at);
+        const found = chunk.subarray(0, n).indexOf(recordEnd);
+        if (found >= 0) return input.at + at + found + 1;
+      }
+    } catch (error) {
+      throw fileError(input.file, error);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    return input.at + input.size;
+  };
+  const cuts = [0];
+  for (let i = 1; i < runs; i++) {
+    const cut = boundary(Math.floor((total * i) / runs));
+    if (cut > cuts[cuts.length - 1] && cut < total) cuts.push(cut);
+  }
+  cuts.push(total);
+  return cuts.slice(1).map((to, i) => {
+    const from = cuts[i];
+    return inputs
+      .filter((f) => f.at < to && f.at + f.size > from)
+      .map((f) => {
+        const end = Math.min(to, f.at + f.size) - f.at;
+        return end === f.size
+          ? { file: f.file, start: Math.max(from - f.at, 0) }
+          : { file: f.file, start: Math.max(from - f.at, 0), end };
+      });
+  });
+}
+
+/**
+ * The blocks of parts of regular files, in order, as readBlocks reads whole inputs: into `buffers` by
+ * turns, the next block read while the caller works on this one; a part that ends its file and lacks a
+ * last end byte gets one before the next part, and `nextFile` is told before each part of another file.
+ * Positional reads: a block whose memory changed while it was read is read again.
+ */
+export async function* readParts(
+  parts: readonly FilePart[],
+  buffers: BlockBuffers,
+  recordEnd: number,
+  nextFile?: (file: string) => Promise<void> | void,
+): AsyncGenerator<Uint8Array> {
+  let turn = 0;
+  let unended = false;
+  for (const [index, part] of parts.entries()) {
+    if (unended) yield Uint8Array.of(recordEnd);
+    unended = false;
+    if (index > 0) await nextFile?.(part.file);
+    let handle: FileHandle | undefined;
+    let pending: Promise<number> | undefined;
+    try {
+      handle = await open(part.file, 'r');
+      const fd = handle.fd;
+      const readAt = (into: Uint8Array, at: number): Promise<number> => {
+        const want = part.end === undefined ? into.length : Math.min(into.length, part.end - at);
+        if (want <= 0) return Promise.resolve(0);
+        return new Promise((resolve, reject) =>
+          read(fd, into, 0, want, at, (error, n) => (error ? reject(error) : resolve(n))),
+        );
+      };
+      let offset = part.start;
+      let memory = buffers.memory();
+      pending = readAt(buffers.view(turn), offset);
+      for (;;) {
+        let n = await pending;
+        pending = undefined;
+        if (n === 0) break;
+        if (buffers.memory() !== memory) n = readAgain(fd, buffers.view(turn), n, offset);
+        const block = buffers.view(turn).subarray(0, n);
+        unended = part.end === undefined && block[n - 1] !== recordEnd;
+        offset += n;
+        turn ^= 1;
+        memory = buffers.memory();
+        pending = readAt(buffers.view(turn), offset);
+        pending.catch(() => {}); // awaited at the next block; the caller may stop before asking for it
+        yield block;
+      }
+    } catch (error) {
+      throw fileError(part.file, error);
+    } finally {
+      await pending?.catch(() => {});
+      await handle?.close();
+    }
+  }
+}
+
 /** Where a command writes: standard output, or a file that appears only when complete. */
 export interface Output {
   write(bytes: Uint8Array): Promise<void>;

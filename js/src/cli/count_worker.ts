@@ -1,0 +1,32 @@
+// A thread of the `cuckoo` command's count of distinct keys (distinct.ts, countDistinctKeys): it counts its
+// run of the input's parts and sends back its count's registers, which the main thread merges into its own.
+import { parentPort, workerData } from 'node:worker_threads';
+import { CuckooFilterError, ready } from '../node.js';
+import { type CountJob, type CountMessage, DistinctKeyCounter } from './distinct.js';
+import { heapBuffers, InputError, readParts } from './io.js';
+
+const port = parentPort!;
+const job = workerData as CountJob;
+const send = (message: CountMessage) => port.postMessage(message);
+
+async function count(): Promise<void> {
+  await ready();
+  const counter = new DistinctKeyCounter(job.rules);
+  try {
+    for await (const block of readParts(job.parts, heapBuffers(), job.recordEnd, () => counter.nextInput())) {
+      const bytes = block.length; // before the push, which may detach a view of the heap
+      counter.push(block);
+      send({ bytes, lines: counter.lines });
+    }
+    counter.nextInput(); // the run's last record ends with it (as at the end of a file)
+    send({ registers: counter.registers(), lines: counter.lines });
+  } finally {
+    counter.dispose();
+  }
+}
+
+count().catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof InputError) send({ failed: 'input', message });
+  else send({ failed: error instanceof CuckooFilterError ? error.code : 'error', message });
+});
