@@ -362,16 +362,19 @@ class DoublingFilter {
       // bucket read for the lookup and the store (as CuckooFilter::add_if_absent_ranges does for a plain
       // table). It ends at the first doubling, in the middle of a group too.
       if (first_bucket && first_bucket_decides_ && size_ < fill_limit_) {
-        if (const int s = free_slot(at.i1); s >= 0) {
-          if (matches_in(at.i1, at.value)) return KeyResult::no;
-          store(at.i1, static_cast<unsigned>(s), at.value);
+        const BucketScan first = scan(at.i1, at.value);
+        if (first.free >= 0) {
+          if (first.match) return KeyResult::no;
+          store(at.i1, static_cast<unsigned>(first.free), at.value);
           counted_in(at.value);
           failure_ = AddFailure::none;
           ++added;
           return KeyResult::yes;
         }
+        if (first.match || matches_in(at.i2, at.value)) return KeyResult::no;
+      } else if (if_absent && contains_place(at)) {
+        return KeyResult::no;
       }
-      if (if_absent && contains_place(at)) return KeyResult::no;
       // The common case first: below the fill limit, with a free slot or a short walk. Else add_hash
       // (which doubles and locates again). A key found absent has no copies to count.
       bool ok = size_ < fill_limit_ && (if_absent || copies(at) < 2 * kBucketSize) && insert(at);
@@ -821,6 +824,22 @@ class DoublingFilter {
       if (insert(place)) return AddFailure::none;
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     }
+  }
+
+  // A bucket's first free slot (-1: none) and whether an entry matches `key`, from one read of it.
+  struct BucketScan {
+    int free;
+    bool match;
+  };
+  [[nodiscard]] BucketScan scan(std::uint32_t bucket, Slot key) const noexcept {
+    Slot v[kBucketSize];
+    read_bucket(bucket, v);
+    BucketScan out{-1, false};
+    for (unsigned s = kBucketSize; s-- > 0;) {
+      if (v[s] == 0) out.free = static_cast<int>(s);
+      out.match |= matches(v[s], key);
+    }
+    return out;
   }
 
   [[nodiscard]] int free_slot(std::uint32_t bucket) const noexcept {
