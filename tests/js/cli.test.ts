@@ -739,6 +739,53 @@ describe('dedup: a count on several threads is the count of one', () => {
     expect(failed.error).toBe(`InputError: ${folder}: is a directory`);
   });
 
+  test("a worker that cannot start, or dies, leaves its run to the main thread (the same count); an adversary's crash", () => {
+    // node:worker_threads, for distinct.js only, through a module hook: its second Worker cannot be made
+    // (as under a limit on threads: ERR_WORKER_INIT_FAILED), its third dies at once.
+    const stub = join(dir, 'stub-worker-threads.mjs');
+    writeFileSync(
+      stub,
+      `import * as real from 'node:worker_threads';
+      let made = 0;
+      export class Worker extends real.Worker {
+        constructor(...args) {
+          made += 1;
+          if (made === 2) throw new Error('ERR_WORKER_INIT_FAILED (a test)');
+          super(...args);
+          if (made === 3) this.terminate();
+        }
+      }`,
+    );
+    const hooks = join(dir, 'stub-hooks.mjs');
+    writeFileSync(
+      hooks,
+      `export async function resolve(specifier, context, next) {
+        if (specifier === 'node:worker_threads' && context.parentURL?.endsWith('/cli/distinct.js'))
+          return { url: ${JSON.stringify(`file://${stub}`)}, shortCircuit: true };
+        return next(specifier, context);
+      }`,
+    );
+    const file = join(dir, 'split-stub.txt');
+    writeFileSync(file, Array.from({ length: 200_000 }, (_, i) => `s-${i % 70_000}`).join('\n') + '\n');
+    const script = `
+      import { register } from 'node:module';
+      register(${JSON.stringify(`file://${hooks}`)});
+      const { ready } = await import(${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'node.js'))});
+      const { countDistinctKeys } = await import(${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'distinct.js'))});
+      const { heapBuffers } = await import(${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'io.js'))});
+      await ready();
+      const count = (threads) => countDistinctKeys({ files: [${JSON.stringify(file)}], rules: {}, threads, heap: heapBuffers(), usage: (call) => call(), reading() {} });
+      const one = await count(1);
+      const four = await count(4); // workers 1 to 3: made, not made, dead
+      console.log(JSON.stringify({ one, four }));`;
+    const result = spawnSync('node', ['--input-type=module', '-e', script], { cwd: dir });
+    expect(result.stderr.toString()).toBe('');
+    expect(result.status).toBe(0);
+    const { one, four } = JSON.parse(result.stdout.toString());
+    expect(one.lines).toBe(200_000);
+    expect(four).toEqual(one);
+  });
+
   test('--threads: a whole number from 1 to 256; a file counted on two threads dedups as on one', () => {
     for (const bad of ['0', 'two', '257', '-1']) {
       const { code, stderr } = run(['dedup', `--threads=${bad}`, '/dev/null']);
@@ -768,6 +815,19 @@ describe('dedup: a count on several threads is the count of one', () => {
     expect(two.stdout.equals(one.stdout)).toBe(true);
     expect(two.stdout.toString().split('\n').length - 1).toBe(2_600_000);
     expect(two.stderr).toBe(one.stderr); // the same start, from the same count
+    // Under a limit on the address space a worker could not reserve its module's memory, and V8 ended the
+    // whole process ("Fatal process OOM", status 133): the count keeps to one thread there.
+    const limited = spawnSync(
+      'bash',
+      ['-c', `ulimit -v 12000000 && node "${bin}" dedup -D --stats --threads 2 "${file}"`],
+      {
+        cwd: dir,
+        maxBuffer: 1 << 28,
+      },
+    );
+    expect(limited.stderr.toString()).toBe(one.stderr);
+    expect(limited.status).toBe(0);
+    expect(limited.stdout.equals(one.stdout)).toBe(true);
     rmSync(file);
   });
 });

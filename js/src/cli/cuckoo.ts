@@ -67,8 +67,8 @@ Options:
   --capacity N       unique lines to start with room for (default: a file's count, below; else
                      65,536, fewer for small files, more for files of over 120 million lines; at
                      most ${MAX_DEDUP_CAPACITY}); the filter doubles past it. Skips the count
-  --threads N        count a file's distinct keys (below) on up to N threads, one per 128 MiB
-                     (default: the number of cores)
+  --threads N        count a file's distinct keys (below) on up to N threads: one per 128 MiB,
+                     at most one a core (default: as many as the cores)
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
@@ -93,12 +93,12 @@ Options:
 
 Files of 8 MiB to 16 GiB, and at most half the free memory (the second reading then comes from the
 page cache), are read twice: first to count their distinct keys (about 0.8 s a GB here on one
-thread, 0.5 s on two), so that the filter starts with room for them and does not double. Otherwise it starts small and doubles in place
-as unique lines come, so its memory follows them and no input size needs to be known. It holds at
-least a billion unique lines (more than memory holds) at rates down to 3e-8; below that, for files, the
-start is raised so that their size fits, and from a pipe it starts larger and doubles fewer times (at
-1e-8: room for 2,000,000 lines, doubled three times: 16 million lines, unless --capacity starts it
-larger).
+thread, 0.5 s on two), so that the filter starts with room for them and does not double. Otherwise
+it starts small and doubles in place as unique lines come, so its memory follows them and no input
+size needs to be known. It holds at least a billion unique lines (more than memory holds) at rates
+down to 3e-8; below that, for files, the start is raised so that their size fits, and from a pipe it
+starts larger and doubles fewer times (at 1e-8: room for 2,000,000 lines, doubled three times: 16
+million lines, unless --capacity starts it larger).
 
 Lines end at "\\n" only: a file of "\\r" line ends is one line (tr '\\r' '\\n' first). Node reopens a
 closed standard output on /dev/null before the command starts: with >&- the lines are lost and the
@@ -174,8 +174,7 @@ function wholeNumber(flag: string, text: string | boolean | undefined, most?: nu
 }
 
 /** --threads: at most this many threads (default: as many as the machine runs at once). */
-const threadsFlag = (values: Values) =>
-  wholeNumber('--threads', values.threads, MAX_THREADS) ?? os.availableParallelism?.() ?? os.cpus().length;
+const threadsFlag = (values: Values) => wholeNumber('--threads', values.threads, MAX_THREADS) ?? cores();
 const MAX_THREADS = 256;
 
 /** --capacity: lines (dedup) or keys (build), at most what a first table in the heap can hold. */
@@ -221,6 +220,20 @@ function countsFirst(files: readonly string[], bytes: number): boolean {
 // A count takes another thread for each this many bytes, up to --threads: starting one (loading the module
 // there) takes about as long as counting 90 MB here, so a thread pays for itself from about twice that.
 const COUNT_BYTES_PER_THREAD = 128 << 20;
+// The count's threads: --threads, at most one a core (more would only take memory, about 33 MB each) and
+// one a COUNT_BYTES_PER_THREAD. One under a limit on the address space (ulimit -v): a worker reserves
+// gigabytes of it for its WebAssembly memory and code, and V8 ends the whole process when it cannot.
+function countThreads(threads: number, bytes: number): number {
+  let limited = false;
+  try {
+    limited = !/^Max address space\s+unlimited/m.test(readFileSync('/proc/self/limits', 'utf8'));
+  } catch {
+    // No /proc (not Linux): no such limit is known.
+  }
+  if (limited) return 1;
+  return Math.max(1, Math.min(threads, cores(), Math.floor(bytes / COUNT_BYTES_PER_THREAD)));
+}
+const cores = () => os.availableParallelism?.() ?? os.cpus().length;
 // The filter's start for a count of distinct keys: 4% for the count's error (5 of its standard errors, 0.81%:
 // a doubling for want of room about once in a million files), and room for the table to end about 85% full
 // rather than 91%, as the last tenth of a table's load costs the most kicks (docs/PERFORMANCE.md).
@@ -274,7 +287,7 @@ async function runEngine(
     const { estimate, lines } = await countDistinctKeys({
       files,
       rules,
-      threads: Math.min(threadsFlag(values), Math.max(1, Math.floor(planned / COUNT_BYTES_PER_THREAD))),
+      threads: countThreads(threadsFlag(values), planned),
       heap,
       usage,
       reading: (next) => {

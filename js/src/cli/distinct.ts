@@ -143,7 +143,9 @@ export interface CountRun {
  * The distinct keys of the inputs, about (DistinctKeyCounter), and their records. With threads > 1 and no
  * CSV (a CSV record may hold newlines, so a file cannot be cut at one), the inputs are cut at record ends
  * into runs (splitInputs) counted at once, the first on this thread and each other by a worker, and their
- * counts merged: the same estimate as one thread's, to the bit.
+ * counts merged: the same estimate as one thread's, to the bit. A worker that cannot start or dies (too
+ * many threads for the user's limit, no memory for its module) leaves its run to this thread: only an
+ * input's error is the count's error.
  */
 export async function countDistinctKeys(run: CountRun): Promise<{ estimate: number; lines: number }> {
   const recordEnd = run.rules.zeroTerminated && !run.rules.csv ? 0 : 10;
@@ -152,48 +154,76 @@ export async function countDistinctKeys(run: CountRun): Promise<{ estimate: numb
   try {
     const runs = splitInputs(run.files, recordEnd, run.rules.csv ? 1 : run.threads);
     const workerLines = new Array<number>(runs.length).fill(0);
+    let failed: Error | undefined; // an input's error in a worker, which stops this thread's reading too
     const sum = (lines: number) => workerLines.reduce((a, b) => a + b, lines);
-    const results = runs.slice(1).map((parts, i) => {
-      // Not this process's Node options (execArgv): some are refused in a worker (--input-type).
-      const worker = new Worker(new URL('./count_worker.js', import.meta.url), {
-        workerData: { parts, rules: run.rules, recordEnd } satisfies CountJob,
-        execArgv: [],
-      });
-      workers.push(worker);
-      return new Promise<Uint8Array>((resolve, reject) => {
-        worker.on('message', (message: CountMessage) => {
-          if ('failed' in message) {
-            reject(
-              message.failed === 'input'
-                ? new InputError(message.message)
-                : message.failed === 'error'
-                  ? new Error(message.message)
-                  : new CuckooFilterError(message.failed as CuckooFilterError['code'], message.message),
-            );
-            return;
-          }
-          workerLines[i + 1] = message.lines;
-          if ('registers' in message) resolve(message.registers);
-          else run.progress?.(message.bytes, sum(counter.lines));
+    // Each worker's registers, or undefined when this thread is to count its run.
+    const results = runs.slice(1).map((parts, i): Promise<Uint8Array | undefined> => {
+      let worker: Worker;
+      try {
+        // Not this process's Node options (execArgv): some are refused in a worker (--input-type).
+        worker = new Worker(new URL('./count_worker.js', import.meta.url), {
+          workerData: { parts, rules: run.rules, recordEnd } satisfies CountJob,
+          execArgv: [],
+          stdout: true, // the module's own messages (a failed instantiation prints some) are not the command's
+          stderr: true,
         });
-        worker.on('error', (error) => reject(new Error(`a counting thread failed: ${error.message}`)));
-        worker.on('exit', (code) => reject(new Error(`a counting thread ended (status ${code}) before its count`)));
+      } catch {
+        return Promise.resolve(undefined);
+      }
+      workers.push(worker);
+      return new Promise((resolve, reject) => {
+        let settled = false;
+        const settle = (registers: Uint8Array | undefined, error?: Error) => {
+          if (settled) return; // its count is in: the thread's end after it is not a failure
+          settled = true;
+          if (!registers) workerLines[i + 1] = 0; // this thread counts the run again
+          if (error) {
+            failed ??= error;
+            reject(error);
+          } else resolve(registers);
+        };
+        worker.on('message', (message: CountMessage) => {
+          if ('failed' in message)
+            settle(undefined, message.failed === 'input' ? new InputError(message.message) : undefined);
+          else if ('registers' in message) {
+            workerLines[i + 1] = message.lines;
+            settle(message.registers);
+          } else {
+            workerLines[i + 1] = message.lines;
+            run.progress?.(message.bytes, sum(counter.lines));
+          }
+        });
+        worker.on('error', () => settle(undefined));
+        worker.on('exit', () => settle(undefined));
       });
     });
     // Rejections are taken at once (a failing worker must not be an unhandled rejection while this thread
-    // reads), and thrown in order below.
+    // reads), and thrown below.
     for (const result of results) result.catch(() => {});
-    run.reading(runs[0][0]?.file ?? run.files[0]);
     const nextFile = (file: string) => {
       run.usage(() => counter.nextInput());
       run.reading(file);
     };
-    for await (const block of readParts(runs[0], run.heap, recordEnd, nextFile)) {
-      const bytes = block.length; // before the push, as in the run
-      run.usage(() => counter.push(block));
-      run.progress?.(bytes, sum(counter.lines));
+    const countHere = async (parts: FilePart[]) => {
+      run.reading(parts[0]?.file ?? run.files[0]);
+      for await (const block of readParts(parts, run.heap, recordEnd, nextFile)) {
+        if (failed) throw failed;
+        const bytes = block.length; // before the push, as in the run
+        run.usage(() => counter.push(block));
+        run.progress?.(bytes, sum(counter.lines));
+      }
+    };
+    await countHere(runs[0]);
+    for (const [i, result] of results.entries()) {
+      const registers = await result;
+      if (registers) {
+        counter.merge(registers);
+      } else {
+        // A run of its own: the last record of the one before ends first (it ended at a cut, or its file).
+        run.usage(() => counter.nextInput());
+        await countHere(runs[i + 1]);
+      }
     }
-    for (const result of results) counter.merge(await result);
     const lines = sum(0);
     const estimate = run.usage(() => counter.end());
     return { estimate, lines: lines + counter.lines };

@@ -306,7 +306,8 @@ export function splitInputs(files: readonly string[], recordEnd: number, runs: n
   };
   const cuts = [0];
   for (let i = 1; i < runs; i++) {
-    const cut = boundary(Math.floor((total * i) / runs));
+    // From the last cut at the least: a long record holding several shares' positions is read once.
+    const cut = boundary(Math.max(Math.floor((total * i) / runs), cuts[cuts.length - 1]));
     if (cut > cuts[cuts.length - 1] && cut < total) cuts.push(cut);
   }
   cuts.push(total);
