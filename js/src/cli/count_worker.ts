@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CuckooFilterError, ready } from '../node.js';
 import { type CountJob, type CountMessage, DistinctKeyCounter } from './distinct.js';
-import { heapBuffers, InputError, readParts } from './io.js';
+import { heapBuffers, InputError, readBlocks } from './io.js';
 
 const port = parentPort!;
 const job = workerData as CountJob;
@@ -13,7 +13,7 @@ async function count(): Promise<void> {
   await ready();
   const counter = new DistinctKeyCounter(job.rules);
   try {
-    for await (const block of readParts(job.parts, heapBuffers(), job.recordEnd, () => counter.nextInput())) {
+    for await (const block of readBlocks(job.parts, heapBuffers(), job.recordEnd, true, () => counter.nextInput())) {
       const bytes = block.length; // before the push, which may detach a view of the heap
       counter.push(block);
       send({ bytes, lines: counter.lines });

@@ -7,7 +7,7 @@ import { CuckooFilterError, invalid } from '../errors.js';
 import { CuckooFilter } from '../filter.js';
 import { copyToScratch, isHeapView, readDedupReport } from '../heap.js';
 import { type CuckooModule, errorFromModule, requireModule } from '../wasm_module.js';
-import { type BlockBuffers, type FilePart, InputError, readParts, splitInputs } from './io.js';
+import { type BlockBuffers, type FilePart, InputError, readBlocks, splitInputs } from './io.js';
 
 /** The bytes of a count's registers: distinct_count.hpp's kRegisters (2^14). */
 const DISTINCT_REGISTERS = 16_384;
@@ -206,7 +206,7 @@ export async function countDistinctKeys(run: CountRun): Promise<{ estimate: numb
     };
     const countHere = async (parts: FilePart[]) => {
       run.reading(parts[0]?.file ?? run.files[0]);
-      for await (const block of readParts(parts, run.heap, recordEnd, nextFile)) {
+      for await (const block of readBlocks(parts, run.heap, recordEnd, true, nextFile)) {
         if (failed) throw failed;
         const bytes = block.length; // before the push, as in the run
         run.usage(() => counter.push(block));

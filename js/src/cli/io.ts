@@ -123,6 +123,14 @@ function readInto(fd: number, buffer: Uint8Array): Promise<number> {
   );
 }
 
+// Up to `length` bytes of a regular file at `position` (none when length <= 0).
+function readAt(fd: number, buffer: Uint8Array, length: number, position: number): Promise<number> {
+  if (length <= 0) return Promise.resolve(0);
+  return new Promise((resolve, reject) =>
+    read(fd, buffer, 0, length, position, (error, n) => (error ? reject(error) : resolve(n))),
+  );
+}
+
 // The n bytes of a regular file at `offset` read again (the descriptor's position has moved past them).
 // Fewer only if the file has shrunk meanwhile.
 function readAgain(fd: number, into: Uint8Array, n: number, offset: number): number {
@@ -167,7 +175,8 @@ function ownBuffers(): BlockBuffers {
 
 /**
  * The blocks of the inputs in order, each file opened when its turn comes (as cat does), read without
- * positions (so pipes, FIFOs and devices work). A block is valid until the next one is asked for. From a
+ * positions (so pipes, FIFOs and devices work); an input given as a FilePart of a regular file
+ * (splitInputs) is read with them, from its start to its end. A block is valid until the next one is asked for. From a
  * regular file, two buffers take turns: the next block is read while the caller works on this one (else a
  * dedup waits on each read). Not from a FIFO or device, nor from a
  * pipe unless `readAheadPipes` (a read there can wait for input indefinitely, and a caller that stops
@@ -186,16 +195,18 @@ function ownBuffers(): BlockBuffers {
  * here, and does not move it.)
  */
 export async function* readBlocks(
-  files: readonly string[],
+  inputs: readonly (string | FilePart)[],
   heap?: BlockBuffers,
   recordEnd?: number,
   readAheadPipes = false,
-  nextFile?: (file: string) => Promise<void>,
+  nextFile?: (file: string) => Promise<void> | void,
 ): AsyncGenerator<Uint8Array> {
   let own: BlockBuffers | undefined;
   let turn = 0;
   let unended = false; // the last file's last byte was not recordEnd
-  for (const [index, file] of files.entries()) {
+  for (const [index, input] of inputs.entries()) {
+    const part = typeof input === 'string' ? { file: input, start: 0 } : input;
+    const file = part.file;
     // Each file's last line ends with it (as awk reads several files): one without its end byte gets it
     // here, before the next file's first line; then `nextFile` is told.
     if (unended && recordEnd !== undefined) yield Uint8Array.of(recordEnd);
@@ -216,9 +227,14 @@ export async function* readBlocks(
         if (!own) own = ownBuffers();
         buffers = own;
       }
-      let offset = 0; // in the file, of the read in flight
+      let offset = part.start; // in the file, of the read in flight
+      // A part of a regular file (splitInputs) is read with positions, up to its end.
+      const readNext =
+        part.start === 0 && part.end === undefined
+          ? (into: Uint8Array) => readSome(fd, into)
+          : (into: Uint8Array) => readAt(fd, into, Math.min(into.length, (part.end ?? Infinity) - offset), offset);
       let memory = buffers.memory();
-      pending = readSome(fd, buffers.view(turn));
+      pending = readNext(buffers.view(turn));
       for (;;) {
         let n = await pending;
         pending = undefined;
@@ -231,13 +247,13 @@ export async function* readBlocks(
         turn ^= 1;
         if (readAhead) {
           memory = buffers.memory();
-          pending = readSome(fd, buffers.view(turn));
+          pending = readNext(buffers.view(turn));
           pending.catch(() => {}); // awaited at the next block; the caller may stop before asking for it
         }
         yield block;
         if (!pending) {
           memory = buffers.memory();
-          pending = readSome(fd, buffers.view(turn));
+          pending = readNext(buffers.view(turn));
         }
       }
     } catch (error) {
@@ -322,62 +338,6 @@ export function splitInputs(files: readonly string[], recordEnd: number, runs: n
           : { file: f.file, start: Math.max(from - f.at, 0), end };
       });
   });
-}
-
-/**
- * The blocks of parts of regular files, in order, as readBlocks reads whole inputs: into `buffers` by
- * turns, the next block read while the caller works on this one; a part that ends its file and lacks a
- * last end byte gets one before the next part, and `nextFile` is told before each part of another file.
- * Positional reads: a block whose memory changed while it was read is read again.
- */
-export async function* readParts(
-  parts: readonly FilePart[],
-  buffers: BlockBuffers,
-  recordEnd: number,
-  nextFile?: (file: string) => Promise<void> | void,
-): AsyncGenerator<Uint8Array> {
-  let turn = 0;
-  let unended = false;
-  for (const [index, part] of parts.entries()) {
-    if (unended) yield Uint8Array.of(recordEnd);
-    unended = false;
-    if (index > 0) await nextFile?.(part.file);
-    let handle: FileHandle | undefined;
-    let pending: Promise<number> | undefined;
-    try {
-      handle = await open(part.file, 'r');
-      const fd = handle.fd;
-      const readAt = (into: Uint8Array, at: number): Promise<number> => {
-        const want = part.end === undefined ? into.length : Math.min(into.length, part.end - at);
-        if (want <= 0) return Promise.resolve(0);
-        return new Promise((resolve, reject) =>
-          read(fd, into, 0, want, at, (error, n) => (error ? reject(error) : resolve(n))),
-        );
-      };
-      let offset = part.start;
-      let memory = buffers.memory();
-      pending = readAt(buffers.view(turn), offset);
-      for (;;) {
-        let n = await pending;
-        pending = undefined;
-        if (n === 0) break;
-        if (buffers.memory() !== memory) n = readAgain(fd, buffers.view(turn), n, offset);
-        const block = buffers.view(turn).subarray(0, n);
-        unended = part.end === undefined && block[n - 1] !== recordEnd;
-        offset += n;
-        turn ^= 1;
-        memory = buffers.memory();
-        pending = readAt(buffers.view(turn), offset);
-        pending.catch(() => {}); // awaited at the next block; the caller may stop before asking for it
-        yield block;
-      }
-    } catch (error) {
-      throw fileError(part.file, error);
-    } finally {
-      await pending?.catch(() => {});
-      await handle?.close();
-    }
-  }
 }
 
 /** Where a command writes: standard output, or a file that appears only when complete. */
