@@ -329,6 +329,40 @@ int dedup_finish(Handle h) {
   return dedup_reported(d, d.engine.finish());
 }
 
+// Partitioned runs (line_dedup.hpp): the `cuckoo` command's threads. The main engine: share (`cuts`: the
+// address of threads - 1 u32), then after each call the hashes it gives each helper (outgoing), the
+// helpers' verdicts (supply) and its oldest call's lines (resolve). A helper's engine: decide. Those
+// returning an int return a cuckoo::ErrorCode.
+CUCKOO_COLD int dedup_share(Handle h, std::uint32_t cuts, unsigned threads) {
+  if (dedup_at(h).engine.share(reinterpret_cast<const std::uint32_t*>(ptr(cuts)), threads)) return 0;
+  static constexpr char kBad[] = "a partitioned run takes 2 to 64 threads and cuts that do not decrease";
+  record(cuckoo::ErrorCode::invalid_argument, kBad, sizeof kBad - 1);
+  return last_error_code();
+}
+std::uint32_t dedup_outgoing(Handle h, unsigned thread) {
+  return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(dedup_at(h).engine.outgoing(thread)));
+}
+double dedup_outgoing_size(Handle h, unsigned thread) {
+  return static_cast<double>(dedup_at(h).engine.outgoing_size(thread));
+}
+CUCKOO_COLD int dedup_supply(Handle h, unsigned thread, std::uint32_t verdicts, std::uint32_t length) {
+  if (!memory_for_call()) return last_error_code();
+  if (dedup_at(h).engine.supply(thread, ptr(verdicts), length)) return 0;
+  heap_is_full();
+  return last_error_code();
+}
+int dedup_resolve(Handle h) {
+  if (!memory_for_call()) return last_error_code();
+  Dedup& d = dedup_at(h);
+  return dedup_reported(d, d.engine.resolve());
+}
+// `count` hashes (u64) at the 8-aligned `hashes`.
+int dedup_decide(Handle h, std::uint32_t hashes, std::uint32_t count) {
+  if (!memory_for_call()) return last_error_code();
+  Dedup& d = dedup_at(h);
+  return dedup_reported(d, d.engine.decide_hashes(reinterpret_cast<const std::uint64_t*>(ptr(hashes)), count));
+}
+
 // The length an export declares from its first `length` bytes (cuckoo::format::declared_length): the total
 // when these bytes tell it, else minus the length to read before asking again, or 0 for bytes that are
 // not an export.
@@ -417,6 +451,12 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("dedupDistinct", &dedup_distinct);
   function("dedupDistinctRegisters", &dedup_distinct_registers);
   function("dedupDistinctMerge", &dedup_distinct_merge);
+  function("dedupShare", &dedup_share);
+  function("dedupOutgoing", &dedup_outgoing);
+  function("dedupOutgoingSize", &dedup_outgoing_size);
+  function("dedupSupply", &dedup_supply);
+  function("dedupResolve", &dedup_resolve);
+  function("dedupDecide", &dedup_decide);
   function("inPlaceShape", &in_place_shape);
   function("declaredLength", &declared_length);
 }

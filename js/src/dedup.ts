@@ -470,6 +470,11 @@ export class LineDeduper {
   private state: 'open' | 'ended' | 'failed' | 'disposed' = 'open';
   private final: LineDedupStats | undefined;
   private failure: CuckooFilterError | undefined;
+  // The main deduplicator of a partitioned run (share()): the cuts, its calls awaiting resolve(), and an
+  // end() awaiting its own.
+  private cuts: Uint32Array | undefined;
+  private pending = 0;
+  private ending = false;
 
   /** Needs the module loaded: `await ready()` first, or use `await LineDeduper.create(options)`. */
   constructor(options: LineDeduperOptions = {}) {
@@ -549,6 +554,10 @@ export class LineDeduper {
     this.checkOpen('end');
     this.start(new Uint8Array(0));
     const out = this.call(undefined).slice();
+    if (this.cuts) {
+      this.ending = true; // ended by its resolve()
+      return out;
+    }
     this.final = this.stats;
     this.state = 'ended';
     return out;
@@ -564,7 +573,79 @@ export class LineDeduper {
     this.checkOpen('nextInput');
     if (this.engine === 0) return new Uint8Array(0); // nothing read yet: the next input is the first
     if (this.m.dedupNextInput(this.engine) !== ErrorCode.ok) this.fail();
+    if (this.cuts) this.pending++;
     return this.report().output.slice();
+  }
+
+  /**
+   * @internal Makes this deduplicator the main one of a partitioned run (line_dedup.hpp, "Partitioned
+   * runs"; the `cuckoo` command's threads), before its first block: it decides the keys whose partition
+   * falls in [0, cuts[0]) of 2^32 and gives thread t the hashes of [cuts[t - 1], cuts[t]) (outgoing()).
+   * Its calls (push, nextInput, end) then return nothing: resolve() returns each call's lines, in order,
+   * once the helpers' verdicts for its hashes are supplied. At most two calls may wait.
+   */
+  share(cuts: Uint32Array): void {
+    this.checkOpen('share');
+    if (this.engine !== 0 || this.options.seen) throw invalid('share() comes before the first block, without seen');
+    this.cuts = cuts.slice();
+  }
+
+  /** @internal The main deduplicator's calls awaiting resolve(). */
+  get pendingCalls(): number {
+    return this.pending;
+  }
+
+  /** @internal The hashes (u64, little-endian) the main deduplicator's last call gave thread `thread`, as a copy. */
+  outgoing(thread: number): Uint8Array {
+    if (this.engine === 0) return new Uint8Array(0);
+    const n = this.m.dedupOutgoingSize(this.engine, thread);
+    const at = this.m.dedupOutgoing(this.engine, thread) >>> 0;
+    return this.m.HEAPU8.slice(at, at + 8 * n);
+  }
+
+  /**
+   * @internal The main deduplicator: the lines of its oldest call awaiting resolve(), decided with each
+   * helper's verdicts for that call's hashes (verdicts[i]: thread i + 1's), as a view of the heap valid
+   * until the next call.
+   */
+  resolve(verdicts: readonly Uint8Array[]): Uint8Array {
+    this.checkOpen('resolve');
+    // Not in the scratch memory, where a block pushed as a copy may still lie, pending.
+    for (const [i, v] of verdicts.entries()) {
+      const address = this.m._malloc(Math.max(1, v.length));
+      if (address === 0)
+        throw new CuckooFilterError('OUT_OF_MEMORY', "the WebAssembly heap is full (a thread's verdicts)");
+      this.m.HEAPU8.set(v, address);
+      const code = this.m.dedupSupply(this.engine, i + 1, address, v.length);
+      this.m._free(address);
+      if (code !== ErrorCode.ok) this.fail();
+    }
+    if (this.m.dedupResolve(this.engine) !== ErrorCode.ok) this.fail();
+    this.pending--;
+    const out = this.report().output;
+    if (this.ending && this.pending === 0) {
+      this.final = this.stats;
+      this.state = 'ended';
+    }
+    return out;
+  }
+
+  /**
+   * @internal A helper of a partitioned run: decides hashes a main deduplicator gave it (outgoing()) with
+   * its filter; a verdict byte each (1 new, 0 seen), as a view of the heap valid until the next call.
+   */
+  decide(hashes: Uint8Array): Uint8Array {
+    this.checkOpen('decide');
+    this.start(new Uint8Array(0));
+    const count = hashes.length / 8;
+    const address = this.m._malloc(Math.max(8, hashes.length));
+    if (address === 0)
+      throw new CuckooFilterError('OUT_OF_MEMORY', 'the WebAssembly heap is full (the hashes to decide)');
+    this.m.HEAPU8.set(hashes, address);
+    const code = this.m.dedupDecide(this.engine, address, count);
+    this.m._free(address);
+    if (code !== ErrorCode.ok) this.fail();
+    return this.report().output;
   }
 
   /** The filter of the lines seen so far, in the export format (CuckooFilter.import reads it). */
@@ -627,6 +708,15 @@ export class LineDeduper {
       if (!seen) filter.dispose();
       throw error;
     }
+    if (this.cuts) {
+      const bytes = new Uint8Array(this.cuts.buffer, this.cuts.byteOffset, this.cuts.byteLength);
+      if (this.m.dedupShare(engine, copyToScratch(this.m, bytes), this.cuts.length + 1) !== ErrorCode.ok) {
+        const error = errorFromModule(this.m);
+        this.m.dedupDestroy(engine);
+        filter.dispose();
+        throw error;
+      }
+    }
     // A very large start doubles fewer times than the rate allows (the position's bits: doubling_filter.hpp).
     if (plan && filter.maxDoublings < plan.maxDoublings) {
       plan.maxDoublings = filter.maxDoublings;
@@ -671,6 +761,7 @@ export class LineDeduper {
       code = this.m.dedupFinish(this.engine);
     }
     if (code !== ErrorCode.ok) this.fail();
+    if (this.cuts) this.pending++;
     return this.report().output; // after the call: it may have grown the heap
   }
 

@@ -87,6 +87,17 @@ export interface CuckooModule extends HeapModule {
   dedupDistinctRegisters(handle: number): number;
   /** Merges another count's registers, at `address`, into this one's. */
   dedupDistinctMerge(handle: number, address: number): void;
+  /** Makes the engine the main one of a partitioned run of `threads` (`cuts`: threads - 1 u32). An ErrorCode. */
+  dedupShare(handle: number, cuts: number, threads: number): number;
+  /** The main engine: the address of the hashes (u64) its last call gave helper `thread`, and how many. */
+  dedupOutgoing(handle: number, thread: number): number;
+  dedupOutgoingSize(handle: number, thread: number): number;
+  /** The main engine: helper `thread`'s verdicts for hashes it was given. An ErrorCode. */
+  dedupSupply(handle: number, thread: number, verdicts: number, length: number): number;
+  /** The main engine: its oldest pending call's lines written (the report's output). An ErrorCode. */
+  dedupResolve(handle: number): number;
+  /** A helper's engine: `count` hashes at `hashes` decided, a verdict byte each in the output. An ErrorCode. */
+  dedupDecide(handle: number, hashes: number, count: number): number;
   /** The slot width x 256 + the most doublings of a table that doubles in place at this rate; 0: too small a rate. */
   inPlaceShape(fpRate: number, capacity: number): number;
   /** The address of a DedupReport record (abi.ts). */

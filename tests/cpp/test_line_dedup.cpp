@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cuckoo/line_dedup.hpp>
+#include <deque>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -490,4 +492,161 @@ TEST_CASE("count_distinct: the keys a deduplicator would make are counted, nothi
     CHECK(f.size() == 0);
     CHECK(std::abs(count.estimate() - c.distinct) < 0.01 * c.distinct + 0.5);
   }
+}
+
+namespace {
+
+// A partitioned run in one process: the main engine, a helper engine a thread, and the helpers' verdicts
+// of each call, resolved `lag` calls later (0 or 1: at most kPendingCalls calls wait).
+struct Partitioned {
+  std::vector<std::unique_ptr<cuckoo::CuckooFilter>> filters;  // [0]: the main engine's
+  std::vector<std::unique_ptr<cuckoo::LineDeduper>> engines;   // [0]: the main one, then the helpers
+  std::deque<std::vector<std::vector<std::uint8_t>>> in_flight;
+  unsigned lag = 0;
+  std::string out;
+
+  void resolve_one() {
+    auto verdicts = std::move(in_flight.front());
+    in_flight.pop_front();
+    for (std::size_t t = 1; t < engines.size(); ++t)
+      REQUIRE(engines[0]->supply(static_cast<unsigned>(t), verdicts[t].data(), verdicts[t].size()));
+    const cuckoo::Status resolved = engines[0]->resolve();
+    INFO(resolved.message);
+    REQUIRE(resolved.ok());
+    out.append(reinterpret_cast<const char*>(engines[0]->output()), engines[0]->output_size());
+  }
+
+  template <class Call>
+  void call(Call&& call) {
+    const cuckoo::Status called = call(*engines[0]);
+    INFO(called.message);
+    REQUIRE(called.ok());
+    if (engines.size() == 1) {
+      out.append(reinterpret_cast<const char*>(engines[0]->output()), engines[0]->output_size());
+      return;
+    }
+    std::vector<std::vector<std::uint8_t>> verdicts(engines.size());
+    for (std::size_t t = 1; t < engines.size(); ++t) {
+      const auto thread = static_cast<unsigned>(t);
+      REQUIRE(engines[t]->decide_hashes(engines[0]->outgoing(thread), engines[0]->outgoing_size(thread)).ok());
+      verdicts[t].assign(engines[t]->output(), engines[t]->output() + engines[t]->output_size());
+    }
+    in_flight.push_back(std::move(verdicts));
+    while (in_flight.size() > lag) resolve_one();
+  }
+};
+
+// The inputs (each a string) through a partitioned run of engines made by `make`, in random blocks.
+template <class Make>
+void partitioned_run(Partitioned& run, const std::vector<std::string>& inputs, unsigned threads,
+                     const std::vector<std::uint32_t>& cuts, std::mt19937& rng, bool in_place, Make&& make) {
+  for (unsigned t = 0; t < threads; ++t) {
+    // A table that doubles in place (the command's), or a chain; both small enough to grow.
+    cuckoo::Options o = growing(1e-7, in_place ? 50 : 5000);
+    if (in_place) o.max_sub_filters.reset();
+    run.filters.push_back(std::make_unique<cuckoo::CuckooFilter>(o));
+    REQUIRE(run.filters.back()->grows_in_place() == in_place);
+    run.engines.push_back(make(*run.filters.back()));
+  }
+  if (threads > 1) REQUIRE(run.engines[0]->share(cuts.data(), threads));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (i > 0) run.call([](cuckoo::LineDeduper& d) { return d.next_input(); });
+    const auto* p = reinterpret_cast<const std::uint8_t*>(inputs[i].data());
+    for (std::size_t at = 0; at < inputs[i].size();) {
+      const std::size_t size = std::min<std::size_t>(inputs[i].size() - at, rng() % 4 == 0 ? 1 : rng() % 300);
+      run.call([&](cuckoo::LineDeduper& d) { return d.push(p + at, size); });
+      at += size;
+    }
+  }
+  run.call([](cuckoo::LineDeduper& d) { return d.finish(); });
+  while (!run.in_flight.empty()) run.resolve_one();
+}
+
+}  // namespace
+
+TEST_CASE("a partitioned run writes what one engine writes, for every rule, share, lag and block split",
+          "[dedup][partition]") {
+  std::mt19937 rng(17);
+  // Records with repeats, CRs, quotes (for csv), fields, long ones, and inputs without a last end.
+  auto records = [&](char end, bool quoted) {
+    std::string s;
+    for (int i = 0; i < 1500; ++i) {
+      const auto n = rng() % 120;
+      s += cuckoo_test::key("k", n) + "," + std::to_string(rng() % 7) + (quoted && rng() % 9 == 0 ? ",\"a\nb\"" : "") +
+           std::string(rng() % 40 == 0 ? 700 : 0, 'x') + (end == '\n' && rng() % 3 == 0 ? "\r\n" : std::string(1, end));
+    }
+    return s;
+  };
+  struct Case {
+    unsigned rules;
+    bool fields;
+  };
+  for (const Case c :
+       {Case{cuckoo::newline_lines, false}, Case{cuckoo::zero_terminated, false}, Case{cuckoo::duplicates, false},
+        Case{cuckoo::newline_lines, true}, Case{cuckoo::csv, false}, Case{cuckoo::csv | cuckoo::duplicates, true}})
+    for (const bool in_place : {true, false}) {
+      const char end = (c.rules & cuckoo::zero_terminated) != 0 ? '\0' : '\n';
+      const bool csv = (c.rules & cuckoo::csv) != 0;
+      std::vector<std::string> inputs;
+      for (int i = 0; i < 3; ++i) {
+        std::string in = (csv ? std::string("id,n,note\n") : std::string()) + records(end, csv);
+        if (i == 1) in += "unended";  // a last record without its end, followed by another input
+        inputs.push_back(in);
+      }
+      const std::uint32_t fields[2] = {2, 2};
+      auto make = [&](cuckoo::CuckooFilter& f) {
+        auto d = std::make_unique<cuckoo::LineDeduper>(f, c.rules);
+        if (c.fields) REQUIRE(d->select_fields(',', fields, 1));
+        return d;
+      };
+      Partitioned one;
+      partitioned_run(one, inputs, 1, {}, rng, in_place, make);
+      REQUIRE_FALSE(one.out.empty());
+      for (const auto& [threads, cuts] :
+           std::vector<std::pair<unsigned, std::vector<std::uint32_t>>>{{2, {0x80000000u}},
+                                                                        {2, {0x1999999au}},  // a main share of 0.1
+                                                                        {2, {0u}},  // none: the helper decides all
+                                                                        {4, {0x40000000u, 0x80000000u, 0xc0000000u}}})
+        for (const unsigned lag : {0u, 1u}) {
+          CAPTURE(c.rules, c.fields, in_place, threads, cuts[0], lag);
+          Partitioned run;
+          run.lag = lag;
+          partitioned_run(run, inputs, threads, cuts, rng, in_place, make);
+          CHECK(run.out == one.out);
+          // The main engine counts every record; each filter holds its share's keys only.
+          CHECK(run.engines[0]->lines() == one.engines[0]->lines());
+          CHECK(run.engines[0]->unique() == one.engines[0]->unique());
+          std::uint64_t held = 0;
+          for (unsigned t = 0; t < threads; ++t) {
+            CHECK(run.filters[t]->size() <= one.filters[0]->size());
+            held += run.filters[t]->size();
+          }
+          CHECK(held == one.filters[0]->size());
+          if (cuts[0] == 0) CHECK(run.filters[0]->size() == 0);
+        }
+    }
+}
+
+TEST_CASE("a partitioned run refuses calls out of step, and bad shares", "[dedup][partition]") {
+  cuckoo::CuckooFilter f(growing(1e-6, 100));
+  cuckoo::LineDeduper main(f);
+  const std::uint32_t cut = 0x80000000u;
+  const std::uint32_t backwards[2] = {0x80000000u, 0x10000000u};
+  CHECK_FALSE(main.share(&cut, 1));  // one thread is no partitioned run
+  CHECK_FALSE(main.share(backwards, 3));
+  REQUIRE(main.share(&cut, 2));
+  const std::string block = "a\nb\nc\nd\n";
+  const auto* p = reinterpret_cast<const std::uint8_t*>(block.data());
+  // Two calls may wait for resolve(); a third stops the engine.
+  REQUIRE(main.push(p, block.size()).ok());
+  REQUIRE(main.push(p, block.size()).ok());
+  CHECK(main.push(p, block.size()).code == cuckoo::ErrorCode::invalid_argument);
+  // A resolve() without the helper's verdicts stops it too.
+  cuckoo::LineDeduper other(f);
+  REQUIRE(other.share(&cut, 2));
+  REQUIRE(other.push(p, block.size()).ok());
+  REQUIRE(other.outgoing_size(1) > 0);
+  const cuckoo::Status s = other.resolve();
+  CHECK(s.code == cuckoo::ErrorCode::invalid_argument);
+  CHECK(s.message.find("out of step") != std::string::npos);
 }

@@ -77,6 +77,12 @@ const MAIN: Functions<CuckooModule> = {
   declaredLength: true,
   _malloc: true,
   _free: true,
+  dedupShare: true,
+  dedupOutgoing: true,
+  dedupOutgoingSize: true,
+  dedupSupply: true,
+  dedupResolve: true,
+  dedupDecide: true,
   lastErrorCode: true,
   lastErrorText: true,
 };

@@ -224,35 +224,13 @@ class CuckooFilter {
   // its second bucket, where it cannot be: it can only miss a false positive there.
   std::size_t add_if_absent_ranges(const std::uint8_t* bytes, const std::uint32_t* ranges, std::size_t count,
                                    std::uint8_t* results) {
-    std::memset(results, static_cast<int>(KeyResult::not_tried), count);
-    if (layout_.in_place) return add_in_place(PackedOrWideKeys{hasher_, bytes, ranges, 2}, count, results, true);
-    std::size_t added = 0;
-    // In such a filter most keys are decided on their first bucket: one bucket loaded instead of two, and
-    // read once for both the lookup and the store (docs/PERFORMANCE.md, "Measured reasons in the code").
-    const bool first_bucket = first_bucket_decides_ && tail_.empty() && trace_ == nullptr;
-    for_each_located(
-        count, [&](std::size_t i) { return hash_of(bytes + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]); },
-        results,
-        [&](const Location& at) {
-          if (first_bucket) {
-            const int found = head_.table.find_or_insert(at.index, at.fingerprint);
-            if (found > 0) return KeyResult::no;
-            if (found == 0) {
-              ++head_.size;
-              last_failure_ = AddFailure::none;
-              ++added;
-              return KeyResult::yes;
-            }
-          }
-          if (contains_located(at)) return KeyResult::no;
-          if (add_located(at)) {
-            ++added;
-            return KeyResult::yes;
-          }
-          return not_added();
-        },
-        !first_bucket);
-    return added;
+    return add_if_absent_keys(PackedOrWideKeys{hasher_, bytes, ranges, 2}, count, results);
+  }
+  // The same for keys already hashed (hash_of): hashes[i] is key i's hash. LineDeduper's partitioned runs
+  // hash every key to find its thread, then decide their own share's keys here.
+  std::size_t add_if_absent_hashes(const std::uint64_t* hashes, std::size_t count, std::uint8_t* results) {
+    return add_if_absent_keys(
+        PackedOrWideKeys{hasher_, reinterpret_cast<const std::uint8_t*>(hashes), nullptr, 1, true}, count, results);
   }
 
   // --- merge ------------------------------------------------------------------------------------------
@@ -436,9 +414,11 @@ class CuckooFilter {
     // ranges of add_if_absent_ranges (stride 2); null: the u64 at bytes + 8i.
     const std::uint32_t* offsets;
     std::size_t stride = 1;
+    bool hashed = false;  // without offsets: the u64 at bytes + 8i is the key's hash already
     std::uint64_t operator()(std::size_t i) const noexcept {
       if (offsets != nullptr) return hasher(bytes + offsets[stride * i], offsets[stride * i + 1] - offsets[stride * i]);
-      return hasher(detail::load64(bytes + 8 * i));
+      const std::uint64_t word = detail::load64(bytes + 8 * i);
+      return hashed ? word : hasher(word);
     }
   };
   struct NarrowKeys {  // 32-bit integers, widened
@@ -452,6 +432,39 @@ class CuckooFilter {
   }
   [[nodiscard]] NarrowKeys keys_of(std::span<const std::uint32_t> keys) const noexcept {
     return {hasher_, keys.data()};
+  }
+
+  // add_if_absent_ranges and add_if_absent_hashes: one body for both key sources (comment above).
+  template <class HashAt>
+  [[gnu::noinline]] std::size_t add_if_absent_keys(HashAt&& hash_at, std::size_t count, std::uint8_t* results) {
+    std::memset(results, static_cast<int>(KeyResult::not_tried), count);
+    if (layout_.in_place) return add_in_place(hash_at, count, results, true);
+    std::size_t added = 0;
+    // In such a filter most keys are decided on their first bucket: one bucket loaded instead of two, and
+    // read once for both the lookup and the store (docs/PERFORMANCE.md, "Measured reasons in the code").
+    const bool first_bucket = first_bucket_decides_ && tail_.empty() && trace_ == nullptr;
+    for_each_located(
+        count, hash_at, results,
+        [&](const Location& at) {
+          if (first_bucket) {
+            const int found = head_.table.find_or_insert(at.index, at.fingerprint);
+            if (found > 0) return KeyResult::no;
+            if (found == 0) {
+              ++head_.size;
+              last_failure_ = AddFailure::none;
+              ++added;
+              return KeyResult::yes;
+            }
+          }
+          if (contains_located(at)) return KeyResult::no;
+          if (add_located(at)) {
+            ++added;
+            return KeyResult::yes;
+          }
+          return not_added();
+        },
+        !first_bucket);
+    return added;
   }
 
   // Out of line: several batch overloads call each of these with one key source, and at -O3 each call

@@ -26,6 +26,16 @@
 // field quoted when it holds the delimiter, '"' or "\n" (one empty value alone is ""), so two
 // records have one key exactly when their selected values are equal, and a record without quotes is
 // its own key (the same as without csv).
+//
+// Partitioned runs (share()): the keys are shared between several filters, each on a thread of its own.
+// The main engine reads every record and hashes its key; partition_of(hash) says which thread's filter
+// decides it (the same key always goes to the same thread, so each filter sees its keys in input order,
+// and a record is new exactly when its thread's filter had not seen its key). The main engine decides its
+// own share at once and hands each helper the hashes of its share (outgoing()); a helper's engine decides
+// them (decide_hashes(): a verdict byte each, 1 new, 0 seen) with its filter. A call of the main engine
+// (push, next_input, finish) leaves its records pending, and resolve() writes the oldest call's records
+// once supply() has given the helpers' verdicts for its hashes; up to kPendingCalls calls may wait, so
+// the main thread can read and hash the next block while the helpers decide the last one's keys.
 #pragma once
 
 #include <cstddef>
@@ -97,6 +107,8 @@ class Buffer {
     std::memcpy(data_ + size_, items, n * sizeof(T));
     size_ += n;
   }
+  // The n items after the end, written in place within the reserved capacity, become part of it.
+  void extend_within(std::size_t n) noexcept { size_ += n; }
   void clear() noexcept { size_ = 0; }
   void truncate(std::size_t n) noexcept { size_ = n < size_ ? n : size_; }
   void release() noexcept {
@@ -163,6 +175,7 @@ class LineDeduper {
   [[nodiscard]] CUCKOO_COLD Status push(const std::uint8_t* data, std::size_t length) {
     output_.clear();
     if (!failed_.ok()) return failed_;
+    if (!begin_call()) return failed_;
     if (csv_) return push_csv(data, length);
     std::size_t at = 0;
     if (!carry_.empty()) {
@@ -186,6 +199,7 @@ class LineDeduper {
   [[nodiscard]] CUCKOO_COLD Status finish() {
     output_.clear();
     if (!failed_.ok()) return failed_;
+    if (!begin_call()) return failed_;
     if (csv_ && !carry_.empty() && carry_state_ == CsvState::quoted) return fail_open_quote();
     if (!carry_.empty()) {
       if (!dedup_one(carry_.data(), carry_.size(), true)) return failed_;
@@ -201,6 +215,7 @@ class LineDeduper {
   [[nodiscard]] CUCKOO_COLD Status next_input() {
     output_.clear();
     if (!failed_.ok()) return failed_;
+    if (!begin_call()) return failed_;
     if (!carry_.empty()) {
       if (csv_ && carry_state_ == CsvState::quoted) return fail_open_quote();
       if (!dedup_one(carry_.data(), carry_.size(), true)) return failed_;
@@ -229,6 +244,125 @@ class LineDeduper {
   // header too) and unique() 0. The `cuckoo` command reads a file this way first, to start its filter at
   // the size the file's distinct keys need.
   void count_distinct(DistinctCount& count) noexcept { counting_ = &count; }
+
+  // --- Partitioned runs (the file's comment) ---
+  static constexpr unsigned kMaxThreads = 64;
+  static constexpr unsigned kPendingCalls = 2;  // calls of the main engine that may await resolve()
+
+  // Which share of the keys a hash's key is in: the top 32 bits of the hash mixed again (murmur3's
+  // finalizer). The filter takes its buckets and fingerprints from the hash's own bits: a share cut from
+  // those would give each thread's filter keys for part of its buckets only.
+  [[nodiscard]] static std::uint32_t partition_of(std::uint64_t hash) noexcept {
+    hash ^= hash >> 33;
+    hash *= 0xff51afd7ed558ccdULL;
+    hash ^= hash >> 33;
+    hash *= 0xc4ceb9fe1a85ec53ULL;
+    hash ^= hash >> 33;
+    return static_cast<std::uint32_t>(hash >> 32);
+  }
+
+  // Makes this engine the main one of a partitioned run of `threads` threads (at most kMaxThreads),
+  // before its first record: thread t decides the keys whose partition_of() is in [cuts[t - 1], cuts[t])
+  // (cuts: threads - 1 values, not decreasing; thread 0, this one, from 0, the last up to 2^32). Not with
+  // count_distinct(). False when the arguments are not that.
+  [[nodiscard]] CUCKOO_COLD bool share(const std::uint32_t* cuts, unsigned threads) noexcept {
+    if (threads < 2 || threads > kMaxThreads || counting_ != nullptr || lines_ != 0 || pending_calls_ != 0)
+      return false;
+    cuts_[0] = 0;
+    for (unsigned t = 1; t < threads; ++t) {
+      cuts_[t] = cuts[t - 1];
+      if (cuts_[t] < cuts_[t - 1]) return false;
+    }
+    cuts_[threads] = std::uint64_t{1} << 32;
+    threads_ = threads;
+    return true;
+  }
+
+  // The main engine: the hashes its last call gave helper `thread` (1 to threads - 1) to decide, in order.
+  [[nodiscard]] const std::uint64_t* outgoing(unsigned thread) const noexcept { return outgoing_[thread].data(); }
+  [[nodiscard]] std::size_t outgoing_size(unsigned thread) const noexcept { return outgoing_[thread].size(); }
+
+  // The main engine: helper `thread`'s verdicts for hashes it was given, in their order. False when out of
+  // memory or `thread` is not a helper.
+  [[nodiscard]] CUCKOO_COLD bool supply(unsigned thread, const std::uint8_t* verdicts, std::size_t n) noexcept {
+    if (thread == 0 || thread >= threads_) return false;
+    Verdicts& v = verdicts_[thread];
+    if (v.read == v.bytes.size()) {
+      v.bytes.clear();
+      v.read = 0;
+    }
+    return v.bytes.append(verdicts, n);
+  }
+
+  // The main engine: writes the records of its oldest pending call (output() then holds them, and only
+  // them), with the helpers' verdicts for that call's hashes supplied.
+  [[nodiscard]] CUCKOO_COLD Status resolve() {
+    output_.clear();
+    if (!failed_.ok()) return failed_;
+    if (pending_calls_ == 0) return fail_out_of_step();
+    Pending& p = pending_[pending_first_];
+    pending_first_ = (pending_first_ + 1) % kPendingCalls;
+    --pending_calls_;
+    if (!output_.append(p.head.data(), p.head.size())) return fail_out_of_memory();
+    if (p.has_one) {
+      std::uint8_t r = p.one_result;
+      if (r == kForeign && !take_verdict(p.one_owner, r)) return fail_out_of_step();
+      const bool seen = r == static_cast<std::uint8_t>(KeyResult::no);
+      ++lines_;
+      unique_ += !seen;
+      if (seen == writes_duplicates_ && !write_record(output_, p.one.data(), p.one.size(), p.one_last))
+        return fail_out_of_memory();
+    }
+    if (p.count == 0) return {};
+    std::uint8_t* results = p.results.data();
+    if (threads_ == 2) {
+      // One helper: its verdicts in order, read in one pass.
+      Verdicts& v = verdicts_[1];
+      const std::uint8_t* next = v.bytes.data() + v.read;
+      const std::uint8_t* const end = v.bytes.data() + v.bytes.size();
+      for (std::size_t i = 0; i < p.count; ++i) {
+        if (results[i] != kForeign) continue;
+        if (next == end) return fail_out_of_step();
+        results[i] =
+            *next++ != 0 ? static_cast<std::uint8_t>(KeyResult::yes) : static_cast<std::uint8_t>(KeyResult::no);
+      }
+      v.read = static_cast<std::size_t>(next - v.bytes.data());
+    } else {
+      for (std::size_t i = 0; i < p.count; ++i)
+        if (results[i] == kForeign && !take_verdict(p.owners.data()[i], results[i])) return fail_out_of_step();
+    }
+    if (!output_.reserve(output_.size() + p.length)) return fail_out_of_memory();
+    if (!write_results(p.data, p.length, p.count, p.records.data(), results)) return failed_;
+    return {};
+  }
+
+  // A helper's engine: decides `n` hashes a main engine gave it (outgoing()) with its filter, in pieces
+  // counted as dedup_ranges counts them; output() then holds a verdict byte each (1 new, 0 seen). The
+  // counters count them as records.
+  [[nodiscard]] CUCKOO_COLD Status decide_hashes(const std::uint64_t* hashes, std::size_t n) {
+    output_.clear();
+    if (!failed_.ok()) return failed_;
+    if (!output_.reserve(n)) return fail_out_of_memory();
+    for (std::size_t at = 0; at < n; at += kRatePiece) {
+      const std::size_t m = std::min(kRatePiece, n - at);
+      // Within the room reserved: the verdicts are written where they go, then counted in.
+      std::uint8_t* verdicts = output_.data() + at;
+      const std::size_t added = filter_.add_if_absent_hashes(hashes + at, m, verdicts);
+      wrong_drops_ += static_cast<double>(added) * filter_.expected_fp_rate();
+      unique_ += added;
+      for (std::size_t i = 0; i < m; ++i) {
+        if (verdicts[i] != static_cast<std::uint8_t>(KeyResult::yes) &&
+            verdicts[i] != static_cast<std::uint8_t>(KeyResult::no)) {
+          lines_ += at + i;
+          fail_add();
+          return failed_;
+        }
+      }
+      output_.extend_within(m);
+    }
+    lines_ += n;
+    return {};
+  }
 
   [[nodiscard]] const std::uint8_t* output() const noexcept { return output_.data(); }
   [[nodiscard]] std::size_t output_size() const noexcept { return output_.size(); }
@@ -260,6 +394,51 @@ class LineDeduper {
   CUCKOO_COLD Status fail_open_quote() {
     failed_ = Status::error(ErrorCode::invalid_argument, "an input ends inside a quoted field");
     return failed_;
+  }
+
+  // A partitioned run whose calls are out of step: a call before the last one was resolved, or fewer
+  // verdicts than its records need.
+  CUCKOO_COLD Status fail_out_of_step() {
+    failed_ = Status::error(ErrorCode::invalid_argument,
+                            "a partitioned run's calls are out of step (resolve() each call, with its verdicts)");
+    return failed_;
+  }
+
+  // A call of the main engine of a partitioned run takes the next pending slot (false: none is free, the
+  // engine then stopped) and starts its helpers' hashes afresh.
+  [[nodiscard]] CUCKOO_COLD bool begin_call() {
+    if (threads_ < 2) return true;
+    if (pending_calls_ == kPendingCalls) return fail_out_of_step().ok();
+    Pending& p = pending_[(pending_first_ + pending_calls_) % kPendingCalls];
+    ++pending_calls_;
+    p.head.clear();
+    p.has_one = false;
+    p.count = 0;
+    current_ = &p;
+    for (unsigned t = 1; t < threads_; ++t) outgoing_[t].clear();
+    return true;
+  }
+
+  // Where a written header goes: the output, or in a partitioned run the call's pending slot (resolve()
+  // writes it before the call's records).
+  [[nodiscard]] detail::Buffer<std::uint8_t>& header_output() noexcept {
+    return threads_ > 1 ? current_->head : output_;
+  }
+
+  // The thread whose share holds the key of `hash`.
+  [[nodiscard]] unsigned owner_of(std::uint64_t hash) const noexcept {
+    const std::uint32_t p = partition_of(hash);
+    unsigned t = 0;
+    while (p >= cuts_[t + 1]) ++t;
+    return t;
+  }
+
+  // The next verdict of helper `thread`, as a KeyResult; false when it has none left.
+  [[nodiscard]] bool take_verdict(unsigned thread, std::uint8_t& result) noexcept {
+    Verdicts& v = verdicts_[thread];
+    if (v.read >= v.bytes.size()) return false;
+    result = static_cast<std::uint8_t>(yes_or_no(v.bytes.data()[v.read++] != 0));
+    return true;
   }
 
   // Returns the failure (whose ok() is false, for `return fail_out_of_memory().ok();`).
@@ -361,8 +540,9 @@ class LineDeduper {
     if (header_pending_) {
       const bool repeated = repeat_header_;
       if (!take_header(line, key_end)) return false;
+      // (A helper of a partitioned run writes verdicts only.)
       if (repeated || counting_ != nullptr) return true;
-      if (!write_record(line, length, last)) return fail_out_of_memory().ok();
+      if (!write_record(header_output(), line, length, last)) return fail_out_of_memory().ok();
       return true;
     }
     keys_.clear();
@@ -375,25 +555,49 @@ class LineDeduper {
       ++lines_;
       return true;
     }
+    if (threads_ > 1) return decide_one(line, length, last, hash);
     const bool seen = filter_.contains_hash(hash);
     if (!seen && !filter_.add_hash(hash)) return fail_add();
     ++lines_;
     unique_ += !seen;
     if (!seen) wrong_drops_ += filter_.expected_fp_rate();
     if (seen != writes_duplicates_) return true;
-    if (!write_record(line, length, last)) return fail_out_of_memory().ok();
+    if (!write_record(output_, line, length, last)) return fail_out_of_memory().ok();
+    return true;
+  }
+
+  // dedup_one() in a partitioned run (the main engine): its own key decided here, another thread's hash
+  // given to it; the record kept in the call's slot for resolve().
+  CUCKOO_COLD bool decide_one(const std::uint8_t* line, std::size_t length, bool last, std::uint64_t hash) {
+    const unsigned owner = owner_of(hash);
+    std::uint8_t result = kForeign;
+    if (owner == 0) {
+      const bool seen = filter_.contains_hash(hash);
+      if (!seen && !filter_.add_hash(hash)) return fail_add();
+      if (!seen) wrong_drops_ += filter_.expected_fp_rate();
+      result = static_cast<std::uint8_t>(yes_or_no(!seen));
+    } else if (!outgoing_[owner].append(&hash, 1)) {
+      return fail_out_of_memory().ok();
+    }
+    Pending& p = *current_;
+    p.one.clear();
+    if (!p.one.append(line, length)) return fail_out_of_memory().ok();
+    p.has_one = true;
+    p.one_last = last;
+    p.one_result = result;
+    p.one_owner = static_cast<std::uint8_t>(owner);
     return true;
   }
 
   // Appends a record to the output, with an end byte when it is the input's last and has none. Room for
   // both is had at once: the end byte alone must not double the output (a 1 GiB last line without a
   // newline then needed 2 GiB more, where one with a newline needed 1).
-  [[nodiscard]] bool write_record(const std::uint8_t* line, std::size_t length, bool last) noexcept {
+  [[nodiscard]] bool write_record(detail::Buffer<std::uint8_t>& out, const std::uint8_t* line, std::size_t length,
+                                  bool last) noexcept {
     const bool needs_end = last && (length == 0 || line[length - 1] != end_);
-    if (length + needs_end > SIZE_MAX - output_.size() || !output_.reserve(output_.size() + length + needs_end))
-      return false;
-    output_.append_unchecked(line, length);
-    if (needs_end) output_.append_unchecked(&end_, 1);
+    if (length + needs_end > SIZE_MAX - out.size() || !out.reserve(out.size() + length + needs_end)) return false;
+    out.append_unchecked(line, length);
+    if (needs_end) out.append_unchecked(&end_, 1);
     return true;
   }
 
@@ -427,9 +631,9 @@ class LineDeduper {
     }
     const std::uint32_t* records = selected ? records_.data() : ranges_.data();
     if (counting_ != nullptr) return count_ranges(data, count, selected);
+    if (threads_ > 1) return decide_ranges(data, length, count, selected, selected ? records_ : ranges_);
     // The output gains at most the block: with that room reserved, the copies below cannot fail.
     if (!results_.reserve(count) || !output_.reserve(output_.size() + length)) return fail_out_of_memory().ok();
-    const std::uint32_t* ranges = records;
     std::uint8_t* results = results_.data();
     // In pieces, each counted at the rate after it (stats' wrong drops); a piece that stops at a key with
     // no room leaves the rest not tried, as one call would.
@@ -450,17 +654,26 @@ class LineDeduper {
         break;
       }
     }
-    // Where the current run of written records starts: new ones, or with writes_duplicates_ seen ones.
+    return write_results(data, length, count, records, results);
+  }
+
+  // The records of a block with their results_ decided: the ones written (new ones, or with
+  // writes_duplicates_ seen ones) appended to the output, which has room for the whole block, in runs.
+  // `records`: the records' ranges (their starts are what counts here). Stops at a record that could not
+  // be decided (no room could be made), which fails the engine.
+  bool write_results(const std::uint8_t* data, std::size_t length, std::size_t count, const std::uint32_t* records,
+                     const std::uint8_t* results) {
+    // Where the current run of written records starts.
     std::size_t run = SIZE_MAX;
     const KeyResult written = writes_duplicates_ ? KeyResult::no : KeyResult::yes;
     for (std::size_t i = 0; i < count; ++i) {
       const auto r = static_cast<KeyResult>(results[i]);
       unique_ += r == KeyResult::yes;
       if (r == written) {
-        if (run == SIZE_MAX) run = ranges[2 * i];
+        if (run == SIZE_MAX) run = records[2 * i];
         continue;
       }
-      if (run != SIZE_MAX) output_.append_unchecked(data + run, ranges[2 * i] - run);
+      if (run != SIZE_MAX) output_.append_unchecked(data + run, records[2 * i] - run);
       run = SIZE_MAX;
       if (r != KeyResult::no &&
           r != KeyResult::yes) {  // no room could be made: this record and the ones after it are not done
@@ -470,6 +683,60 @@ class LineDeduper {
     }
     if (run != SIZE_MAX) output_.append_unchecked(data + run, length - run);
     lines_ += count;
+    return true;
+  }
+
+  // dedup_ranges() in a partitioned run (the main engine): every key hashed, its own share decided with
+  // its filter (a piece at a time, as there), the others' hashes given to their threads (outgoing_), and
+  // the block left in the call's slot for resolve() (`data` stays the caller's until then).
+  [[gnu::noinline]] CUCKOO_COLD bool decide_ranges(const std::uint8_t* data, std::size_t length, std::size_t count,
+                                                   bool selected, detail::Buffer<std::uint32_t>& records) {
+    Pending& p = *current_;
+    const std::size_t piece = std::min(kRatePiece, count);
+    if (!p.results.reserve(count) || !p.owners.reserve(count) || !hashes_.reserve(piece) ||
+        !own_index_.reserve(piece) || !own_results_.reserve(piece))
+      return fail_out_of_memory().ok();
+    std::uint8_t* results = p.results.data();
+    std::uint8_t* owners = p.owners.data();
+    std::uint64_t* hashes = hashes_.data();
+    for (unsigned t = 1; t < threads_; ++t)
+      if (!outgoing_[t].reserve(outgoing_[t].size() + count)) return fail_out_of_memory().ok();
+    for (std::size_t at = 0; at < count; at += kRatePiece) {
+      const std::size_t n = std::min(kRatePiece, count - at);
+      if (selected && !piece_keys(data, at, n)) return fail_out_of_memory().ok();
+      const std::uint8_t* base = selected ? keys_.data() : data;
+      const std::uint32_t* ranges = ranges_.data() + 2 * at;
+      std::size_t own = 0;  // this thread's keys of the piece: their hashes packed at the front of hashes_
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t hash = filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]);
+        const unsigned owner = owner_of(hash);
+        owners[at + i] = static_cast<std::uint8_t>(owner);
+        results[at + i] = kForeign;
+        if (owner != 0) {
+          outgoing_[owner].append_unchecked(&hash, 1);  // room for the block's keys reserved above
+          continue;
+        }
+        hashes[own] = hash;
+        own_index_.data()[own++] = static_cast<std::uint32_t>(at + i);
+      }
+      std::uint8_t* decided = own_results_.data();
+      const std::size_t added = filter_.add_if_absent_hashes(hashes, own, decided);
+      wrong_drops_ += static_cast<double>(added) * filter_.expected_fp_rate();
+      bool stopped = false;
+      for (std::size_t j = 0; j < own; ++j) {
+        results[own_index_.data()[j]] = decided[j];
+        stopped = stopped || (decided[j] != static_cast<std::uint8_t>(KeyResult::yes) &&
+                              decided[j] != static_cast<std::uint8_t>(KeyResult::no));
+      }
+      if (stopped) {  // resolve() writes up to the record that stopped, and fails there
+        std::memset(results + at + n, static_cast<int>(KeyResult::not_tried), count - at - n);
+        break;
+      }
+    }
+    p.data = data;
+    p.length = length;
+    p.count = count;
+    std::swap(p.records, records);  // the slot keeps the records' ranges; the next block fills the other buffer
     return true;
   }
 
@@ -559,7 +826,7 @@ class LineDeduper {
         const bool repeated = repeat_header_;
         if (!take_header(data + start, key_end - start)) return 0;
         // (Counting writes nothing, the header neither.)
-        if (!repeated && counting_ == nullptr && !output_.append(data + start, stop + 1 - start))
+        if (!repeated && counting_ == nullptr && !header_output().append(data + start, stop + 1 - start))
           return fail_out_of_memory().ok();
       } else {
         const std::uint32_t range[2] = {start, key_end};
@@ -786,6 +1053,40 @@ class LineDeduper {
   double wrong_drops_ = 0;
   DistinctCount* counting_ = nullptr;  // count_distinct(): keys go here, not to the filter
   Status failed_;
+
+  // Partitioned runs (share()).
+  static constexpr std::uint8_t kForeign = 0xFF;  // a result of another thread's share, not yet supplied
+  struct Verdicts {
+    detail::Buffer<std::uint8_t> bytes;
+    std::size_t read = 0;  // the next one resolve() takes
+  };
+  unsigned threads_ = 1;
+  std::uint64_t cuts_[kMaxThreads + 1] = {};             // thread t decides the partitions [cuts_[t], cuts_[t + 1])
+  Verdicts verdicts_[kMaxThreads];                       // each helper's, supplied and not yet taken
+  detail::Buffer<std::uint64_t> outgoing_[kMaxThreads];  // each helper's hashes of the last call
+  detail::Buffer<std::uint64_t> hashes_;                 // a piece's own keys' hashes
+  detail::Buffer<std::uint32_t> own_index_;              // and where each is in the block
+  detail::Buffer<std::uint8_t> own_results_;
+  // A call left for resolve(): its header (a CSV input's, written before its records), a record decided
+  // on its own (a carried or last one), and a block's records.
+  struct Pending {
+    detail::Buffer<std::uint8_t> head;
+    bool has_one = false;
+    bool one_last = false;
+    std::uint8_t one_result = 0;
+    std::uint8_t one_owner = 0;
+    detail::Buffer<std::uint8_t> one;
+    const std::uint8_t* data = nullptr;  // the block, the caller's until resolve()
+    std::size_t length = 0;
+    std::size_t count = 0;
+    detail::Buffer<std::uint8_t> results;   // each record's KeyResult, kForeign for another thread's
+    detail::Buffer<std::uint8_t> owners;    // each record's thread
+    detail::Buffer<std::uint32_t> records;  // the records' ranges
+  };
+  Pending pending_[kPendingCalls];
+  unsigned pending_first_ = 0;  // the oldest pending call's slot
+  unsigned pending_calls_ = 0;
+  Pending* current_ = nullptr;  // the slot of the call being made
 };
 
 }  // namespace v1
