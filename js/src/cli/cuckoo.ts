@@ -14,6 +14,8 @@ import {
   DEDUP_LOSS_BUDGET,
   MAX_DEDUP_CAPACITY,
   MIN_GROWING_FP_RATE,
+  type LineDeduperOptions,
+  type LineDedupStats,
 } from '../node.js';
 import { countDistinctKeys } from './distinct.js';
 import {
@@ -30,6 +32,7 @@ import {
   readFilterFile,
   UsageError,
 } from './io.js';
+import { PartitionedRun } from './partitioned.js';
 import { makeProgress } from './progress.js';
 
 const NAME = 'cuckoo';
@@ -67,8 +70,11 @@ Options:
   --capacity N       unique lines to start with room for (default: a file's count, below; else
                      65,536, fewer for small files, more for files of over 120 million lines; at
                      most ${MAX_DEDUP_CAPACITY}); the filter doubles past it. Skips the count
-  --threads N        count a file's distinct keys (below) on up to N threads: one per 128 MiB,
-                     at most one a core (default: as many as the cores)
+  --threads N        use up to N threads (at most 256), one a core at most (default: as many as
+                     the cores): to count a file's distinct keys (below), one per 128 MiB; and to
+                     deduplicate files (not pipes, nor with --seen), two, which share the keys
+                     between two filters (the same output), for files of 64 MiB or more, or of any
+                     size when --threads is given
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
@@ -115,8 +121,8 @@ and writes it to FILTER, replaced only when complete. '-o -' writes it to standa
 Options:
   -o, --output FILTER  the filter file to write (required)
   --fp-rate R          false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1 (default ${BUILD_FP_RATE})
-  --capacity N         keys to start with room for (default: 65,536, fewer for small files); the filter
-                       doubles past it
+  --capacity N         keys to start with room for (default: a file's count, as for dedup; else 65,536,
+                       fewer for small files); the filter doubles past it
   --threads, --progress, --no-progress, -h/--help as for dedup`,
   query: `usage: ${NAME} query [options] FILTER [KEY...]
 
@@ -224,14 +230,40 @@ const COUNT_BYTES_PER_THREAD = 128 << 20;
 // one a COUNT_BYTES_PER_THREAD. One under a limit on the address space (ulimit -v): a worker reserves
 // gigabytes of it for its WebAssembly memory and code, and V8 ends the whole process when it cannot.
 function countThreads(threads: number, bytes: number): number {
-  let limited = false;
-  try {
-    limited = !/^Max address space\s+unlimited/m.test(readFileSync('/proc/self/limits', 'utf8'));
-  } catch {
-    // No /proc (not Linux): no such limit is known.
-  }
-  if (limited) return 1;
+  if (addressSpaceLimited()) return 1;
   return Math.max(1, Math.min(threads, cores(), Math.floor(bytes / COUNT_BYTES_PER_THREAD)));
+}
+function addressSpaceLimited(): boolean {
+  try {
+    return !/^Max address space\s+unlimited/m.test(readFileSync('/proc/self/limits', 'utf8'));
+  } catch {
+    return false; // no /proc (not Linux): no such limit is known
+  }
+}
+// A run takes a helper thread (partitioned.ts) by default for files of this size or more: starting it takes
+// about as long as deduplicating 25 MB.
+const RUN_THREAD_BYTES = 64 << 20;
+// Whether dedup's run is partitioned between this thread and a helper: a core for it (and --threads 2 or
+// more, the default), no --seen state (its filter is one, read and written whole), and regular files
+// (inputBytes known) of RUN_THREAD_BYTES or more, or of any size when --threads asks for threads. Not a
+// pipe: its reads come 64 KiB at a time, and a call each (a message to the helper and back) made 20
+// million lines through `cat |` 1.5 times slower, where holding reads back to make larger blocks would
+// hold back the lines of a slow stream (tail -f).
+function runsPartitioned(values: Values, inputBytes: number | undefined): boolean {
+  return (
+    values.seen === undefined &&
+    inputBytes !== undefined &&
+    (values.threads !== undefined || inputBytes >= RUN_THREAD_BYTES) &&
+    Math.min(threadsFlag(values), cores()) >= 2 &&
+    !addressSpaceLimited()
+  );
+}
+
+/** What dedup and build use of a run's engine, one thread's or a partitioned one's. */
+interface Engine {
+  readonly stats: LineDedupStats;
+  exportFilter(): Uint8Array;
+  dispose(): void | Promise<void>;
 }
 const cores = () => os.availableParallelism?.() ?? os.cpus().length;
 // The filter's start for a count of distinct keys: 4% for the count's error (5 of its standard errors, 0.81%:
@@ -249,7 +281,7 @@ async function runEngine(
   what: string,
   keep: ((bytes: Uint8Array) => Promise<void>) | undefined,
   seen?: CuckooFilter,
-): Promise<LineDeduper> {
+): Promise<Engine> {
   await ready();
   const rules = {
     zeroTerminated: values['zero-terminated'] === true,
@@ -299,28 +331,58 @@ async function runEngine(
     capacity = Math.min(MAX_DEDUP_CAPACITY, Math.ceil(estimate * COUNT_ROOM) + 1);
     file = files[0];
   }
-  const deduper = new LineDeduper(seen ? { seen, ...rules } : { fpRate, capacity, inputBytes: planned, ...rules });
+  const options = seen ? { seen, ...rules } : { fpRate, capacity, inputBytes: planned, ...rules };
   const progress = showProgress(what);
-  // The new lines are written before the next call, so a view of the heap will do.
-  const push = (block: Uint8Array) =>
-    usage(() => (heap.holds(block) ? deduper.pushInHeap(block) : deduper.pushView(block)));
-  // With --csv each file has its header (the first's written, the others' checked against it).
-  const nextFile = async (next: string) => {
-    const out = usage(() => deduper.nextInput());
-    file = next;
+  const engine = keep && runsPartitioned(values, planned) ? await partitioned(options) : undefined;
+  const deduper = engine ? undefined : new LineDeduper(options);
+  // The calls, awaited through the command's mapping of errors: the new lines are written before the next
+  // call, so a view of the heap will do.
+  const call = async <T>(run: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      return usage(() => {
+        throw error;
+      });
+    }
+  };
+  const lines = () => (engine ?? deduper!).stats.lines;
+  const write = async (out: Uint8Array) => {
     if (keep && out.length > 0) await keep(out);
   };
-  for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile)) {
-    // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
-    const length = block.length;
-    const out = push(block);
-    progress?.update(length, deduper.stats.lines);
-    if (keep && out.length > 0) await keep(out);
+  // With --csv each file has its header (the first's written, the others' checked against it).
+  const nextFile = async (next: string) => {
+    if (engine) await call(() => engine.nextInput(write));
+    else await write(await call(() => deduper!.nextInput()));
+    file = next;
+  };
+  try {
+    for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile)) {
+      // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
+      const length = block.length;
+      if (engine) await call(() => engine.push(block, heap.holds(block), write));
+      else await write(await call(() => (heap.holds(block) ? deduper!.pushInHeap(block) : deduper!.pushView(block))));
+      progress?.update(length, lines());
+    }
+    if (engine) await call(() => engine.end(write));
+    else await write(await call(() => deduper!.end()));
+  } catch (error) {
+    await engine?.dispose();
+    throw error;
   }
-  const last = usage(() => deduper.end());
-  if (keep && last.length > 0) await keep(last);
-  progress?.done(deduper.stats.lines);
-  return deduper;
+  progress?.done(lines());
+  if (engine) await engine.stop();
+  return engine ?? deduper!;
+}
+
+// A partitioned run (partitioned.ts); one thread's when the helper cannot start (a limit on threads, no
+// memory for its module): the output is the same.
+async function partitioned(options: LineDeduperOptions): Promise<PartitionedRun | undefined> {
+  try {
+    return await PartitionedRun.start(options);
+  } catch {
+    return undefined;
+  }
 }
 
 /** "1 line", "2 lines". */
@@ -426,14 +488,14 @@ async function dedup(args: string[]): Promise<number> {
   // folder missing) stops the run before the output is touched.
   const state = seenPath === undefined ? undefined : await openOutput(seenPath);
   const out = await openOutput(values.output as string | undefined);
-  let deduper: LineDeduper;
+  let deduper: Engine;
   try {
     deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes), seen);
   } catch (error) {
     if (seen && error instanceof CuckooFilterError && error.code === 'CAPACITY_EXCEEDED') {
       throw new InputError(
-        `--seen ${seenPath}: ${error.message}: that filter can double no more (a filter made by ${NAME} ` +
-          `build, or with --fp-rate, grows only as far as its start allows). ${seenPath} was left as it was, ` +
+        `--seen ${seenPath}: ${error.message}: that filter can double no more (its rate allows so many ` +
+          `doublings from its start, for a filter made by ${NAME} build or with --fp-rate too). ${seenPath} was left as it was, ` +
           `so the next run prints the lines printed before this again; to go on, start a new state (move ` +
           `${seenPath} away: the next run makes one that grows as the lines come)`,
       );
@@ -475,7 +537,7 @@ async function dedup(args: string[]): Promise<number> {
         (csv ? `${NAME} dedup: the CSV header was written and is not counted above\n` : ''),
     );
   }
-  deduper.dispose();
+  await deduper.dispose();
   seen?.dispose();
   return 0;
 }
@@ -513,7 +575,7 @@ async function build(args: string[]): Promise<number> {
   const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'keys', undefined);
   await out.write(deduper.exportFilter());
   await out.commit();
-  deduper.dispose();
+  await deduper.dispose();
   return 0;
 }
 

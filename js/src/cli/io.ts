@@ -20,10 +20,13 @@ import {
   write,
   writeSync,
   fchmodSync,
+  fchownSync,
   linkSync,
+  lstatSync,
+  readlinkSync,
 } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { CuckooFilter, LineDeduper } from '../node.js';
 
@@ -152,7 +155,7 @@ async function readSome(fd: number, buffer: Uint8Array): Promise<number> {
 }
 
 /**
- * Two buffers of BLOCK bytes that readBlocks reads into by turns. view(turn) is asked for at every read
+ * TURNS buffers of BLOCK bytes that readBlocks reads into by turns. view(turn) is asked for at every read
  * and every block: it can be a view of the wasm heap, which a call into the module may replace (growing
  * the heap detaches the old views). memory() names what the views are of at the moment.
  */
@@ -161,15 +164,20 @@ export interface BlockBuffers {
   memory(): unknown;
 }
 
-/** Two blocks in the wasm heap (allocated there, for as long as the process runs). */
+// Three: while the caller works on a block, the next is read ahead into another, and the one before stays
+// as it was for a caller a block behind (a partitioned run writes a block's lines after the next block
+// has come: partitioned.ts).
+const TURNS = 3;
+
+/** TURNS blocks in the wasm heap (allocated there, for as long as the process runs). */
 export function heapBuffers(): BlockBuffers & { holds(block: Uint8Array): boolean } {
-  const blocks = LineDeduper.inputBlocks(BLOCK, 2);
+  const blocks = LineDeduper.inputBlocks(BLOCK, TURNS);
   if (!blocks) throw new InputError('out of memory for the input buffers');
   return blocks;
 }
 
 function ownBuffers(): BlockBuffers {
-  const buffers = [Buffer.allocUnsafe(BLOCK), Buffer.allocUnsafe(BLOCK)];
+  const buffers = Array.from({ length: TURNS }, () => Buffer.allocUnsafe(BLOCK));
   return { view: (turn) => buffers[turn], memory: () => buffers };
 }
 
@@ -244,7 +252,7 @@ export async function* readBlocks(
         const block = buffers.view(turn).subarray(0, n);
         unended = block[n - 1] !== recordEnd;
         offset += n;
-        turn ^= 1;
+        turn = (turn + 1) % TURNS;
         if (readAhead) {
           memory = buffers.memory();
           pending = readNext(buffers.view(turn));
@@ -572,15 +580,18 @@ export async function openOutput(path: string | undefined): Promise<Output> {
   if (path === undefined || path === STDIN) return stdoutOutput();
   let target = path;
   let mode = 0o666 & ~process.umask();
+  let owner: { uid: number; gid: number } | undefined; // an existing file's, which the new one keeps
   try {
     const stat = statSync(path);
     if (stat.isDirectory()) throw new InputError(`${path}: is a directory`);
     if (!stat.isFile()) return await inPlaceOutput(path);
     target = realpathSync(path); // through a symbolic link, to the file it names (as sort -o writes)
     mode = stat.mode & 0o7777;
+    owner = { uid: stat.uid, gid: stat.gid };
   } catch (error) {
     if (error instanceof InputError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(path, error);
+    target = danglingTarget(path); // a link to a file not there yet is kept: the file is made (as sort -o)
   }
   const folder = dirname(target);
   const temporary = join(folder, sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-tmp`));
@@ -609,7 +620,16 @@ export async function openOutput(path: string | undefined): Promise<Output> {
         throw error;
       }
       try {
-        fchmodSync(fd, mode);
+        // The replaced file's owner and group (a run as root on a user's file left it root's); one this
+        // user may not give the file to stays the user's, as with any file the user makes.
+        if (owner) {
+          try {
+            fchownSync(fd, owner.uid, owner.gid);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+          }
+        }
+        fchmodSync(fd, mode); // after the owner: a change of owner clears the set-user-ID bits
         fsyncSync(fd);
         closeSync(fd);
         open = false;
@@ -657,6 +677,23 @@ export async function openOutput(path: string | undefined): Promise<Output> {
   };
   pending.add(output);
   return output;
+}
+
+// The file a path names through symbolic links whose last one points to nothing yet (the path itself when
+// it is no link). Links are followed as the system follows them, up to its limit of 40.
+function danglingTarget(path: string): string {
+  let target = path;
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      if (!lstatSync(target).isSymbolicLink()) return target;
+      link = readlinkSync(target);
+    } catch {
+      return target; // nothing there: the path to make
+    }
+    target = isAbsolute(link) ? link : join(dirname(target), link);
+  }
+  return target;
 }
 
 async function inPlaceOutput(path: string): Promise<Output> {
