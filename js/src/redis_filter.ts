@@ -184,6 +184,22 @@ export class RedisCuckooFilter {
     return this.handle;
   }
 
+  /** A one-line summary, for console.log and util.inspect in Node (as CuckooFilter's, not the module's innards). */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+
+  /** "RedisCuckooFilter { items: 3, deleted: 0, buckets: 512, ... }" (CF.INFO's numbers), or "{ disposed }". */
+  toString(): string {
+    if (this.handle === 0) return 'RedisCuckooFilter { disposed }';
+    const i = this.info();
+    return (
+      `RedisCuckooFilter { items: ${i.numberOfItemsInserted}, deleted: ${i.numberOfItemsDeleted}, ` +
+      `buckets: ${i.numberOfBuckets}, filters: ${i.numberOfFilters}, bucketSize: ${i.bucketSize}, ` +
+      `expansion: ${i.expansionRate}, maxIterations: ${i.maxIterations}, size: ${i.size} }`
+    );
+  }
+
   // An add's answer: true added, false present (addIfAbsent); no room throws, as CF.ADD's "Filter is full".
   // RedisBloom refuses adds once a filter has 32 sub-filters, checked once per command (CF.INSERT may pass it).
   private added(result: number): boolean {

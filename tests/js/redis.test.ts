@@ -221,3 +221,19 @@ test('options and disposal errors are typed', () => {
   f.dispose();
   expect(errorOf(() => f.has('x'))).toMatch(/^DISPOSED/);
 });
+
+// It printed "[object Object]", and console.log dumped the whole Emscripten module (2026-11-28).
+test('String() and console.log give a one-line summary of CF.INFO, not the module', async () => {
+  await ready();
+  const f = new RedisCuckooFilter({ capacity: 1000 });
+  f.add('a');
+  f.add('b');
+  f.delete('a');
+  const { inspect } = await import('node:util');
+  const line =
+    'RedisCuckooFilter { items: 1, deleted: 1, buckets: 512, filters: 1, bucketSize: 2, expansion: 1, maxIterations: 20, size: 1080 }';
+  expect(String(f)).toBe(line);
+  expect(inspect(f)).toBe(line);
+  f.dispose();
+  expect(String(f)).toBe('RedisCuckooFilter { disposed }');
+});
