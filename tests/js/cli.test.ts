@@ -1319,7 +1319,9 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     expect(alone.out.equals(awkDedup(input))).toBe(true);
     const died = withStub('die');
     expect(died.code).toBe(1);
-    expect(died.stderr).toMatch(/^cuckoo: the run's helper thread ended \(status \d+\) \(--threads 1 runs on one thread\)\n$/);
+    expect(died.stderr).toMatch(
+      /^cuckoo: the run's helper thread ended \(status \d+\) \(--threads 1 runs on one thread\)\n$/,
+    );
     expect(died.out.toString()).toBe('old\n');
     expect(readdirSync(dir).filter((name) => name.includes('part-stub-out') && name.endsWith('.cuckoo-tmp'))).toEqual(
       [],
