@@ -42,6 +42,16 @@ TEST_CASE("bad options are rejected with a message naming the option", "[options
   o.bucket_size = 2;  // two-slot buckets load less, so this capacity needs too many buckets
   CHECK_THAT(error_of(o), Catch::Contains("buckets"));
 
+  // A chain's rate: its first sub-filter gets half of it. 3e-9 is above 32-bit fingerprints' 1.9e-9, and the
+  // message said it was below it (2026-11-28); it says why now, and from what rate a chain can be made.
+  Options chain;
+  chain.capacity = 100;
+  chain.growth = 3;
+  chain.fp_rate = 3e-9;
+  CHECK_THAT(error_of(chain), Catch::Contains("first sub-filter gets half") && Catch::Contains("3.8e-9"));
+  chain.fp_rate = 4e-9;
+  CHECK(error_of(chain).empty());
+
   Options bad;
   CHECK_THROWS_AS(CuckooFilter(bad), std::invalid_argument);
   CHECK_THROWS_WITH(CuckooFilter(bad), Catch::Contains("capacity"));

@@ -213,6 +213,12 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
       if (detail::full_load_fp_bound(bucket_size, f) <= first_rate) bits = f;
     // The bound for 32-bit fingerprints is 2b / (2^32 - 1); written out, so that no floating-point
     // formatting (printf, a large part of the wasm module) is linked in for one message.
+    if (bits == 0 && growth != 0)
+      return invalid(std::string("fp_rate is too small for a filter that grows by sub-filters: its first sub-filter "
+                                 "gets half of it, and 32-bit fingerprints with bucket_size ") +
+                     (bucket_size == 2   ? "2 give about 9.4e-10 (fp_rate at least about 1.9e-9)"
+                      : bucket_size == 4 ? "4 give about 1.9e-9 (fp_rate at least about 3.8e-9)"
+                                         : "8 give about 3.8e-9 (fp_rate at least about 7.6e-9)"));
     if (bits == 0)
       return invalid(std::string("fp_rate is below what 32-bit fingerprints give with bucket_size ") +
                      (bucket_size == 2   ? "2 (about 9.4e-10)"
