@@ -37,6 +37,23 @@ function run(args: string[], input?: string | Buffer) {
   return { code: result.status, stdout: result.stdout as Buffer, stderr };
 }
 
+// A module hook that hands `importer` (a module of js/dist/esm/cli) a stub of node:worker_threads whose
+// Worker class is `workerClass` (source text extending real.Worker); returns the hooks file for register().
+function workerThreadsStub(name: string, importer: string, workerClass: string): string {
+  const stub = join(dir, `${name}-worker.mjs`);
+  writeFileSync(stub, `import * as real from 'node:worker_threads';\n${workerClass}`);
+  const hooks = join(dir, `${name}-hooks.mjs`);
+  writeFileSync(
+    hooks,
+    `export async function resolve(specifier, context, next) {
+      if (specifier === 'node:worker_threads' && context.parentURL?.endsWith(${JSON.stringify(`/cli/${importer}`)}))
+        return { url: ${JSON.stringify(`file://${stub}`)}, shortCircuit: true };
+      return next(specifier, context);
+    }`,
+  );
+  return hooks;
+}
+
 function awkDedup(file: string): Buffer {
   const result = spawnSync('awk', ['!seen[$0]++', file], { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 });
   return result.stdout;
@@ -746,11 +763,10 @@ describe('dedup: a count on several threads is the count of one', () => {
   test("a worker that cannot start, or dies, leaves its run to the main thread (the same count); an adversary's crash", () => {
     // node:worker_threads, for distinct.js only, through a module hook: its second Worker cannot be made
     // (as under a limit on threads: ERR_WORKER_INIT_FAILED), its third dies at once.
-    const stub = join(dir, 'stub-worker-threads.mjs');
-    writeFileSync(
-      stub,
-      `import * as real from 'node:worker_threads';
-      let made = 0;
+    const hooks = workerThreadsStub(
+      'count-stub',
+      'distinct.js',
+      `let made = 0;
       export class Worker extends real.Worker {
         constructor(...args) {
           made += 1;
@@ -758,15 +774,6 @@ describe('dedup: a count on several threads is the count of one', () => {
           super(...args);
           if (made === 3) this.terminate();
         }
-      }`,
-    );
-    const hooks = join(dir, 'stub-hooks.mjs');
-    writeFileSync(
-      hooks,
-      `export async function resolve(specifier, context, next) {
-        if (specifier === 'node:worker_threads' && context.parentURL?.endsWith('/cli/distinct.js'))
-          return { url: ${JSON.stringify(`file://${stub}`)}, shortCircuit: true };
-        return next(specifier, context);
       }`,
     );
     const file = join(dir, 'split-stub.txt');
@@ -1273,11 +1280,10 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
   test('a helper that cannot start leaves the run to one thread; one that dies ends it, -o as it was', () => {
     // node:worker_threads, for partitioned.js only, through a module hook: its Worker cannot be made (as
     // under a limit on threads), or ends after its third message.
-    const stub = join(dir, 'part-stub-worker.mjs');
-    writeFileSync(
-      stub,
-      `import * as real from 'node:worker_threads';
-      export class Worker extends real.Worker {
+    const hooks = workerThreadsStub(
+      'part-stub',
+      'partitioned.js',
+      `export class Worker extends real.Worker {
         constructor(...args) {
           if (process.env.STUB === 'throw') throw new Error('ERR_WORKER_INIT_FAILED (a test)');
           super(...args);
@@ -1287,15 +1293,6 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
           super.postMessage(message, transfer);
           if (process.env.STUB === 'die' && ++this.sent === 3) this.terminate();
         }
-      }`,
-    );
-    const hooks = join(dir, 'part-stub-hooks.mjs');
-    writeFileSync(
-      hooks,
-      `export async function resolve(specifier, context, next) {
-        if (specifier === 'node:worker_threads' && context.parentURL?.endsWith('/cli/partitioned.js'))
-          return { url: ${JSON.stringify(`file://${stub}`)}, shortCircuit: true };
-        return next(specifier, context);
       }`,
     );
     const register = join(dir, 'part-stub-register.mjs');
