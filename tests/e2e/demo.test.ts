@@ -1796,7 +1796,13 @@ test.each(VIEWPORTS)(
     }
     await page.click('#tour-answer summary');
     expect(await page.isVisible('#tour-answer-text')).toBe(true);
-    // Open, the answer covers the player: its summary says how to get it back.
+    // Open, the answer covers the player: its summary says how to get it back (set by the details element's
+    // toggle event, which comes a task after the click: read at once, a busy machine saw the old text).
+    await page
+      .waitForFunction(() => document.querySelector('#tour-answer summary')?.textContent === 'Hide the answer', null, {
+        timeout: 10_000,
+      })
+      .catch(() => undefined);
     expect(await text(page, '#tour-answer summary')).toBe('Hide the answer');
     // The tour goes on past the scenarios (it used to end there): each panel's stop is a card in that panel,
     // on screen, with its question, its answer closed, and the panel it asks about right under it.
