@@ -595,12 +595,15 @@ export class LineDeduper {
     return this.pending;
   }
 
-  /** @internal The hashes (u64, little-endian) the main deduplicator's last call gave thread `thread`, as a copy. */
+  /**
+   * @internal The hashes (u64, little-endian) the main deduplicator's last call gave thread `thread`, as a view of
+   * the heap valid until the next call.
+   */
   outgoing(thread: number): Uint8Array {
     if (this.engine === 0) return new Uint8Array(0);
     const n = this.m.dedupOutgoingSize(this.engine, thread);
     const at = this.m.dedupOutgoing(this.engine, thread) >>> 0;
-    return this.m.HEAPU8.slice(at, at + 8 * n);
+    return this.m.HEAPU8.subarray(at, at + 8 * n);
   }
 
   /**

@@ -7,7 +7,7 @@ import type { HelperCall, HelperJob, HelperReply } from './partitioned.js';
 
 const port = parentPort!;
 const job = workerData as HelperJob;
-const send = (reply: HelperReply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);
+const send = (reply: HelperReply) => port.postMessage(reply);
 
 let deduper: LineDeduper | undefined;
 
@@ -27,8 +27,9 @@ function answer(call: HelperCall): void {
       send({ stats });
       return;
     }
-    const verdicts = d.decide(call.hashes).slice();
-    send({ verdicts }, [verdicts.buffer as ArrayBuffer]);
+    const verdicts = d.decide(new Uint8Array(call.hashes, 0, 8 * call.count));
+    new Uint8Array(call.verdicts).set(verdicts);
+    send({ decided: verdicts.length });
   } catch (error) {
     fail(error);
   }

@@ -14,12 +14,15 @@ import { InputError } from './io.js';
 export interface HelperJob {
   options: LineDeduperOptions;
 }
-/** What the main thread sends a helper: the hashes of its share from one call, or the end. */
-export type HelperCall = { hashes: Uint8Array } | { end: true };
-/** A helper's answer: ready once, then the verdicts for each call's hashes, its stats at the end, or its failure. */
+/**
+ * What the main thread sends a helper: the hashes of its share from one call (`count` of 8 bytes at the
+ * start of `hashes`, a verdict byte each to be written at the start of `verdicts`), or the end.
+ */
+export type HelperCall = { hashes: SharedArrayBuffer; count: number; verdicts: SharedArrayBuffer } | { end: true };
+/** A helper's answer: ready once, then that a call's verdicts are written, its stats at the end, or its failure. */
 export type HelperReply =
   | { ready: true }
-  | { verdicts: Uint8Array }
+  | { decided: number }
   | { stats: LineDedupStats }
   | { failed: string; message: string };
 
@@ -36,6 +39,17 @@ export const MAIN_SHARE = 0.15;
 const LAG = 1;
 // The most a block read into the command's own buffers (not the heap) takes: io.ts's BLOCK.
 const COPY_BLOCK = 4 << 20;
+// The hashes of a call go to the helper, and its verdicts come back, in memory both threads share, reused
+// by turns (a call's slot is free again once the call is resolved: at most LAG + 1 calls are out). A new
+// buffer transferred with each message was freed only when the helper's JavaScript next collected its
+// garbage, which it makes little of: 20M lines' hashes (136 MB in all) held about 40 MiB of the process.
+const SLOTS = LAG + 2;
+
+/** Shared memory of at least `bytes`: `slot` if it is large enough, else a new one, larger by half. */
+function sharedAtLeast(slot: SharedArrayBuffer | undefined, bytes: number): SharedArrayBuffer {
+  if (slot && slot.byteLength >= bytes) return slot;
+  return new SharedArrayBuffer(Math.max(bytes, Math.floor((slot?.byteLength ?? 0) * 1.5), 1 << 16));
+}
 
 /**
  * A partitioned run with one helper thread. Each call hands the lines it completes to `keep`, a call
@@ -47,6 +61,11 @@ export class PartitionedRun {
   private readonly replies: HelperReply[] = [];
   private waiting: ((reply: HelperReply) => void) | undefined;
   private inFlight = 0; // calls whose hashes the helper has, not yet resolved
+  private readonly slots: { hashes?: SharedArrayBuffer; verdicts?: SharedArrayBuffer }[] = Array.from(
+    { length: SLOTS },
+    () => ({}),
+  );
+  private sent = 0; // calls whose hashes went to the helper
   private helperStats: LineDedupStats | undefined;
   private failure: Error | undefined;
   // Blocks that are not in the heap are copied into these, by turns: a call's block must stay where it
@@ -174,8 +193,13 @@ export class PartitionedRun {
       const before = this.main.pendingCalls;
       here();
       if (this.main.pendingCalls > before) {
-        const hashes = this.main.outgoing(1);
-        this.worker.postMessage({ hashes } satisfies HelperCall, [hashes.buffer as ArrayBuffer]);
+        const outgoing = this.main.outgoing(1);
+        const slot = this.slots[this.sent++ % SLOTS];
+        slot.hashes = sharedAtLeast(slot.hashes, outgoing.length);
+        slot.verdicts = sharedAtLeast(slot.verdicts, outgoing.length / 8);
+        new Uint8Array(slot.hashes).set(outgoing);
+        const call = { hashes: slot.hashes, count: outgoing.length / 8, verdicts: slot.verdicts };
+        this.worker.postMessage(call satisfies HelperCall);
         this.inFlight++;
       }
       while (this.inFlight > (alone ? 0 : LAG)) await this.resolveOne(keep);
@@ -185,9 +209,10 @@ export class PartitionedRun {
   // The oldest call's lines, once the helper's verdicts for its hashes are in.
   private async resolveOne(keep: Keep): Promise<void> {
     const reply = await this.next();
-    if (!('verdicts' in reply)) throw helperError(reply);
+    if (!('decided' in reply)) throw helperError(reply);
+    const slot = this.slots[(this.sent - this.inFlight) % SLOTS];
     this.inFlight--;
-    const out = this.main.resolve([reply.verdicts]);
+    const out = this.main.resolve([new Uint8Array(slot.verdicts!, 0, reply.decided)]);
     if (out.length > 0) await keep(out);
   }
 
