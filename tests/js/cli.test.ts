@@ -2,6 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
+  existsSync,
   lstatSync,
   symlinkSync,
   mkdtempSync,
@@ -52,6 +53,14 @@ function workerThreadsStub(name: string, importer: string, workerClass: string):
     }`,
   );
   return hooks;
+}
+
+// A module for `node --import` that puts workerThreadsStub's hook in place.
+function stubRegister(name: string, importer: string, workerClass: string): string {
+  const hooks = workerThreadsStub(name, importer, workerClass);
+  const register = join(dir, `${name}-register.mjs`);
+  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
+  return register;
 }
 
 function awkDedup(file: string): Buffer {
@@ -1280,7 +1289,7 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
   test('a helper that cannot start leaves the run to one thread; one that dies ends it, -o as it was', () => {
     // node:worker_threads, for partitioned.js only, through a module hook: its Worker cannot be made (as
     // under a limit on threads), or ends after its third message.
-    const hooks = workerThreadsStub(
+    const register = stubRegister(
       'part-stub',
       'partitioned.js',
       `export class Worker extends real.Worker {
@@ -1294,11 +1303,6 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
           if (process.env.STUB === 'die' && ++this.sent === 3) this.terminate();
         }
       }`,
-    );
-    const register = join(dir, 'part-stub-register.mjs');
-    writeFileSync(
-      register,
-      `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`,
     );
     const input = generate('part-stub.txt', 600_000, 200_000, 13);
     const out = join(dir, 'part-stub-out.txt');
@@ -1340,6 +1344,85 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     expect(['0', '141']).toContain(status);
     expect(result.stderr.toString()).toBe('');
   });
+
+  // node:worker_threads for partitioned.js, its Workers counted (a line each in the file MADE_LOG names).
+  const counted = () => ({
+    register: stubRegister(
+      'part-made',
+      'partitioned.js',
+      `import { appendFileSync } from 'node:fs';
+      export class Worker extends real.Worker {
+        constructor(...args) {
+          appendFileSync(process.env.MADE_LOG, 'made\\n');
+          super(...args);
+        }
+      }`,
+    ),
+    log: join(dir, 'part-made.log'),
+  });
+  const made = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').length - 1 : 0);
+
+  // `cuckoo dedup` fed by a pipe, lines written to it a turn at a time: each turn's lines are awaited on
+  // standard output before the next turn is written (a line held back until more input comes never
+  // arrives, and the test times out); then `rest` at once. Returns what the run wrote and the Workers
+  // partitioned.js made.
+  async function inTurns(args: string[], turns: string[], rest: Buffer): Promise<{ stdout: Buffer; helpers: number }> {
+    const { register, log } = counted();
+    rmSync(log, { force: true });
+    const child = spawn('node', ['--import', register, bin, 'dedup', ...args], {
+      cwd: dir,
+      env: { ...process.env, MADE_LOG: log },
+    });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    let seen: (() => void) | undefined;
+    child.stdout.on('data', (data: Buffer) => {
+      chunks.push(data);
+      seen?.();
+    });
+    child.stderr.on('data', (data) => {
+      stderr += data;
+    });
+    const ended = new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (const [i, turn] of turns.entries()) {
+      child.stdin.write(turn);
+      // Every turn's line is new.
+      const want = turns.slice(0, i + 1).join('');
+      while (Buffer.concat(chunks).toString('latin1') !== want) await new Promise<void>((resolve) => (seen = resolve));
+    }
+    child.stdin.end(rest);
+    expect(await ended).toBe(0);
+    expect(stderr).toBe('');
+    return { stdout: Buffer.concat(chunks), helpers: made(log) };
+  }
+
+  test('from a pipe, on two threads, each line is written as it comes (tail -f), not when the next comes', async () => {
+    const { stdout, helpers } = await inTurns(['--threads', '2'], ['a\n', 'b\n', 'c\n'], Buffer.from('a\nd\n'));
+    expect(helpers).toBe(1);
+    expect(stdout.toString()).toBe('a\nb\nc\nd\n');
+  }, 60_000);
+
+  test('a pipe takes a helper thread by default when its first 4 MiB come at once, not when it starts slowly or is small', async () => {
+    const big = generate('part-pipe.txt', 1_500_000, 500_000, 17); // about 12 MB
+    // A writer ahead of the reader (cat): two threads, the output one thread's.
+    const { register, log } = counted();
+    rmSync(log, { force: true });
+    const fast = spawnSync('bash', ['-c', `cat ${big} | node --import ${register} ${bin} dedup`], {
+      cwd: dir,
+      env: { ...process.env, MADE_LOG: log },
+      maxBuffer: 1 << 28,
+    });
+    expect(fast.stderr.toString()).toBe('');
+    expect(fast.stdout.equals(awkDedup(big))).toBe(true);
+    expect(made(log)).toBe(1);
+    // A first line alone (its verdict awaited), then the same 12 MB at once: one thread, from the start.
+    const slow = await inTurns([], ['first\n'], readFileSync(big));
+    expect(slow.helpers).toBe(0);
+    expect(slow.stdout.equals(Buffer.concat([Buffer.from('first\n'), awkDedup(big)]))).toBe(true);
+    // A small input: one thread.
+    const small = await inTurns([], [], Buffer.from('x\ny\nx\n'));
+    expect(small).toEqual({ stdout: Buffer.from('x\ny\n'), helpers: 0 });
+  }, 120_000);
 });
 
 test('info and query read a filter with semi-sorted buckets, and info says so', async () => {

@@ -23,10 +23,13 @@ import {
   BrokenPipe,
   checkInputs,
   commitAll,
+  FULL_BLOCK,
   heapBuffers,
   InputError,
   lockFile,
+  mayWait,
   openOutput,
+  type PipeReads,
   readableTwice,
   readBlocks,
   readFilterFile,
@@ -72,9 +75,9 @@ Options:
                      most ${MAX_DEDUP_CAPACITY}); the filter doubles past it. Skips the count
   --threads N        use up to N threads (at most 256), one a core at most (default: as many as
                      the cores): to count a file's distinct keys (below), one per 128 MiB; and to
-                     deduplicate files (not pipes, nor with --seen), two, which share the keys
-                     between two filters (the same output), for files of 64 MiB or more, or of any
-                     size when --threads is given
+                     deduplicate (not with --seen), two, which share the keys between two filters
+                     (the same output), for files of 64 MiB or more and pipes whose first 4 MiB
+                     come at once, or any input when --threads is given
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
@@ -244,19 +247,16 @@ function addressSpaceLimited(): boolean {
 // about as long as deduplicating 25 MB.
 const RUN_THREAD_BYTES = 64 << 20;
 // Whether dedup's run is partitioned between this thread and a helper: a core for it (and --threads 2 or
-// more, the default), no --seen state (its filter is one, read and written whole), and regular files
-// (inputBytes known) of RUN_THREAD_BYTES or more, or of any size when --threads asks for threads. Not a
-// pipe: its reads come 64 KiB at a time, and a call each (a message to the helper and back) made 20
-// million lines through `cat |` 1.5 times slower, where holding reads back to make larger blocks would
-// hold back the lines of a slow stream (tail -f).
-function runsPartitioned(values: Values, inputBytes: number | undefined): boolean {
-  return (
-    values.seen === undefined &&
-    inputBytes !== undefined &&
-    (values.threads !== undefined || inputBytes >= RUN_THREAD_BYTES) &&
-    Math.min(threadsFlag(values), cores()) >= 2 &&
-    !addressSpaceLimited()
-  );
+// more, the default), no --seen state (its filter is one, read and written whole), and inputs of any size
+// when --threads asks for threads; else regular files (inputBytes known) of RUN_THREAD_BYTES or more, and
+// other inputs (pipes) when their first block comes whole (FULL_BLOCK bytes, 4 MiB, read while the writer
+// was ahead: a small input or a slow stream stays on one thread, as the helper's start would cost more
+// than it saves).
+function threadPlan(values: Values, inputBytes: number | undefined): 'one' | 'two' | 'if the first block is whole' {
+  if (values.seen !== undefined || Math.min(threadsFlag(values), cores()) < 2 || addressSpaceLimited()) return 'one';
+  if (values.threads !== undefined) return 'two';
+  if (inputBytes !== undefined) return inputBytes >= RUN_THREAD_BYTES ? 'two' : 'one';
+  return 'if the first block is whole';
 }
 
 /** What dedup and build use of a run's engine, one thread's or a partitioned one's. */
@@ -333,8 +333,27 @@ async function runEngine(
   }
   const options = seen ? { seen, ...rules } : { fpRate, capacity, inputBytes: planned, ...rules };
   const progress = showProgress(what);
-  const engine = keep && runsPartitioned(values, planned) ? await partitioned(options) : undefined;
-  const deduper = engine ? undefined : new LineDeduper(options);
+  const plan = keep ? threadPlan(values, planned) : 'one';
+  // A pipe is read a block a read on one thread (that kept its writer going best), whole blocks on two.
+  const pipeReads: PipeReads = { whole: plan !== 'one' };
+  let engine = plan === 'two' ? await partitioned(options) : undefined;
+  // Made at once (its options checked before any input is read), even where the first block may still
+  // choose two threads: it holds no filter before its first block.
+  let deduper = engine ? undefined : new LineDeduper(options);
+  let undecided = plan === 'if the first block is whole';
+  // At the first block (or the first input's end, or the run's), when the plan waits for it.
+  const begin = async (first?: Uint8Array) => {
+    if (!undecided) return;
+    undecided = false;
+    // (A block in the heap, of a regular file, is not: the helper's start could move the heap under it.)
+    const whole = first !== undefined && first.length >= FULL_BLOCK && !heap.holds(first);
+    engine = whole ? await partitioned(options) : undefined;
+    if (engine) {
+      deduper!.dispose();
+      deduper = undefined;
+    }
+    pipeReads.whole = engine !== undefined;
+  };
   // The calls, awaited through the command's mapping of errors: the new lines are written before the next
   // call, so a view of the heap will do.
   const call = async <T>(run: () => T | Promise<T>): Promise<T> => {
@@ -352,19 +371,22 @@ async function runEngine(
   };
   // With --csv each file has its header (the first's written, the others' checked against it).
   const nextFile = async (next: string) => {
-    if (engine) await call(() => engine.nextInput(write));
+    await begin();
+    if (engine) await call(() => engine!.nextInput(write));
     else await write(await call(() => deduper!.nextInput()));
     file = next;
   };
   try {
-    for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile)) {
+    for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile, pipeReads)) {
+      await begin(block);
       // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
       const length = block.length;
-      if (engine) await call(() => engine.push(block, heap.holds(block), write));
+      if (engine) await call(() => engine!.push(block, heap.holds(block), write, mayWait(block)));
       else await write(await call(() => (heap.holds(block) ? deduper!.pushInHeap(block) : deduper!.pushView(block))));
       progress?.update(length, lines());
     }
-    if (engine) await call(() => engine.end(write));
+    await begin();
+    if (engine) await call(() => engine!.end(write));
     else await write(await call(() => deduper!.end()));
   } catch (error) {
     await engine?.dispose();

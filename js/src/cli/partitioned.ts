@@ -5,7 +5,7 @@
 // block's lines with the helper's verdicts. The output is one thread's, byte for byte (a key's records all
 // go to one filter, in order), and so are the counts; the filters' expected wrong drops add up.
 import { Worker } from 'node:worker_threads';
-import type { LineDedupStats, LineDeduperOptions } from '../dedup.js';
+import { type LineDedupStats, type LineDeduperOptions, planDedup } from '../dedup.js';
 import { CuckooFilterError, type CuckooFilterErrorCode } from '../errors.js';
 import { LineDeduper } from '../node.js';
 import { InputError } from './io.js';
@@ -95,9 +95,12 @@ export class PartitionedRun {
       const own = Math.max(1, Math.ceil(n * MAIN_SHARE));
       return main ? own : Math.max(1, n - own);
     };
+    // An input of unknown size: each filter starts at its share of one thread's start (two starts of
+    // 65,536 lines took 20M unique lines through a pipe to 288 MiB, one thread's 234).
+    const capacity = options.capacity ?? (options.inputBytes === undefined ? planDedup(options).capacity : undefined);
     const shareOf = (main: boolean): LineDeduperOptions => ({
       ...options,
-      capacity: part(main, options.capacity),
+      capacity: part(main, capacity),
       inputBytes: part(main, options.inputBytes),
     });
     this.main = new LineDeduper(shareOf(true));
@@ -121,16 +124,20 @@ export class PartitionedRun {
     this.worker.on('exit', (code) => gone(`the run's helper thread ended (status ${code})`));
   }
 
-  /** A block: `inHeap` when it is a view of the module's heap that stays put until the call after the next. */
-  push(block: Uint8Array, inHeap: boolean, keep: Keep): Promise<void> {
-    if (inHeap || block.length === 0) return this.step(() => this.main.pushInHeap(block), keep);
+  /**
+   * A block: `inHeap` when it is a view of the module's heap that stays put until the call after the next.
+   * `settle` when the next block may be a while (a pipe whose writer is behind): the block's lines are
+   * written before push() returns, not a call later (a slow stream's lines would wait for the next).
+   */
+  push(block: Uint8Array, inHeap: boolean, keep: Keep, settle = false): Promise<void> {
+    if (inHeap || block.length === 0) return this.step(() => this.main.pushInHeap(block), keep, false, settle);
     if (block.length > COPY_BLOCK) return this.step(() => this.main.pushView(block), keep, true);
     this.copies ??= LineDeduper.inputBlocks(COPY_BLOCK, 2);
     if (!this.copies) throw new CuckooFilterError('OUT_OF_MEMORY', 'no memory for the input buffers');
     const copy = this.copies.view(this.copyTurn).subarray(0, block.length);
     this.copyTurn ^= 1;
     copy.set(block);
-    return this.step(() => this.main.pushInHeap(copy), keep);
+    return this.step(() => this.main.pushInHeap(copy), keep, false, settle);
   }
 
   /** The next input (the main deduplicator's nextInput()). */
@@ -186,8 +193,9 @@ export class PartitionedRun {
   }
 
   // One call of the main deduplicator: the hashes it gives the helper are sent, and the calls LAG back are
-  // resolved (a block with a large copy: every call before it, as its bytes lie in the scratch memory).
-  private step(here: () => Uint8Array, keep: Keep, alone = false): Promise<void> {
+  // resolved (a block with a large copy: every call before it, as its bytes lie in the scratch memory;
+  // `settle`: every call, this one too).
+  private step(here: () => Uint8Array, keep: Keep, alone = false, settle = false): Promise<void> {
     return this.guard(async () => {
       if (alone) while (this.inFlight > 0) await this.resolveOne(keep);
       const before = this.main.pendingCalls;
@@ -202,7 +210,7 @@ export class PartitionedRun {
         this.worker.postMessage(call satisfies HelperCall);
         this.inFlight++;
       }
-      while (this.inFlight > (alone ? 0 : LAG)) await this.resolveOne(keep);
+      while (this.inFlight > (alone || settle ? 0 : LAG)) await this.resolveOne(keep);
     });
   }
 
