@@ -1397,9 +1397,16 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
   }
 
   test('from a pipe, on two threads, each line is written as it comes (tail -f), not when the next comes', async () => {
-    const { stdout, helpers } = await inTurns(['--threads', '2'], ['a\n', 'b\n', 'c\n'], Buffer.from('a\nd\n'));
+    // Single lines; then bursts that fill whole blocks (1 MiB, a multiple of a full pipe's 64 KiB) and
+    // stop, the writer then waiting for their lines.
+    const burst = (tag: string, bytes: number) => {
+      const lines = Array.from({ length: bytes / 16 }, (_, i) => `${tag}${String(i).padStart(14, '0')}\n`);
+      return lines.join('');
+    };
+    const turns = ['a\n', 'b\n', burst('x', 4 << 20), burst('y', 128 << 10), 'c\n'];
+    const { stdout, helpers } = await inTurns(['--threads', '2'], turns, Buffer.from('a\nd\n'));
     expect(helpers).toBe(1);
-    expect(stdout.toString()).toBe('a\nb\nc\nd\n');
+    expect(stdout.toString()).toBe(`${turns.join('')}d\n`);
   }, 60_000);
 
   test('a pipe takes a helper thread by default when its first 4 MiB come at once, not when it starts slowly or is small', async () => {

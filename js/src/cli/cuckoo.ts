@@ -27,7 +27,6 @@ import {
   heapBuffers,
   InputError,
   lockFile,
-  mayWait,
   openOutput,
   type PipeReads,
   readableTwice,
@@ -377,11 +376,15 @@ async function runEngine(
     file = next;
   };
   try {
-    for await (const block of readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile, pipeReads)) {
+    const blocks = readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile, pipeReads);
+    // A partitioned run writes a block's lines a call later: when the next block is slow to come (a
+    // stream's writer paused: tail -f), they are written meanwhile.
+    const settle = () => (engine ? call(() => engine!.settle(write)) : Promise.resolve());
+    for await (const block of whenSlow(blocks, SETTLE_MS, settle)) {
       await begin(block);
       // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
       const length = block.length;
-      if (engine) await call(() => engine!.push(block, heap.holds(block), write, mayWait(block)));
+      if (engine) await call(() => engine!.push(block, heap.holds(block), write));
       else await write(await call(() => (heap.holds(block) ? deduper!.pushInHeap(block) : deduper!.pushView(block))));
       progress?.update(length, lines());
     }
@@ -395,6 +398,42 @@ async function runEngine(
   progress?.done(lines());
   if (engine) await engine.stop();
   return engine ?? deduper!;
+}
+
+// How long a partitioned run waits for the next block before writing the lines it holds back.
+const SETTLE_MS = 10;
+
+/** The blocks of `blocks`; whenever the next one has not come within `ms`, `idle` is awaited meanwhile. */
+async function* whenSlow(
+  blocks: AsyncGenerator<Uint8Array>,
+  ms: number,
+  idle: () => Promise<unknown>,
+): AsyncGenerator<Uint8Array> {
+  let reading = false; // a next() of `blocks` is under way
+  try {
+    for (;;) {
+      const next = blocks.next();
+      reading = true;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const slow = await Promise.race([
+        next.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), ms);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      if (slow) await idle();
+      const step = await next;
+      reading = false;
+      if (step.done) return;
+      yield step.value;
+    }
+  } finally {
+    // Ended early: the inputs are closed (at once, or after a read under way, which may wait for an idle
+    // writer: not waited for here, as the error goes first).
+    const closed = blocks.return(undefined);
+    if (reading) closed.catch(() => {});
+    else await closed;
+  }
 }
 
 // A partitioned run (partitioned.ts); one thread's when the helper cannot start (a limit on threads, no

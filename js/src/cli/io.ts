@@ -165,49 +165,84 @@ const PIPE_BLOCK = 1 << 20;
 /** The size of a block that readBlocks fills whole; from a pipe, when its writer is ahead (PipeReads). */
 export const FULL_BLOCK = BLOCK;
 
-/**
- * Whether the next block may be a while in coming: this one ended where its input had no more at hand
- * (a pipe read whole whose writer is behind; a file's end), not where it ran out of room.
- */
-export function mayWait(block: Uint8Array): boolean {
-  return block.length <= PIPE_BLOCK - PIPE_FULL;
-}
+// A read after a full one that has not come back within this long ends the block: the writer has paused,
+// and the block's lines are not held back for longer (a writer that is ahead refills a pipe in
+// microseconds). The read goes on; its bytes start the next block.
+const PIPE_PAUSE_MS = 2;
+// The same for the first block, which decides whether a pipe goes to two threads (cuckoo.ts, threadPlan):
+// a writer that is ahead but was slow to start, or a busy machine, must not keep a large input on one.
+const PIPE_FIRST_PAUSE_MS = 20;
 
 /**
- * How readBlocks reads pipes, changed while it reads: with `whole`, a block is filled while the writer is
- * ahead (a read that found the pipe full is followed by another into the same block, up to a block's
- * size); without, a block is what one read brings (on one thread that kept the writer going best).
+ * How readBlocks reads standard input that is a pipe, changed while it reads: with `whole`, a block is
+ * filled while the writer is ahead (after a read that found the pipe full, another into the same block);
+ * without, a block is what one read brings (on one thread that kept the writer going best).
  */
 export interface PipeReads {
   whole: boolean;
 }
 
-// The next block of a pipe: with whole reads, up to FULL_BLOCK bytes for the first block and PIPE_BLOCK
-// after, ending at a read that emptied the pipe (the writer is behind: a slow stream's lines are not held
-// back), at the input's end, or when the block has no room for another full read. An error after a read
-// that brought bytes is reported at the next read, after those bytes' block.
-function pipeReader(fd: number, reads: PipeReads): (into: Uint8Array) => Promise<number> {
-  let failed: { error: unknown } | undefined;
-  let first = true;
-  return async (buffer) => {
-    if (failed) throw failed.error;
-    if (!reads.whole) return readSome(fd, buffer);
-    const into = first ? buffer : buffer.subarray(0, PIPE_BLOCK);
-    first = false;
-    let have = 0;
-    for (;;) {
-      let n: number;
+/**
+ * Reads of standard input that is a pipe, into the command's own buffers. With whole reads a block is up
+ * to FULL_BLOCK bytes (the first) or PIPE_BLOCK (after), and ends at a read that brings less than a full
+ * pipe (the pipe emptied: the writer is behind), at a read not back within PIPE_PAUSE_MS (the first
+ * block: PIPE_FIRST_PAUSE_MS; the writer paused, and that read's bytes, which land after the block's end,
+ * start the next block), at the input's
+ * end, or when the block has no room for another full read. An error after a read that brought bytes is
+ * reported at the next read, after those bytes' block.
+ */
+class PipeReader {
+  private first = true;
+  private late: { read: Promise<number>; into: Uint8Array; at: number } | undefined;
+  private failed: { error: unknown } | undefined;
+
+  constructor(
+    private readonly fd: number,
+    private readonly reads: PipeReads,
+  ) {}
+
+  async read(buffer: Uint8Array): Promise<number> {
+    if (this.failed) throw this.failed.error;
+    const limit = !this.reads.whole || this.first ? buffer.length : PIPE_BLOCK;
+    const pauseMs = this.first ? PIPE_FIRST_PAUSE_MS : PIPE_PAUSE_MS;
+    this.first = false;
+    let n: number;
+    let into: Uint8Array;
+    if (this.late) {
+      const late = this.late;
+      this.late = undefined;
+      n = await late.read;
+      into = buffer.subarray(0, Math.max(limit, n));
+      into.set(late.into.subarray(late.at, late.at + n));
+    } else {
+      into = buffer.subarray(0, limit);
+      n = await readSome(this.fd, into);
+    }
+    let have = n;
+    while (this.reads.whole && n >= PIPE_FULL && into.length - have >= PIPE_FULL) {
+      const read = readSome(this.fd, into.subarray(have));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const pause = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), pauseMs);
+      });
       try {
-        n = await readSome(fd, have === 0 ? into : into.subarray(have));
+        const next = await Promise.race([read, pause]);
+        if (next === undefined) {
+          read.catch(() => {}); // awaited at the next block
+          this.late = { read, into, at: have };
+          return have;
+        }
+        n = next;
       } catch (error) {
-        if (have === 0) throw error;
-        failed = { error };
+        this.failed = { error };
         return have;
+      } finally {
+        clearTimeout(timer);
       }
       have += n;
-      if (n < PIPE_FULL || into.length - have < PIPE_FULL) return have;
     }
-  };
+    return have;
+  }
 }
 
 /**
@@ -294,12 +329,13 @@ export async function* readBlocks(
       }
       let offset = part.start; // in the file, of the read in flight
       // A part of a regular file (splitInputs) is read with positions, up to its end.
-      const readNext =
-        pipeReads && stat.isFIFO()
-          ? pipeReader(fd, pipeReads)
-          : part.start === 0 && part.end === undefined
-            ? (into: Uint8Array) => readSome(fd, into)
-            : (into: Uint8Array) => readAt(fd, into, Math.min(into.length, (part.end ?? Infinity) - offset), offset);
+      // Standard input that is a pipe, read ahead into the command's own buffers: as pipeReads says.
+      const pipe = pipeReads && readAhead && stat.isFIFO() ? new PipeReader(fd, pipeReads) : undefined;
+      const readNext = pipe
+        ? (into: Uint8Array) => pipe.read(into)
+        : part.start === 0 && part.end === undefined
+          ? (into: Uint8Array) => readSome(fd, into)
+          : (into: Uint8Array) => readAt(fd, into, Math.min(into.length, (part.end ?? Infinity) - offset), offset);
       let memory = buffers.memory();
       pending = readNext(buffers.view(turn));
       for (;;) {

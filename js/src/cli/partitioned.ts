@@ -66,6 +66,7 @@ export class PartitionedRun {
     () => ({}),
   );
   private sent = 0; // calls whose hashes went to the helper
+  private queue: Promise<void> = Promise.resolve();
   private helperStats: LineDedupStats | undefined;
   private failure: Error | undefined;
   // Blocks that are not in the heap are copied into these, by turns: a call's block must stay where it
@@ -124,20 +125,26 @@ export class PartitionedRun {
     this.worker.on('exit', (code) => gone(`the run's helper thread ended (status ${code})`));
   }
 
-  /**
-   * A block: `inHeap` when it is a view of the module's heap that stays put until the call after the next.
-   * `settle` when the next block may be a while (a pipe whose writer is behind): the block's lines are
-   * written before push() returns, not a call later (a slow stream's lines would wait for the next).
-   */
-  push(block: Uint8Array, inHeap: boolean, keep: Keep, settle = false): Promise<void> {
-    if (inHeap || block.length === 0) return this.step(() => this.main.pushInHeap(block), keep, false, settle);
+  /** A block: `inHeap` when it is a view of the module's heap that stays put until the call after the next. */
+  push(block: Uint8Array, inHeap: boolean, keep: Keep): Promise<void> {
+    if (inHeap || block.length === 0) return this.step(() => this.main.pushInHeap(block), keep);
     if (block.length > COPY_BLOCK) return this.step(() => this.main.pushView(block), keep, true);
     this.copies ??= LineDeduper.inputBlocks(COPY_BLOCK, 2);
     if (!this.copies) throw new CuckooFilterError('OUT_OF_MEMORY', 'no memory for the input buffers');
     const copy = this.copies.view(this.copyTurn).subarray(0, block.length);
     this.copyTurn ^= 1;
     copy.set(block);
-    return this.step(() => this.main.pushInHeap(copy), keep, false, settle);
+    return this.step(() => this.main.pushInHeap(copy), keep);
+  }
+
+  /**
+   * The lines of every call so far, written now rather than a call later: for when the next block is a
+   * while in coming (a slow stream's lines would wait for it).
+   */
+  settle(keep: Keep): Promise<void> {
+    return this.guard(async () => {
+      while (this.inFlight > 0) await this.resolveOne(keep);
+    });
   }
 
   /** The next input (the main deduplicator's nextInput()). */
@@ -193,9 +200,8 @@ export class PartitionedRun {
   }
 
   // One call of the main deduplicator: the hashes it gives the helper are sent, and the calls LAG back are
-  // resolved (a block with a large copy: every call before it, as its bytes lie in the scratch memory;
-  // `settle`: every call, this one too).
-  private step(here: () => Uint8Array, keep: Keep, alone = false, settle = false): Promise<void> {
+  // resolved (a block with a large copy: every call before it, as its bytes lie in the scratch memory).
+  private step(here: () => Uint8Array, keep: Keep, alone = false): Promise<void> {
     return this.guard(async () => {
       if (alone) while (this.inFlight > 0) await this.resolveOne(keep);
       const before = this.main.pendingCalls;
@@ -210,7 +216,7 @@ export class PartitionedRun {
         this.worker.postMessage(call satisfies HelperCall);
         this.inFlight++;
       }
-      while (this.inFlight > (alone || settle ? 0 : LAG)) await this.resolveOne(keep);
+      while (this.inFlight > (alone ? 0 : LAG)) await this.resolveOne(keep);
     });
   }
 
@@ -224,14 +230,20 @@ export class PartitionedRun {
     if (out.length > 0) await keep(out);
   }
 
-  private async guard(work: () => Promise<void>): Promise<void> {
-    if (this.failure) throw this.failure;
-    try {
-      await work();
-    } catch (error) {
-      this.failure = error as Error;
-      throw error;
-    }
+  // The run's operations, one at a time in the order they were asked for (settle() may be asked for while
+  // a nextInput() waits for the helper); after a failure, each throws it.
+  private guard(work: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(async () => {
+      if (this.failure) throw this.failure;
+      try {
+        await work();
+      } catch (error) {
+        this.failure = error as Error;
+        throw error;
+      }
+    });
+    this.queue = run.catch(() => {});
+    return run;
   }
 
   private next(): Promise<HelperReply> {
