@@ -284,7 +284,7 @@ function ownBuffers(): BlockBuffers {
  * on the main thread, and 1.12 times with the reads on Node's thread pool, beside the engine. The
  * price: a command that fails in the middle of such an input while its writer is idle reports the error
  * at once but exits only when the writer writes again or closes (the read under way cannot be called
- * off, and Node waits for it at exit). With `pipeReads`, a pipe or FIFO is read as it says.
+ * off, and Node waits for it at exit). With `pipeReads`, such a pipe is read as it says (PipeReader).
  * Into `heap`, if given (the blocks are then views of it), except a regular file this process did not
  * open (standard input redirected from a file): reading ahead, a block whose memory changed while it was
  * read (the wasm heap grew while the caller worked on the previous block) is read again at its offset,
