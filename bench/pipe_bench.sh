@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Unknown sizes: `cuckoo dedup` of LINES unique lines (default 20 million) from the file and from a pipe
-# (cat FILE | cuckoo dedup), against sort -u and huniq on the same pipe. huniq is measured only when
+# (cat FILE | cuckoo dedup), by default (two threads where it can) and with --threads 1, against sort -u
+# and huniq on the same pipe. huniq is measured only when
 # HUNIQ names its binary (it is built by hand, never shipped: docs/GROWTH.md says how); give the one whose
 # output is buffered. Each command runs RUNS times (default 3) and keeps its fastest run. Then the memory
 # case: a file of DUP_LINES lines (default 5 million) with DUP_UNIQUE unique ones (default 500,000),
@@ -36,26 +37,35 @@ sync
 
 # measure NAME COMMAND: the fastest of $runs runs of `bash -c COMMAND` (which reads $work/unique.txt).
 measure() {
-  local name="$1" command="$2" best="" s kb
+  local name="$1" command="$2" best="" peak="" s kb
   for ((run = 0; run < runs; run++)); do
     /usr/bin/time -f '%e %M' -o "$work/time" bash -c "$command" > "$work/out"
     read -r s kb < "$work/time"
     if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$s"; fi
+    if [ -z "$peak" ] || [ "$kb" -gt "$peak" ]; then peak="$kb"; fi
   done
   local written; written=$(wc -l < "$work/out")
-  printf '{"bench":"pipe","case":"%s","lines":%s,"runs":%s,"seconds":%s,"output_lines":%s}\n' \
-    "$name" "$lines" "$runs" "$best" "$written" | tee -a "$work/results"
+  # peak_kib: the largest peak RSS of the runs (of the command's largest process: node, not cat).
+  printf '{"bench":"pipe","case":"%s","lines":%s,"runs":%s,"seconds":%s,"peak_kib":%s,"output_lines":%s}\n' \
+    "$name" "$lines" "$runs" "$best" "$peak" "$written" | tee -a "$work/results"
 }
 
 measure cuckoo_file "$cuckoo dedup --no-progress $work/unique.txt"
 measure cuckoo_pipe "cat $work/unique.txt | $cuckoo dedup --no-progress"
+measure cuckoo_file_one_thread "$cuckoo dedup --no-progress --threads 1 $work/unique.txt"
+measure cuckoo_pipe_one_thread "cat $work/unique.txt | $cuckoo dedup --no-progress --threads 1"
 measure sort_u_pipe "cat $work/unique.txt | sort -u"
 if [ -n "${HUNIQ:-}" ]; then measure huniq_pipe "cat $work/unique.txt | $HUNIQ"; fi
 node -e '
 const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
 const s = Object.fromEntries(rows.map((r) => [r.case, r.seconds]));
-const ratio = (a, b) => (s[a] && s[b] ? +(s[a] / s[b]).toFixed(2) : null);
+const kib = Object.fromEntries(rows.map((r) => [r.case, r.peak_kib]));
+const ratio = (a, b, of = s) => (of[a] && of[b] ? +(of[a] / of[b]).toFixed(2) : null);
 console.log(JSON.stringify({ bench: "pipe", case: "ratios", pipe_over_file: ratio("cuckoo_pipe", "cuckoo_file"),
+  one_thread_over_default_file: ratio("cuckoo_file_one_thread", "cuckoo_file"),
+  one_thread_over_default_pipe: ratio("cuckoo_pipe_one_thread", "cuckoo_pipe"),
+  default_memory_over_one_thread_file: ratio("cuckoo_file", "cuckoo_file_one_thread", kib),
+  default_memory_over_one_thread_pipe: ratio("cuckoo_pipe", "cuckoo_pipe_one_thread", kib),
   sort_u_pipe_over_cuckoo_pipe: ratio("sort_u_pipe", "cuckoo_pipe"), huniq_pipe_over_cuckoo_pipe: ratio("huniq_pipe", "cuckoo_pipe") }));
 ' "$work/results"
 

@@ -23,7 +23,6 @@ import {
   BrokenPipe,
   checkInputs,
   commitAll,
-  FULL_BLOCK,
   heapBuffers,
   InputError,
   lockFile,
@@ -75,8 +74,8 @@ Options:
   --threads N        use up to N threads (at most 256), one a core at most (default: as many as
                      the cores): to count a file's distinct keys (below), one per 128 MiB; and to
                      deduplicate (not with --seen), two, which share the keys between two filters
-                     (the same output), for files of 128 MiB or more and pipes whose first 4 MiB
-                     come at once, or any input when --threads is given
+                     (the same output), for files of 128 MiB or more, or any input (pipes too) when
+                     --threads is given
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
                      records end with a NUL byte instead of a newline ("\\r" and "\\n" are data), as
@@ -248,15 +247,13 @@ function addressSpaceLimited(): boolean {
 const RUN_THREAD_BYTES = 128 << 20;
 // Whether dedup's run is partitioned between this thread and a helper: a core for it (and --threads 2 or
 // more, the default), no --seen state (its filter is one, read and written whole), and inputs of any size
-// when --threads asks for threads; else regular files (inputBytes known) of RUN_THREAD_BYTES or more, and
-// other inputs (pipes) when their first block comes whole (FULL_BLOCK bytes, 4 MiB, read while the writer
-// was ahead: a small input or a slow stream stays on one thread, as the helper's start would cost more
-// than it saves).
-function threadPlan(values: Values, inputBytes: number | undefined): 'one' | 'two' | 'if the first block is whole' {
-  if (values.seen !== undefined || Math.min(threadsFlag(values), cores()) < 2 || addressSpaceLimited()) return 'one';
-  if (values.threads !== undefined) return 'two';
-  if (inputBytes !== undefined) return inputBytes >= RUN_THREAD_BYTES ? 'two' : 'one';
-  return 'if the first block is whole';
+// when --threads asks for threads, else regular files (inputBytes known) of RUN_THREAD_BYTES or more. Not
+// a pipe by default: its size is unknown, and the helper's start and memory cost more than they save below
+// about 64 MB (16 MB of unique lines through `cat |`: 0.37-0.39 s on two threads, 0.20-0.25 s on one; 100
+// MB: 0.68-0.75 s, 0.82-0.95 s), where a run cannot move to two threads once it has begun.
+function runsPartitioned(values: Values, inputBytes: number | undefined): boolean {
+  if (values.seen !== undefined || Math.min(threadsFlag(values), cores()) < 2 || addressSpaceLimited()) return false;
+  return values.threads !== undefined || (inputBytes !== undefined && inputBytes >= RUN_THREAD_BYTES);
 }
 
 /** What dedup and build use of a run's engine, one thread's or a partitioned one's. */
@@ -333,27 +330,10 @@ async function runEngine(
   }
   const options = seen ? { seen, ...rules } : { fpRate, capacity, inputBytes: planned, ...rules };
   const progress = showProgress(what);
-  const plan = keep ? threadPlan(values, planned) : 'one';
-  // A pipe is read a block a read on one thread (that kept its writer going best), whole blocks on two.
-  const pipeReads: PipeReads = { whole: plan !== 'one' };
-  let engine = plan === 'two' ? await partitioned(options) : undefined;
-  // Made at once (its options checked before any input is read), even where the first block may still
-  // choose two threads: it holds no filter before its first block.
-  let deduper = engine ? undefined : new LineDeduper(options);
-  let undecided = plan === 'if the first block is whole';
-  // At the first block (or the first input's end, or the run's), when the plan waits for it.
-  const begin = async (first?: Uint8Array) => {
-    if (!undecided) return;
-    undecided = false;
-    // (A block in the heap, of a regular file, is not: the helper's start could move the heap under it.)
-    const whole = first !== undefined && first.length >= FULL_BLOCK && !heap.holds(first);
-    engine = whole ? await partitioned(options) : undefined;
-    if (engine) {
-      deduper!.dispose();
-      deduper = undefined;
-    }
-    pipeReads.whole = engine !== undefined;
-  };
+  const engine = keep && runsPartitioned(values, planned) ? await partitioned(options) : undefined;
+  const deduper = engine ? undefined : new LineDeduper(options);
+  // A pipe is read a read a block on one thread (that kept its writer going best), whole blocks on two.
+  const pipeReads: PipeReads = { whole: engine !== undefined };
   // The calls, awaited through the command's mapping of errors: the new lines are written before the next
   // call, so a view of the heap will do.
   const call = async <T>(run: () => T | Promise<T>): Promise<T> => {
@@ -371,8 +351,7 @@ async function runEngine(
   };
   // With --csv each file has its header (the first's written, the others' checked against it).
   const nextFile = async (next: string) => {
-    await begin();
-    if (engine) await call(() => engine!.nextInput(write));
+    if (engine) await call(() => engine.nextInput(write));
     else await write(await call(() => deduper!.nextInput()));
     file = next;
   };
@@ -380,17 +359,15 @@ async function runEngine(
     const blocks = readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile, pipeReads);
     // A partitioned run writes a block's lines a call later: when the next block is slow to come (a
     // stream's writer paused: tail -f), they are written meanwhile.
-    const settle = () => (engine ? call(() => engine!.settle(write)) : Promise.resolve());
+    const settle = () => (engine ? call(() => engine.settle(write)) : Promise.resolve());
     for await (const block of whenSlow(blocks, SETTLE_MS, settle)) {
-      await begin(block);
       // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
       const length = block.length;
-      if (engine) await call(() => engine!.push(block, heap.holds(block), write));
+      if (engine) await call(() => engine.push(block, heap.holds(block), write));
       else await write(await call(() => (heap.holds(block) ? deduper!.pushInHeap(block) : deduper!.pushView(block))));
       progress?.update(length, lines());
     }
-    await begin();
-    if (engine) await call(() => engine!.end(write));
+    if (engine) await call(() => engine.end(write));
     else await write(await call(() => deduper!.end()));
   } catch (error) {
     await engine?.dispose();

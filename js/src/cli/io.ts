@@ -156,26 +156,19 @@ async function readSome(fd: number, buffer: Uint8Array): Promise<number> {
 
 // A read of a pipe that brings this much found the pipe full (Linux's default capacity): its writer is ahead.
 const PIPE_FULL = 1 << 16;
-// Blocks of a pipe whose writer is ahead, after the first (which may fill a BLOCK): a call into a
-// partitioned run each (a message to its helper and back). A 64 KiB read a call made 20M lines through
+// Blocks of a pipe whose writer is ahead: a call into a partitioned run each (a message to its helper and back). A 64 KiB read a call made 20M lines through
 // `cat |` 1.5 times slower on two threads than on one. Blocks of 1 MiB took those lines 3.9-4.5 s, of 4 MiB
 // 4.5-5.5 s (the pipe is not read while the run works on a block, and its writer waits meanwhile).
 const PIPE_BLOCK = 1 << 20;
-
-/** The size of a block that readBlocks fills whole; from a pipe, when its writer is ahead (PipeReads). */
-export const FULL_BLOCK = BLOCK;
 
 // A read after a full one that has not come back within this long ends the block: the writer has paused,
 // and the block's lines are not held back for longer (a writer that is ahead refills a pipe in
 // microseconds). The read goes on; its bytes start the next block.
 const PIPE_PAUSE_MS = 2;
-// The same for the first block, which decides whether a pipe goes to two threads (cuckoo.ts, threadPlan):
-// a writer that is ahead but was slow to start, or a busy machine, must not keep a large input on one.
-const PIPE_FIRST_PAUSE_MS = 20;
 
 /**
- * How readBlocks reads standard input that is a pipe, changed while it reads: with `whole`, a block is
- * filled while the writer is ahead (after a read that found the pipe full, another into the same block);
+ * How readBlocks reads standard input that is a pipe: with `whole`, a block is filled while the writer is
+ * ahead (after a read that found the pipe full, another into the same block);
  * without, a block is what one read brings (on one thread that kept the writer going best).
  */
 export interface PipeReads {
@@ -184,15 +177,13 @@ export interface PipeReads {
 
 /**
  * Reads of standard input that is a pipe, into the command's own buffers. With whole reads a block is up
- * to FULL_BLOCK bytes (the first) or PIPE_BLOCK (after), and ends at a read that brings less than a full
- * pipe (the pipe emptied: the writer is behind), at a read not back within PIPE_PAUSE_MS (the first
- * block: PIPE_FIRST_PAUSE_MS; the writer paused, and that read's bytes, which land after the block's end,
- * start the next block), at the input's
+ * to PIPE_BLOCK bytes, and ends at a read that brings less than a full pipe (the pipe emptied: the writer
+ * is behind), at a read not back within PIPE_PAUSE_MS (the writer paused; that read's bytes, which land
+ * after the block's end, start the next block), at the input's
  * end, or when the block has no room for another full read. An error after a read that brought bytes is
  * reported at the next read, after those bytes' block.
  */
 class PipeReader {
-  private first = true;
   private late: { read: Promise<number>; into: Uint8Array; at: number } | undefined;
   private failed: { error: unknown } | undefined;
 
@@ -203,9 +194,7 @@ class PipeReader {
 
   async read(buffer: Uint8Array): Promise<number> {
     if (this.failed) throw this.failed.error;
-    const limit = !this.reads.whole || this.first ? buffer.length : PIPE_BLOCK;
-    const pauseMs = this.first ? PIPE_FIRST_PAUSE_MS : PIPE_PAUSE_MS;
-    this.first = false;
+    const limit = this.reads.whole ? PIPE_BLOCK : buffer.length;
     let n: number;
     let into: Uint8Array;
     if (this.late) {
@@ -223,7 +212,7 @@ class PipeReader {
       const read = readSome(this.fd, into.subarray(have));
       let timer: ReturnType<typeof setTimeout> | undefined;
       const pause = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), pauseMs);
+        timer = setTimeout(() => resolve(undefined), PIPE_PAUSE_MS);
       });
       try {
         const next = await Promise.race([read, pause]);
