@@ -27,7 +27,6 @@ import {
   InputError,
   lockFile,
   openOutput,
-  type PipeReads,
   readableTwice,
   readBlocks,
   readFilterFile,
@@ -332,8 +331,6 @@ async function runEngine(
   const progress = showProgress(what);
   const engine = keep && runsPartitioned(values, planned) ? await partitioned(options) : undefined;
   const deduper = engine ? undefined : new LineDeduper(options);
-  // A pipe is read a read a block on one thread (that kept its writer going best), whole blocks on two.
-  const pipeReads: PipeReads = { whole: engine !== undefined };
   // The calls, awaited through the command's mapping of errors: the new lines are written before the next
   // call, so a view of the heap will do.
   const call = async <T>(run: () => T | Promise<T>): Promise<T> => {
@@ -356,11 +353,11 @@ async function runEngine(
     file = next;
   };
   try {
-    const blocks = readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile, pipeReads);
-    // A partitioned run writes a block's lines a call later: when the next block is slow to come (a
-    // stream's writer paused: tail -f), they are written meanwhile.
-    const settle = () => (engine ? call(() => engine.settle(write)) : Promise.resolve());
-    for await (const block of whenSlow(blocks, SETTLE_MS, settle)) {
+    // On two threads a pipe is read in whole blocks, and a block's lines are written a call later: when the
+    // next block is slow to come (a stream's writer paused: tail -f), they are written meanwhile.
+    const blocks = readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile, engine !== undefined);
+    const settled = engine ? whenSlow(blocks, SETTLE_MS, () => call(() => engine.settle(write))) : blocks;
+    for await (const block of settled) {
       // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
       const length = block.length;
       if (engine) await call(() => engine.push(block, heap.holds(block), write));

@@ -156,59 +156,45 @@ async function readSome(fd: number, buffer: Uint8Array): Promise<number> {
 
 // A read of a pipe that brings this much found the pipe full (Linux's default capacity): its writer is ahead.
 const PIPE_FULL = 1 << 16;
-// Blocks of a pipe whose writer is ahead: a call into a partitioned run each (a message to its helper and back). A 64 KiB read a call made 20M lines through
-// `cat |` 1.5 times slower on two threads than on one. Blocks of 1 MiB took those lines 3.9-4.5 s, of 4 MiB
-// 4.5-5.5 s (the pipe is not read while the run works on a block, and its writer waits meanwhile).
+// Whole blocks of a pipe (PipeReader): a call into a partitioned run each (a message to its helper and
+// back). A 64 KiB read a call made 20M lines through `cat |` 1.5 times slower on two threads than on one.
+// Blocks of 1 MiB took those lines 3.9-4.5 s, of 4 MiB 4.5-5.5 s (the pipe is not read while the run works
+// on a block, and its writer waits meanwhile).
 const PIPE_BLOCK = 1 << 20;
-
 // A read after a full one that has not come back within this long ends the block: the writer has paused,
 // and the block's lines are not held back for longer (a writer that is ahead refills a pipe in
 // microseconds). The read goes on; its bytes start the next block.
 const PIPE_PAUSE_MS = 2;
 
 /**
- * How readBlocks reads standard input that is a pipe: with `whole`, a block is filled while the writer is
- * ahead (after a read that found the pipe full, another into the same block);
- * without, a block is what one read brings (on one thread that kept the writer going best).
- */
-export interface PipeReads {
-  whole: boolean;
-}
-
-/**
- * Reads of standard input that is a pipe, into the command's own buffers. With whole reads a block is up
- * to PIPE_BLOCK bytes, and ends at a read that brings less than a full pipe (the pipe emptied: the writer
- * is behind), at a read not back within PIPE_PAUSE_MS (the writer paused; that read's bytes, which land
- * after the block's end, start the next block), at the input's
- * end, or when the block has no room for another full read. An error after a read that brought bytes is
- * reported at the next read, after those bytes' block.
+ * Whole blocks of standard input that is a pipe, read into the command's own buffers: a block is filled
+ * while the writer is ahead, up to PIPE_BLOCK bytes. It ends at a read that brings less than a full pipe
+ * (the pipe emptied: the writer is behind), at a read not back within PIPE_PAUSE_MS (the writer paused;
+ * that read's bytes, which land after the block's end, start the next block), at the input's end, or when
+ * the block has no room for another full read. An error after a read that brought bytes is reported at
+ * the next read, after those bytes' block.
  */
 class PipeReader {
   private late: { read: Promise<number>; into: Uint8Array; at: number } | undefined;
   private failed: { error: unknown } | undefined;
 
-  constructor(
-    private readonly fd: number,
-    private readonly reads: PipeReads,
-  ) {}
+  constructor(private readonly fd: number) {}
 
   async read(buffer: Uint8Array): Promise<number> {
     if (this.failed) throw this.failed.error;
-    const limit = this.reads.whole ? PIPE_BLOCK : buffer.length;
+    const into = buffer.subarray(0, PIPE_BLOCK);
     let n: number;
-    let into: Uint8Array;
     if (this.late) {
+      // (Fewer than PIPE_BLOCK bytes: the late read had less room.)
       const late = this.late;
       this.late = undefined;
       n = await late.read;
-      into = buffer.subarray(0, Math.max(limit, n));
       into.set(late.into.subarray(late.at, late.at + n));
     } else {
-      into = buffer.subarray(0, limit);
       n = await readSome(this.fd, into);
     }
     let have = n;
-    while (this.reads.whole && n >= PIPE_FULL && into.length - have >= PIPE_FULL) {
+    while (n >= PIPE_FULL && into.length - have >= PIPE_FULL) {
       const read = readSome(this.fd, into.subarray(have));
       let timer: ReturnType<typeof setTimeout> | undefined;
       const pause = new Promise<undefined>((resolve) => {
@@ -273,7 +259,8 @@ function ownBuffers(): BlockBuffers {
  * on the main thread, and 1.12 times with the reads on Node's thread pool, beside the engine. The
  * price: a command that fails in the middle of such an input while its writer is idle reports the error
  * at once but exits only when the writer writes again or closes (the read under way cannot be called
- * off, and Node waits for it at exit). With `pipeReads`, such a pipe is read as it says (PipeReader).
+ * off, and Node waits for it at exit). With `wholePipeBlocks`, such a pipe is read in whole blocks
+ * (PipeReader; on one thread a read a block kept its writer going best).
  * Into `heap`, if given (the blocks are then views of it), except a regular file this process did not
  * open (standard input redirected from a file): reading ahead, a block whose memory changed while it was
  * read (the wasm heap grew while the caller worked on the previous block) is read again at its offset,
@@ -288,7 +275,7 @@ export async function* readBlocks(
   recordEnd?: number,
   readAheadPipes = false,
   nextFile?: (file: string) => Promise<void> | void,
-  pipeReads?: PipeReads,
+  wholePipeBlocks = false,
 ): AsyncGenerator<Uint8Array> {
   let own: BlockBuffers | undefined;
   let turn = 0;
@@ -318,8 +305,8 @@ export async function* readBlocks(
       }
       let offset = part.start; // in the file, of the read in flight
       // A part of a regular file (splitInputs) is read with positions, up to its end.
-      // Standard input that is a pipe, read ahead into the command's own buffers: as pipeReads says.
-      const pipe = pipeReads && readAhead && stat.isFIFO() ? new PipeReader(fd, pipeReads) : undefined;
+      // Standard input that is a pipe, read ahead into the command's own buffers.
+      const pipe = wholePipeBlocks && readAhead && stat.isFIFO() ? new PipeReader(fd) : undefined;
       const readNext = pipe
         ? (into: Uint8Array) => pipe.read(into)
         : part.start === 0 && part.end === undefined
