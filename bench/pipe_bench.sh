@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Unknown sizes: `cuckoo dedup` of LINES unique lines (default 20 million) from the file and from a pipe
-# (cat FILE | cuckoo dedup), by default (two threads where it can) and with --threads 1, against sort -u
-# and huniq on the same pipe. huniq is measured only when
-# HUNIQ names its binary (it is built by hand, never shipped: docs/GROWTH.md says how); give the one whose
-# output is buffered. Each command runs RUNS times (default 3) and keeps its fastest run. Then the memory
-# case: a file of DUP_LINES lines (default 5 million) with DUP_UNIQUE unique ones (default 500,000),
-# and the filter bytes per unique line at the default rate (from --stats). One JSON line per case, then
-# the ratios.
+# Unknown sizes: `cuckoo dedup` of LINES lines (default 20 million), UNIQUE of them distinct (default: all;
+# LINES=10000000 UNIQUE=5000000 makes the other input of docs/DEDUP.md, half repeats), from the file and
+# from a pipe (cat FILE | cuckoo dedup), by default (two threads for a large file, one for a pipe), with
+# --threads 1 and, through the pipe, --threads 2, against sort -u and huniq on the same input. huniq is
+# measured only when HUNIQ names its binary (it is built by hand, never shipped: docs/PERFORMANCE.md says
+# how); give the one whose output is buffered. Each command runs RUNS times (default 3) and keeps its
+# fastest run. Then the memory case: a file of DUP_LINES lines (default 5 million) with DUP_UNIQUE unique
+# ones (default 500,000), and the filter bytes per unique line at the default rate (from --stats). One
+# JSON line per case (with the md5 of its output), then the ratios, and whether every cuckoo case wrote
+# what --threads 1 from the file wrote.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lines="${LINES:-20000000}"
+unique="${UNIQUE:-$lines}"
 runs="${RUNS:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -32,7 +35,7 @@ for (let i = 0; i < n; i++) {
 if (buffer.length) fs.writeSync(out, buffer.join("\n") + "\n");
 ' "$@"
 }
-generate "$lines" "$work/unique.txt"
+generate "$lines" "$work/unique.txt" "$unique"
 sync
 
 # measure NAME COMMAND: the fastest of $runs runs of `bash -c COMMAND` (which reads $work/unique.txt).
@@ -44,18 +47,22 @@ measure() {
     if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$s"; fi
     if [ -z "$peak" ] || [ "$kb" -gt "$peak" ]; then peak="$kb"; fi
   done
-  local written; written=$(wc -l < "$work/out")
+  local written md5; written=$(wc -l < "$work/out"); md5=$(md5sum < "$work/out" | cut -c1-32)
   # peak_kib: the largest peak RSS of the runs (of the command's largest process: node, not cat).
-  printf '{"bench":"pipe","case":"%s","lines":%s,"runs":%s,"seconds":%s,"peak_kib":%s,"output_lines":%s}\n' \
-    "$name" "$lines" "$runs" "$best" "$peak" "$written" | tee -a "$work/results"
+  printf '{"bench":"pipe","case":"%s","lines":%s,"unique":%s,"runs":%s,"seconds":%s,"peak_kib":%s,"output_lines":%s,"md5":"%s"}\n' \
+    "$name" "$lines" "$unique" "$runs" "$best" "$peak" "$written" "$md5" | tee -a "$work/results"
 }
 
 measure cuckoo_file "$cuckoo dedup --no-progress $work/unique.txt"
 measure cuckoo_pipe "cat $work/unique.txt | $cuckoo dedup --no-progress"
 measure cuckoo_file_one_thread "$cuckoo dedup --no-progress --threads 1 $work/unique.txt"
 measure cuckoo_pipe_one_thread "cat $work/unique.txt | $cuckoo dedup --no-progress --threads 1"
+measure cuckoo_pipe_two_threads "cat $work/unique.txt | $cuckoo dedup --no-progress --threads 2"
 measure sort_u_pipe "cat $work/unique.txt | sort -u"
-if [ -n "${HUNIQ:-}" ]; then measure huniq_pipe "cat $work/unique.txt | $HUNIQ"; fi
+if [ -n "${HUNIQ:-}" ]; then
+  measure huniq_file "$HUNIQ < $work/unique.txt"
+  measure huniq_pipe "cat $work/unique.txt | $HUNIQ"
+fi
 node -e '
 const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
 const s = Object.fromEntries(rows.map((r) => [r.case, r.seconds]));
@@ -66,7 +73,11 @@ console.log(JSON.stringify({ bench: "pipe", case: "ratios", pipe_over_file: rati
   one_thread_over_default_pipe: ratio("cuckoo_pipe_one_thread", "cuckoo_pipe"),
   default_memory_over_one_thread_file: ratio("cuckoo_file", "cuckoo_file_one_thread", kib),
   default_memory_over_one_thread_pipe: ratio("cuckoo_pipe", "cuckoo_pipe_one_thread", kib),
-  sort_u_pipe_over_cuckoo_pipe: ratio("sort_u_pipe", "cuckoo_pipe"), huniq_pipe_over_cuckoo_pipe: ratio("huniq_pipe", "cuckoo_pipe") }));
+  sort_u_pipe_over_cuckoo_pipe: ratio("sort_u_pipe", "cuckoo_pipe"),
+  huniq_file_over_cuckoo_file: ratio("huniq_file", "cuckoo_file"), huniq_pipe_over_cuckoo_pipe: ratio("huniq_pipe", "cuckoo_pipe"),
+  huniq_pipe_over_cuckoo_pipe_two_threads: ratio("huniq_pipe", "cuckoo_pipe_two_threads"),
+  huniq_memory_over_cuckoo_file: ratio("huniq_file", "cuckoo_file", kib),
+  same_output_as_one_thread: rows.filter((r) => r.case.startsWith("cuckoo_")).every((r) => r.md5 === rows.find((o) => o.case === "cuckoo_file_one_thread").md5) }));
 ' "$work/results"
 
 # Memory: most lines repeat; the filter starts small and doubles with the unique lines.

@@ -38,7 +38,7 @@ export const MAIN_SHARE = 0.15;
 // decides a block's keys while the main thread reads and hashes the next (the engine allows two).
 const LAG = 1;
 // The most a block read into the command's own buffers (not the heap) takes: io.ts's BLOCK.
-const COPY_BLOCK = 4 << 20;
+const COPY_BLOCK = 1 << 20;
 // The hashes of a call go to the helper, and its verdicts come back, in memory both threads share, reused
 // by turns (a call's slot is free again once the call is resolved: at most LAG + 1 calls are out). A new
 // buffer transferred with each message was freed only when the helper's JavaScript next collected its
