@@ -49,6 +49,10 @@ for module in cuckoo_wasm cuckoo_redis_wasm; do
   cp "js/generated/${module}_cjs.cjs" "js/dist/cjs/generated/${module}.js"
   cp "js/generated/${module}_binary_cjs.cjs" "js/dist/cjs/generated/${module}_binary.js"
 done
+# Where each build's Node helper thread of a partitioned run is (node_helper.ts): import.meta.url in the one,
+# __dirname in the other, neither of which compiles in both.
+cp js/src/formats/helper_url.mjs js/dist/esm/generated/helper_url.js
+cp js/src/formats/helper_url.cjs js/dist/cjs/generated/helper_url.js
 node scripts/minify.mjs js/dist/esm/*.js js/dist/esm/generated/*.js js/dist/esm/cli/*.js js/dist/cjs/*.js \
   js/dist/cjs/generated/*.js
 # The command-line tool (js/src/cli) is compiled with the ES module build and imports it as it is.

@@ -2,70 +2,163 @@
 // Only the package's Node entry (node.ts) exports it, so that browser bundles never see node:stream.
 import { Transform, type TransformCallback } from 'node:stream';
 import { checkOptions, LineDeduper, type LineDeduperOptions, type LineDedupStats, statsOf } from './dedup.js';
+import { CuckooFilterError, invalid } from './errors.js';
+import { describe } from './key_codec.js';
+import type { PartitionedRun } from './partitioned.js';
+
+/** dedupLines()'s options: the deduplicator's, and the threads its run takes. */
+export interface DedupLinesOptions extends LineDeduperOptions {
+  /**
+   * 2: the keys are shared between this thread's filter and a helper thread's (a worker_threads Worker),
+   * which decides its share while this thread reads, splits and hashes the next chunk. The same output
+   * and stats as one thread's, and the filters' expected wrong drops add up to one filter's; it pays from
+   * about 100 MB of input (docs/DEDUP.md, "Several threads"), and not without a second core. A chunk's
+   * lines then come out after the next chunk has come in, or 10 ms after it when none comes. Not with
+   * seen (a run on two threads has a filter a thread). When the helper cannot start (a limit on
+   * threads), the run takes one thread. Default 1.
+   */
+  threads?: 1 | 2;
+}
+
+// How long a run on two threads waits for the next chunk before handing out the lines it holds back.
+const SETTLE_MS = 10;
 
 /** A Node Transform from bytes to the bytes of the new lines, with the deduplicator's stats. */
 export class LineDedupTransform extends Transform {
   private deduper: LineDeduper | undefined;
+  private run: PartitionedRun | undefined;
   private readonly options: LineDeduperOptions | undefined;
+  private readonly threads: number;
+  private settleTimer: ReturnType<typeof setTimeout> | undefined;
+  private starting: Promise<void> | undefined; // the engine's making, from the first chunk or the end
+  // A run's lines are views of the heap, valid until its next call: pushed as copies.
+  private readonly keep = (lines: Uint8Array) => {
+    this.push(Buffer.from(lines));
+  };
 
-  constructor(options?: LineDeduperOptions) {
+  constructor(options?: DedupLinesOptions) {
     super();
-    this.options = checkOptions(options); // bad options throw here, not at the first write
+    // bad options throw here, not at the first write
+    let rest: unknown = options;
+    let threads: unknown;
+    if (typeof options === 'object' && options !== null && 'threads' in options) {
+      ({ threads, ...rest } = options);
+    }
+    this.options = checkOptions(rest);
+    if (threads !== undefined && threads !== 1 && threads !== 2)
+      throw invalid(`threads must be 1 or 2, got ${describe(threads)}`);
+    this.threads = threads ?? 1;
+    if (this.threads === 2 && this.options.seen)
+      throw invalid('threads: 2 goes without seen (a run on two threads has a filter a thread)');
   }
 
   /** Counts so far; final once the stream has ended ('end' on the readable side). */
   get stats(): LineDedupStats {
-    return statsOf(this.deduper);
+    return this.run ? this.run.stats : statsOf(this.deduper);
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.withDeduper(callback, (d) => d.push(chunk));
+    this.withEngine(callback, chunk);
   }
 
   override _flush(callback: TransformCallback): void {
-    this.withDeduper(callback, (d) => {
-      const last = d.end();
-      d.dispose(); // the stats stay
-      return last;
-    });
+    this.withEngine(callback, undefined);
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.deduper?.dispose();
-    callback(error);
+    this.unsettled();
+    // After an engine still being made (the module loading, the helper starting), it is freed too; the
+    // helper has ended before the stream says it is destroyed: no thread is left running.
+    (this.starting ?? Promise.resolve())
+      .then(async () => {
+        this.deduper?.dispose();
+        await this.run?.dispose();
+      })
+      .catch(() => {})
+      .then(() => callback(error));
   }
 
-  private withDeduper(callback: TransformCallback, use: (d: LineDeduper) => Uint8Array): void {
-    const run = (d: LineDeduper) => {
-      let out: Uint8Array;
-      try {
-        out = use(d);
-      } catch (error) {
-        callback(error as Error);
-        return;
-      }
-      callback(null, out.length > 0 ? Buffer.from(out.buffer, out.byteOffset, out.length) : undefined);
-    };
-    if (this.deduper) {
-      run(this.deduper);
+  // A chunk, or the end (undefined), once the engine is there (made at the first).
+  private withEngine(callback: TransformCallback, chunk: Buffer | undefined): void {
+    this.unsettled();
+    if (this.deduper || this.run) {
+      this.call(callback, chunk);
       return;
     }
-    LineDeduper.create(this.options).then(
-      (d) => {
-        // Destroyed while the module loaded (the source failed after its first block): free it at once.
-        if (this.destroyed) {
-          d.dispose();
-          return;
-        }
-        this.deduper = d;
-        run(d);
-      },
+    this.starting ??= this.begin().then((engine) => {
+      if (engine instanceof LineDeduper) this.deduper = engine;
+      else this.run = engine;
+    });
+    this.starting.then(
+      // Destroyed while the engine was made: _destroy frees it.
+      () => this.destroyed || this.call(callback, chunk),
       (error: Error) => callback(error),
     );
   }
+
+  private call(callback: TransformCallback, chunk: Buffer | undefined): void {
+    const run = this.run;
+    if (run) {
+      // A run on two threads: after a chunk, the lines it holds back are handed out if no other chunk
+      // comes within SETTLE_MS (a slow source's lines would wait for its next chunk).
+      (chunk ? run.push(chunk, false, this.keep) : run.end(this.keep)).then(
+        () => {
+          if (chunk) {
+            this.settleTimer = setTimeout(() => {
+              this.settleTimer = undefined;
+              run.settle(this.keep).catch((error: Error) => this.destroy(error));
+            }, SETTLE_MS);
+          }
+          callback();
+        },
+        (error: Error) => callback(error),
+      );
+      return;
+    }
+    const d = this.deduper!;
+    let out: Uint8Array;
+    try {
+      if (chunk) {
+        out = d.push(chunk);
+      } else {
+        out = d.end();
+        d.dispose(); // the stats stay
+      }
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    callback(null, out.length > 0 ? Buffer.from(out.buffer, out.byteOffset, out.length) : undefined);
+  }
+
+  private unsettled(): void {
+    clearTimeout(this.settleTimer);
+    this.settleTimer = undefined;
+  }
+
+  // The run's engine: a run on two threads when asked for and its helper starts, else one thread's.
+  private async begin(): Promise<LineDeduper | PartitionedRun> {
+    if (this.threads === 2) {
+      // Loaded when asked for: a run on one thread, the default, does without them.
+      const [{ PartitionedRun }, { nodeHelperLink }] = await Promise.all([
+        import('./partitioned.js'),
+        import('./node_helper.js'),
+      ]);
+      try {
+        return await PartitionedRun.start(this.options ?? {}, nodeHelperLink());
+      } catch (error) {
+        // A filter's error (out of memory, a bad option) is the run's; a helper that cannot start is not.
+        if (error instanceof CuckooFilterError) throw error;
+      }
+    }
+    return LineDeduper.create(this.options);
+  }
 }
 
-/** A Node Transform that deduplicates lines (see LineDeduper): `readable.pipe(dedupLines()).pipe(out)`. */
-export function dedupLines(options?: LineDeduperOptions): LineDedupTransform {
+/**
+ * A Node Transform that deduplicates lines (see LineDeduper): `readable.pipe(dedupLines()).pipe(out)`;
+ * `dedupLines({ threads: 2 })` shares the work with a helper thread (DedupLinesOptions).
+ */
+export function dedupLines(options?: DedupLinesOptions): LineDedupTransform {
   return new LineDedupTransform(options);
 }

@@ -9,3 +9,4 @@ useUnpacker((text) => inflateSync(Buffer.from(text, 'base64')));
 
 export * from './index.js';
 export { dedupLines, LineDedupTransform } from './dedup_node.js';
+export type { DedupLinesOptions } from './dedup_node.js';

@@ -38,8 +38,9 @@ function run(args: string[], input?: string | Buffer) {
   return { code: result.status, stdout: result.stdout as Buffer, stderr };
 }
 
-// A module hook that hands `importer` (a module of js/dist/esm/cli) a stub of node:worker_threads whose
-// Worker class is `workerClass` (source text extending real.Worker); returns the hooks file for register().
+// A module hook that hands `importer` (a module of js/dist/esm, as "cli/distinct.js") a stub of
+// node:worker_threads whose Worker class is `workerClass` (source text extending real.Worker); returns the
+// hooks file for register().
 function workerThreadsStub(name: string, importer: string, workerClass: string): string {
   const stub = join(dir, `${name}-worker.mjs`);
   writeFileSync(stub, `import * as real from 'node:worker_threads';\n${workerClass}`);
@@ -47,7 +48,7 @@ function workerThreadsStub(name: string, importer: string, workerClass: string):
   writeFileSync(
     hooks,
     `export async function resolve(specifier, context, next) {
-      if (specifier === 'node:worker_threads' && context.parentURL?.endsWith(${JSON.stringify(`/cli/${importer}`)}))
+      if (specifier === 'node:worker_threads' && context.parentURL?.endsWith(${JSON.stringify(`/esm/${importer}`)}))
         return { url: ${JSON.stringify(`file://${stub}`)}, shortCircuit: true };
       return next(specifier, context);
     }`,
@@ -774,7 +775,7 @@ describe('dedup: a count on several threads is the count of one', () => {
     // (as under a limit on threads: ERR_WORKER_INIT_FAILED), its third dies at once.
     const hooks = workerThreadsStub(
       'count-stub',
-      'distinct.js',
+      'cli/distinct.js',
       `let made = 0;
       export class Worker extends real.Worker {
         constructor(...args) {
@@ -1287,11 +1288,11 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
   });
 
   test('a helper that cannot start leaves the run to one thread; one that dies ends it, -o as it was', () => {
-    // node:worker_threads, for partitioned.js only, through a module hook: its Worker cannot be made (as
+    // node:worker_threads, for node_helper.js only, through a module hook: its Worker cannot be made (as
     // under a limit on threads), or ends after its third message.
     const register = stubRegister(
       'part-stub',
-      'partitioned.js',
+      'node_helper.js',
       `export class Worker extends real.Worker {
         constructor(...args) {
           if (process.env.STUB === 'throw') throw new Error('ERR_WORKER_INIT_FAILED (a test)');
@@ -1345,11 +1346,11 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     expect(result.stderr.toString()).toBe('');
   });
 
-  // node:worker_threads for partitioned.js, its Workers counted (a line each in the file MADE_LOG names).
+  // node:worker_threads for node_helper.js (the helper's Worker), its Workers counted (a line each in the file MADE_LOG names).
   const counted = () => ({
     register: stubRegister(
       'part-made',
-      'partitioned.js',
+      'node_helper.js',
       `import { appendFileSync } from 'node:fs';
       export class Worker extends real.Worker {
         constructor(...args) {
@@ -1365,7 +1366,7 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
   // `cuckoo dedup` fed by a pipe, lines written to it a turn at a time: each turn's lines are awaited on
   // standard output before the next turn is written (a line held back until more input comes never
   // arrives, and the test times out); then `rest` at once. Returns what the run wrote and the Workers
-  // partitioned.js made.
+  // node_helper.js made.
   async function inTurns(args: string[], turns: string[], rest: Buffer): Promise<{ stdout: Buffer; helpers: number }> {
     const { register, log } = counted();
     rmSync(log, { force: true });

@@ -1,6 +1,7 @@
 // LineDeduper, the one line-dedup engine, against the reference of the documented rules; its stream
 // adapters; how it sizes and grows its filter.
-import { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { pipeline } from 'node:stream/promises';
 import {
   CuckooFilter,
@@ -10,7 +11,7 @@ import {
   planDedup,
   ready,
 } from '../../js/src/index';
-import { dedupLines } from '../../js/src/node';
+import { type DedupLinesOptions, dedupLines } from '../../js/src/node';
 import {
   BUDGET_START_LIMIT,
   DEDUP_LOSS_BUDGET,
@@ -481,5 +482,126 @@ describe('stream adapters', () => {
         }),
       ),
     ).rejects.toThrow(/too small for a filter that grows/);
+  });
+});
+
+describe('dedupLines({ threads: 2 }): a helper thread, the same output and stats as one', () => {
+  // Through a Readable of random chunk sizes (one byte to 300 KiB); the Workers made meanwhile.
+  async function through(input: Buffer, options: DedupLinesOptions, seed: number) {
+    const random = rng(seed);
+    const parts: Buffer[] = [];
+    for (let at = 0; at < input.length; ) {
+      const size = 1 + Math.floor(random() < 0.3 ? random() * 100 : random() * 300_000);
+      parts.push(input.subarray(at, at + size));
+      at += size;
+    }
+    const transform = dedupLines(options);
+    const chunks: Buffer[] = [];
+    await pipeline(
+      Readable.from(parts),
+      transform,
+      new Writable({
+        write(chunk, _encoding, done) {
+          chunks.push(chunk);
+          done();
+        },
+      }),
+    );
+    return { out: Buffer.concat(chunks), stats: transform.stats };
+  }
+
+  const lines = randomInput(21, 40_000, 300);
+  const csv = randomCsv(22, 20_000);
+  test.each([
+    ['lines', lines, {}, referenceDedup(lines)],
+    ['duplicates', lines, { duplicates: true }, referenceDedup(lines, { duplicates: true })],
+    ['zero-terminated', lines, { zeroTerminated: true }, referenceDedup(lines, { zeroTerminated: true })],
+    ['fields', lines, { fields: '1', delimiter: ' ' }, referenceDedup(lines, { fields: [[1, 1]], delimiter: ' ' })],
+    ['csv by a column', csv, { csv: true, fields: '2' }, referenceCsvDedup(csv, [2])],
+    ['empty', Buffer.alloc(0), {}, Buffer.alloc(0)],
+  ] as const)('%s', async (_name, input, rules, expected) => {
+    const one = await through(input, { ...EXACT, ...rules }, 1);
+    const made = jest.spyOn(Worker.prototype, 'postMessage');
+    try {
+      for (const seed of [2, 3]) {
+        const two = await through(input, { ...EXACT, ...rules, threads: 2, inputBytes: input.length }, seed);
+        expect(two.out.equals(expected)).toBe(true);
+        expect(two.out.equals(one.out)).toBe(true);
+        expect([two.stats.lines, two.stats.unique, two.stats.duplicates]).toEqual([
+          one.stats.lines,
+          one.stats.unique,
+          one.stats.duplicates,
+        ]);
+      }
+      // Each run had its helper (given its job), and every helper has ended.
+      const helpers = new Set(made.mock.contexts as Worker[]);
+      expect(helpers.size).toBe(2);
+      for (const helper of helpers) expect(helper.threadId).toBe(-1);
+    } finally {
+      made.mockRestore();
+    }
+  });
+
+  test("a slow source's lines come out before its next chunk is written", async () => {
+    const source = new PassThrough();
+    const transform = dedupLines({ threads: 2 });
+    const out = source.pipe(transform);
+    let text = '';
+    out.on('data', (data: Buffer) => {
+      text += data.toString();
+    });
+    for (let turn = 0; turn < 4; turn++) {
+      source.write(`turn-${turn}\nrepeat\n`);
+      // Without the lines held back being handed out after a pause, this waits for ever.
+      await new Promise<void>((resolve) => {
+        const check = () => (text.includes(`turn-${turn}\n`) ? resolve() : setTimeout(check, 5));
+        check();
+      });
+    }
+    source.end();
+    await new Promise((resolve) => out.on('end', resolve));
+    expect(text).toBe('turn-0\nrepeat\nturn-1\nturn-2\nturn-3\n');
+    expect(transform.stats.unique).toBe(5);
+  });
+
+  test('a source that fails ends the run and its helper; bad options throw at once', async () => {
+    const made = jest.spyOn(Worker.prototype, 'postMessage');
+    try {
+      let n = 0;
+      const source = new Readable({
+        read() {
+          if (++n < 40) this.push(Buffer.from(`line-${n}\nline-${n % 3}\n`.repeat(2000)));
+          else this.destroy(new Error('the source failed'));
+        },
+      });
+      const transform = dedupLines({ threads: 2 });
+      await expect(
+        pipeline(
+          source,
+          transform,
+          new Writable({
+            write(_c, _e, done) {
+              done();
+            },
+          }),
+        ),
+      ).rejects.toThrow('the source failed');
+      // Once the stream says it is closed, its helper has ended.
+      if (!transform.closed) await new Promise((resolve) => transform.once('close', resolve));
+      const helpers = new Set(made.mock.contexts as Worker[]);
+      expect(helpers.size).toBe(1);
+      for (const helper of helpers) expect(helper.threadId).toBe(-1);
+    } finally {
+      made.mockRestore();
+    }
+    expect(() => dedupLines({ threads: 3 as never })).toThrow(/threads must be 1 or 2, got the number 3/);
+    expect(() => dedupLines({ threads: '2' as never })).toThrow(/threads must be 1 or 2/);
+    const seen = new CuckooFilter({ capacity: 100, growth: 2 });
+    try {
+      expect(() => dedupLines({ threads: 2, seen })).toThrow(/threads: 2 goes without seen/);
+    } finally {
+      seen.dispose();
+    }
+    expect(() => new LineDeduper({ threads: 2 } as never)).toThrow(/unknown option "threads"/);
   });
 });

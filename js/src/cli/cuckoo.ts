@@ -32,7 +32,8 @@ import {
   readFilterFile,
   UsageError,
 } from './io.js';
-import { PartitionedRun } from './partitioned.js';
+import { nodeHelperLink } from '../node_helper.js';
+import { PARTITION_FROM_BYTES, PartitionedRun } from '../partitioned.js';
 import { makeProgress } from './progress.js';
 
 const NAME = 'cuckoo';
@@ -240,19 +241,15 @@ function addressSpaceLimited(): boolean {
     return false; // no /proc (not Linux): no such limit is known
   }
 }
-// A run takes a helper thread (partitioned.ts) by default for files of this size or more. Unique lines from
-// a file (2026-11-28, three runs): 100 MB took 0.62-0.70 s on two threads and 0.58-0.70 s on one (and 20
-// MB more memory); 200 MB 0.72-0.83 s against 0.81-1.06 s; 1 GB 2.64-3.01 s against 3.59-4.19 s.
-const RUN_THREAD_BYTES = 128 << 20;
 // Whether dedup's run is partitioned between this thread and a helper: a core for it (and --threads 2 or
 // more, the default), no --seen state (its filter is one, read and written whole), and inputs of any size
-// when --threads asks for threads, else regular files (inputBytes known) of RUN_THREAD_BYTES or more. Not
+// when --threads asks for threads, else regular files (inputBytes known) of PARTITION_FROM_BYTES or more. Not
 // a pipe by default: its size is unknown, and the helper's start and memory cost more than they save below
 // about 64 MB (16 MB of unique lines through `cat |`: 0.37-0.39 s on two threads, 0.20-0.25 s on one; 100
 // MB: 0.68-0.75 s, 0.82-0.95 s), where a run cannot move to two threads once it has begun.
 function runsPartitioned(values: Values, inputBytes: number | undefined): boolean {
   if (values.seen !== undefined || Math.min(threadsFlag(values), cores()) < 2 || addressSpaceLimited()) return false;
-  return values.threads !== undefined || (inputBytes !== undefined && inputBytes >= RUN_THREAD_BYTES);
+  return values.threads !== undefined || (inputBytes !== undefined && inputBytes >= PARTITION_FROM_BYTES);
 }
 
 /** What dedup and build use of a run's engine, one thread's or a partitioned one's. */
@@ -371,7 +368,6 @@ async function runEngine(
     throw error;
   }
   progress?.done(lines());
-  if (engine) await engine.stop();
   return engine ?? deduper!;
 }
 
@@ -415,7 +411,11 @@ async function* whenSlow(
 // memory for its module): the output is the same.
 async function partitioned(options: LineDeduperOptions): Promise<PartitionedRun | undefined> {
   try {
-    return await PartitionedRun.start(options);
+    return await PartitionedRun.start(
+      options,
+      nodeHelperLink(),
+      (message) => new InputError(`${message} (--threads 1 runs on one thread)`),
+    );
   } catch {
     return undefined;
   }

@@ -1,48 +1,67 @@
-// The `cuckoo` command's run on several threads (line_dedup.hpp, "Partitioned runs"): the keys are shared
-// between the main thread's filter and a helper thread's (dedup_worker.ts). The main thread reads, splits
-// and hashes every record, decides its share of the keys and sends the helper the hashes of the others;
-// while the helper decides them, the main thread goes on with the next block, and then writes the last
-// block's lines with the helper's verdicts. The output is one thread's, byte for byte (a key's records all
-// go to one filter, in order), and so are the counts; the filters' expected wrong drops add up.
-import { Worker } from 'node:worker_threads';
-import { type LineDedupStats, type LineDeduperOptions, planDedup } from '../dedup.js';
-import { CuckooFilterError, type CuckooFilterErrorCode } from '../errors.js';
-import { LineDeduper } from '../node.js';
-import { InputError } from './io.js';
+// A line deduplication run on two threads (line_dedup.hpp, "Partitioned runs"): the keys are shared between
+// this thread's filter and a helper thread's. This thread reads, splits and hashes every record, decides its
+// share of the keys and sends the helper the hashes of the others; while the helper decides them, this
+// thread goes on with the next block, and then hands out the last block's lines with the helper's verdicts.
+// The output is one thread's, byte for byte (a key's records all go to one filter, in order), and so are
+// the counts; the filters' expected wrong drops add up. The helper is a Worker of the environment's (Node's
+// worker_threads: node_helper.ts; a Web Worker in a page), reached through a HelperLink; serveHelper() is
+// its side. Used by the `cuckoo` command, dedupLines({ threads }) in Node and the dedup page.
+import { type LineDedupStats, LineDeduper, type LineDeduperOptions, planDedup } from './dedup.js';
+import { CuckooFilterError, type CuckooFilterErrorCode } from './errors.js';
+import { ready } from './wasm_module.js';
 
-/** What dedup_worker.js is given: the options of its deduplicator (its share of the run's). */
-export interface HelperJob {
-  options: LineDeduperOptions;
-}
 /**
- * What the main thread sends a helper: the hashes of its share from one call (`count` of 8 bytes at the
- * start of `hashes`, a verdict byte each to be written at the start of `verdicts`), or the end.
+ * What the main thread sends a helper: first its deduplicator's options (its share of the run's); then the
+ * hashes of its share from one call (`count` of 8 bytes at the start of `hashes`; with shared memory, a
+ * verdict byte each is to be written at the start of `verdicts`), or the end.
  */
-export type HelperCall = { hashes: SharedArrayBuffer; count: number; verdicts: SharedArrayBuffer } | { end: true };
-/** A helper's answer: ready once, then that a call's verdicts are written, its stats at the end, or its failure. */
+export type HelperCall =
+  | { job: LineDeduperOptions }
+  | { hashes: ArrayBufferLike; count: number; verdicts?: SharedArrayBuffer }
+  | { end: true };
+/**
+ * A helper's answer: ready once, then that a call's verdicts are written (or, without shared memory, the
+ * verdicts themselves), its stats at the end, or its failure.
+ */
 export type HelperReply =
   | { ready: true }
-  | { decided: number }
+  | { decided: number; verdicts?: ArrayBuffer }
   | { stats: LineDedupStats }
   | { failed: string; message: string };
 
+/** The main thread's side of a helper Worker. */
+export interface HelperLink {
+  post(call: HelperCall, transfer: ArrayBuffer[]): void;
+  /** Called once: `take` gets every reply, and a failure reply when the Worker fails or ends on its own. */
+  listen(take: (reply: HelperReply) => void): void;
+  terminate(): Promise<unknown> | undefined;
+}
+
 /** Writes a call's lines (a view of the heap, valid until the next call). */
-export type Keep = (lines: Uint8Array) => Promise<void>;
+export type Keep = (lines: Uint8Array) => Promise<void> | void;
 
 /**
  * The main thread's share of the keys: it also reads, splits, hashes and writes every record, where the
  * helper only looks its keys up (measured on 10M log lines: docs/DEDUP.md, "Several threads").
  */
 export const MAIN_SHARE = 0.15;
+/**
+ * Inputs of known size take a helper from this size (the `cuckoo` command's files, the dedup page's).
+ * Unique lines from a file (2026-11-28, three runs): 100 MB took 0.62-0.70 s on two threads and 0.58-0.70 s
+ * on one (and 20 MB more memory); 200 MB 0.72-0.83 s against 0.81-1.06 s; 1 GB 2.64-3.01 s against
+ * 3.59-4.19 s.
+ */
+export const PARTITION_FROM_BYTES = 128 << 20;
 // Calls of the main deduplicator whose lines wait for the helper's verdicts: one, so that the helper
 // decides a block's keys while the main thread reads and hashes the next (the engine allows two).
 const LAG = 1;
-// The most a block read into the command's own buffers (not the heap) takes: io.ts's BLOCK.
+// The most a block copied into the run's own heap buffers takes (larger ones are pushed as they are).
 const COPY_BLOCK = 1 << 20;
 // The hashes of a call go to the helper, and its verdicts come back, in memory both threads share, reused
 // by turns (a call's slot is free again once the call is resolved: at most LAG + 1 calls are out). A new
 // buffer transferred with each message was freed only when the helper's JavaScript next collected its
 // garbage, which it makes little of: 20M lines' hashes (136 MB in all) held about 40 MiB of the process.
+// A page that is not cross-origin isolated has no SharedArrayBuffer: there each call transfers its own.
 const SLOTS = LAG + 2;
 
 /** Shared memory of at least `bytes`: `slot` if it is large enough, else a new one, larger by half. */
@@ -51,16 +70,20 @@ function sharedAtLeast(slot: SharedArrayBuffer | undefined, bytes: number): Shar
   return new SharedArrayBuffer(Math.max(bytes, Math.floor((slot?.byteLength ?? 0) * 1.5), 1 << 16));
 }
 
+const sharedMemory = (): boolean => typeof SharedArrayBuffer === 'function';
+
 /**
  * A partitioned run with one helper thread. Each call hands the lines it completes to `keep`, a call
  * late; after end(), stats. A failed call leaves the run failed (every later call throws its error).
  */
 export class PartitionedRun {
   private readonly main: LineDeduper;
-  private readonly worker: Worker;
+  private readonly link: HelperLink;
+  private readonly failed: (message: string) => Error;
   private readonly replies: HelperReply[] = [];
   private waiting: ((reply: HelperReply) => void) | undefined;
   private inFlight = 0; // calls whose hashes the helper has, not yet resolved
+  private readonly shared = sharedMemory();
   private readonly slots: { hashes?: SharedArrayBuffer; verdicts?: SharedArrayBuffer }[] = Array.from(
     { length: SLOTS },
     () => ({}),
@@ -76,19 +99,35 @@ export class PartitionedRun {
 
   /**
    * `options`: the whole run's (its capacity and inputBytes are split between the threads by their
-   * shares). Resolves once the helper has loaded the module; rejects when it cannot start.
+   * shares; not `seen`: a run has a filter a thread). `link`: a new helper Worker's. `failed` makes the
+   * error of a helper that fails or ends (default: an Error with its message). Resolves once the helper
+   * has loaded the module; rejects when it cannot start (and ends it).
    */
-  static async start(options: LineDeduperOptions): Promise<PartitionedRun> {
-    const run = new PartitionedRun(options);
+  static async start(
+    options: LineDeduperOptions,
+    link: HelperLink,
+    failed: (message: string) => Error = (message) => new Error(message),
+  ): Promise<PartitionedRun> {
+    await ready();
+    let run: PartitionedRun;
+    try {
+      run = new PartitionedRun(options, link, failed);
+    } catch (error) {
+      await link.terminate();
+      throw error;
+    }
     const first = await run.next();
     if (!('ready' in first)) {
       await run.dispose();
-      throw helperError(first);
+      throw run.helperError(first);
     }
     return run;
   }
 
-  private constructor(options: LineDeduperOptions) {
+  private constructor(options: LineDeduperOptions, link: HelperLink, failed: (message: string) => Error) {
+    if (options.seen) throw new CuckooFilterError('INVALID_ARGUMENT', 'a run on two threads goes without seen');
+    this.link = link;
+    this.failed = failed;
     const cut = Math.round(MAIN_SHARE * 2 ** 32);
     // Each thread's part of a count: the main thread's rounded up, the helper's the rest (at least 1).
     const part = (main: boolean, n: number | undefined) => {
@@ -106,23 +145,13 @@ export class PartitionedRun {
     });
     this.main = new LineDeduper(shareOf(true));
     this.main.share(Uint32Array.of(cut));
-    // Not this process's Node options (execArgv): some are refused in a worker (--input-type).
-    this.worker = new Worker(new URL('./dedup_worker.js', import.meta.url), {
-      workerData: { options: shareOf(false) } satisfies HelperJob,
-      execArgv: [],
-      stdout: true, // the module's own messages are not the command's
-      stderr: true,
-    });
-    const take = (reply: HelperReply) => {
+    link.listen((reply) => {
       const waiting = this.waiting;
       this.waiting = undefined;
       if (waiting) waiting(reply);
       else this.replies.push(reply);
-    };
-    this.worker.on('message', take);
-    const gone = (why: string) => take({ failed: 'error', message: why });
-    this.worker.on('error', (error) => gone(`the run's helper thread failed: ${error.message}`));
-    this.worker.on('exit', (code) => gone(`the run's helper thread ended (status ${code})`));
+    });
+    link.post({ job: shareOf(false) }, []);
   }
 
   /** A block: `inHeap` when it is a view of the module's heap that stays put until the call after the next. */
@@ -152,16 +181,17 @@ export class PartitionedRun {
     return this.step(() => this.main.nextInput(), keep);
   }
 
-  /** The end: `keep` is given the last lines; then the helper's stats are in. */
+  /** The end: `keep` is given the last lines; then the helper's stats are in, and the helper has ended. */
   async end(keep: Keep): Promise<void> {
     await this.step(() => this.main.end(), keep);
     await this.guard(async () => {
       while (this.inFlight > 0) await this.resolveOne(keep);
-      this.worker.postMessage({ end: true } satisfies HelperCall);
+      this.link.post({ end: true }, []);
       const reply = await this.next();
-      if (!('stats' in reply)) throw helperError(reply);
+      if (!('stats' in reply)) throw this.helperError(reply);
       this.helperStats = reply.stats;
     });
+    await this.link.terminate();
   }
 
   /** The run's counts: the main thread's, with both filters' memory and expected wrong drops. */
@@ -183,20 +213,15 @@ export class PartitionedRun {
     };
   }
 
-  /** After end(): ends the helper (its stats are in). */
-  async stop(): Promise<void> {
-    await this.worker.terminate();
-  }
-
-  /** A partitioned run has a filter a thread, none the run's (the command does not partition --seen). */
+  /** A partitioned run has a filter a thread, none the run's. */
   exportFilter(): Uint8Array {
     throw new CuckooFilterError('INVALID_ARGUMENT', 'a partitioned run has no single filter to export');
   }
 
-  /** Frees the main deduplicator and ends the helper. */
+  /** Frees the main deduplicator and ends the helper (the stats stay). */
   async dispose(): Promise<void> {
     this.main.dispose();
-    await this.worker.terminate();
+    await this.link.terminate();
   }
 
   // One call of the main deduplicator: the hashes it gives the helper are sent, and the calls LAG back are
@@ -208,12 +233,18 @@ export class PartitionedRun {
       here();
       if (this.main.pendingCalls > before) {
         const outgoing = this.main.outgoing(1);
-        const slot = this.slots[this.sent++ % SLOTS];
-        slot.hashes = sharedAtLeast(slot.hashes, outgoing.length);
-        slot.verdicts = sharedAtLeast(slot.verdicts, outgoing.length / 8);
-        new Uint8Array(slot.hashes).set(outgoing);
-        const call = { hashes: slot.hashes, count: outgoing.length / 8, verdicts: slot.verdicts };
-        this.worker.postMessage(call satisfies HelperCall);
+        const count = outgoing.length / 8;
+        if (this.shared) {
+          const slot = this.slots[this.sent % SLOTS];
+          slot.hashes = sharedAtLeast(slot.hashes, outgoing.length);
+          slot.verdicts = sharedAtLeast(slot.verdicts, count);
+          new Uint8Array(slot.hashes).set(outgoing);
+          this.link.post({ hashes: slot.hashes, count, verdicts: slot.verdicts }, []);
+        } else {
+          const hashes = outgoing.slice().buffer;
+          this.link.post({ hashes, count }, [hashes]);
+        }
+        this.sent++;
         this.inFlight++;
       }
       while (this.inFlight > (alone ? 0 : LAG)) await this.resolveOne(keep);
@@ -223,10 +254,10 @@ export class PartitionedRun {
   // The oldest call's lines, once the helper's verdicts for its hashes are in.
   private async resolveOne(keep: Keep): Promise<void> {
     const reply = await this.next();
-    if (!('decided' in reply)) throw helperError(reply);
-    const slot = this.slots[(this.sent - this.inFlight) % SLOTS];
+    if (!('decided' in reply)) throw this.helperError(reply);
+    const verdicts = reply.verdicts ?? this.slots[(this.sent - this.inFlight) % SLOTS].verdicts!;
     this.inFlight--;
-    const out = this.main.resolve([new Uint8Array(slot.verdicts!, 0, reply.decided)]);
+    const out = this.main.resolve([new Uint8Array(verdicts, 0, reply.decided)]);
     if (out.length > 0) await keep(out);
   }
 
@@ -253,14 +284,63 @@ export class PartitionedRun {
       this.waiting = resolve;
     });
   }
+
+  private helperError(reply: HelperReply): Error {
+    if ('failed' in reply) {
+      const codes = ['INVALID_ARGUMENT', 'BAD_FORMAT', 'DISPOSED', 'OUT_OF_MEMORY', 'CAPACITY_EXCEEDED', 'NOT_READY'];
+      return codes.includes(reply.failed)
+        ? new CuckooFilterError(reply.failed as CuckooFilterErrorCode, reply.message)
+        : this.failed(reply.message);
+    }
+    return this.failed("the run's helper thread answered out of step");
+  }
 }
 
-function helperError(reply: HelperReply): Error {
-  if ('failed' in reply) {
-    const codes = ['INVALID_ARGUMENT', 'BAD_FORMAT', 'DISPOSED', 'OUT_OF_MEMORY', 'CAPACITY_EXCEEDED', 'NOT_READY'];
-    return codes.includes(reply.failed)
-      ? new CuckooFilterError(reply.failed as CuckooFilterErrorCode, reply.message)
-      : new InputError(`${reply.message} (--threads 1 runs on one thread)`);
-  }
-  return new InputError("the run's helper thread answered out of step");
+/** A helper Worker's side of the link: what it is sent, and how it answers. */
+export interface HelperPort {
+  listen(take: (call: HelperCall) => void): void;
+  post(reply: HelperReply, transfer: ArrayBuffer[]): void;
+}
+
+/**
+ * Serves a partitioned run as its helper (the body of a helper Worker): a LineDeduper whose filter decides
+ * the hashes of its share of the keys, which the main thread sends after each of its calls, answered with
+ * a verdict byte each; at the end, its stats.
+ */
+export function serveHelper(port: HelperPort): void {
+  let deduper: LineDeduper | undefined;
+  const fail = (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    port.post({ failed: error instanceof CuckooFilterError ? error.code : 'error', message }, []);
+  };
+  const start = async (options: LineDeduperOptions) => {
+    await ready();
+    deduper = new LineDeduper(options);
+    port.post({ ready: true }, []);
+  };
+  port.listen((call) => {
+    try {
+      if ('job' in call) {
+        start(call.job).catch(fail);
+        return;
+      }
+      const d = deduper!;
+      if ('end' in call) {
+        const stats = d.stats;
+        d.dispose();
+        port.post({ stats }, []);
+        return;
+      }
+      const verdicts = d.decide(new Uint8Array(call.hashes, 0, 8 * call.count));
+      if (call.verdicts) {
+        new Uint8Array(call.verdicts).set(verdicts);
+        port.post({ decided: verdicts.length }, []);
+      } else {
+        const own = verdicts.slice().buffer;
+        port.post({ decided: verdicts.length, verdicts: own }, [own]);
+      }
+    } catch (error) {
+      fail(error);
+    }
+  });
 }

@@ -1,0 +1,26 @@
+// The helper thread of a partitioned run (partitioned.ts) in Node: a worker_threads Worker running
+// dedup_worker.js of the same build (found through helper_url.js, which each build writes its own of).
+import { Worker } from 'node:worker_threads';
+import { helperUrl } from './generated/helper_url.js';
+import type { HelperCall, HelperLink, HelperReply } from './partitioned.js';
+
+/** A new helper Worker's link. Throws when the Worker cannot be made (a limit on threads). */
+export function nodeHelperLink(): HelperLink {
+  // Not this process's Node options (execArgv): some are refused in a worker (--input-type).
+  const worker = new Worker(helperUrl(), {
+    execArgv: [],
+    stdout: true, // the module's own messages are not the caller's
+    stderr: true,
+  });
+  return {
+    post: (call: HelperCall, transfer: ArrayBuffer[]) => worker.postMessage(call, transfer),
+    listen(take: (reply: HelperReply) => void) {
+      worker.on('message', take);
+      worker.on('error', (error) =>
+        take({ failed: 'error', message: `the run's helper thread failed: ${error.message}` }),
+      );
+      worker.on('exit', (code) => take({ failed: 'error', message: `the run's helper thread ended (status ${code})` }));
+    },
+    terminate: () => worker.terminate(),
+  };
+}
