@@ -4,7 +4,8 @@
 // the browser may keep out of the tab's heap. Several files are one input, read in order, each file's
 // last line ending with its file. The filter grows, and with the input's size known it can always hold
 // every line: a valid file is never refused.
-import { ready, CuckooFilter, LineDeduper } from './dist/esm/index.js';
+import { ready, CuckooFilter, CuckooFilterError, LineDeduper } from './dist/esm/index.js';
+import { PARTITION_FROM_BYTES, PartitionedRun } from './dist/esm/partitioned.js';
 
 const OUTPUT_PART = 1 << 20;
 
@@ -13,6 +14,38 @@ const OUTPUT_PART = 1 << 20;
 // The first is 64 KiB, the chunk file.stream() gave most often.
 const FIRST_BLOCK = 64 << 10;
 const BLOCK = 1 << 20;
+
+/**
+ * The run's engine on two threads (the package's partitioned run, as the `cuckoo` command runs a large
+ * file): the keys shared between this worker's filter and a helper worker's (dedup-helper.js), which
+ * decides its share of each block while this one reads and hashes the next. Undefined when the helper
+ * cannot start: the run then takes one thread (the output is the same).
+ */
+async function twoThreads(options) {
+  let worker;
+  try {
+    worker = new Worker(new URL('dedup-helper.js', import.meta.url), { type: 'module' });
+  } catch {
+    return undefined; // no nested workers here
+  }
+  const link = {
+    post: (call, transfer) => worker.postMessage(call, transfer),
+    listen(take) {
+      worker.onmessage = ({ data }) => take(data);
+      worker.onerror = (event) => {
+        event.preventDefault();
+        take({ failed: 'error', message: `the helper thread failed (${event.message || 'it could not start'})` });
+      };
+    },
+    terminate: () => worker.terminate(),
+  };
+  try {
+    return await PartitionedRun.start(options, link);
+  } catch (error) {
+    if (error instanceof CuckooFilterError) throw error; // the filter's (out of memory): the run's error
+    return undefined;
+  }
+}
 
 /** Cancel was asked: the run stops at its next block. */
 let cancelled = false;
@@ -26,10 +59,12 @@ self.onmessage = ({ data }) => {
   else if (data.type === 'run') run(data);
 };
 
-async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes, output }) {
+async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes, output, threads }) {
   const started = performance.now();
   const total = files.reduce((sum, f) => sum + f.size, 0);
   let deduper;
+  /** @type {PartitionedRun | undefined} */
+  let partitioned;
   let seen;
   let writable;
   try {
@@ -99,10 +134,22 @@ async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes,
     if (csv) options.csv = true;
     if (fields !== undefined) options.fields = fields;
     if (delimiter !== undefined) options.delimiter = delimiter;
-    deduper = new LineDeduper(options);
+    // Two threads, as the command takes them: a large input, a core to spare, no remembered lines (those
+    // are one filter); `threads` (the page's ?threads=1 or 2) decides instead when given.
+    const helper =
+      !remember && !seen && (threads === 2 || (threads === undefined && navigator.hardwareConcurrency > 1 && total >= PARTITION_FROM_BYTES));
+    if (helper) partitioned = await twoThreads(options);
+    checkCancelled();
+    if (!partitioned) deduper = new LineDeduper(options);
+    const engine = partitioned ?? deduper;
+    // A run on two threads hands out each block's lines a block later, as views of its heap: kept as copies.
+    const keepCopy = (bytes) => keep(bytes.slice());
+    const push = (value) => (partitioned ? partitioned.push(value, false, keepCopy) : keep(deduper.push(value)));
+    const nextInput = () => (partitioned ? partitioned.nextInput(keepCopy) : keep(deduper.nextInput()));
+    const end = () => (partitioned ? partitioned.end(keepCopy) : keep(deduper.end()));
     const report = (type, extra = {}) => {
       const seconds = (performance.now() - started) / 1000;
-      const { lines, unique } = deduper.stats;
+      const { lines, unique } = engine.stats;
       self.postMessage({ type, done, total, lines, unique, seconds, binary, fileIndex, ...extra });
     };
     // Each file is an input of its own (deduper.nextInput()): its last line ends with it, as the `cuckoo
@@ -113,7 +160,7 @@ async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes,
       const named = (error) => (error instanceof Cancelled ? error : new Error(`${file.name}: ${error.message}`));
       if (fileIndex > 0) {
         try {
-          await keep(deduper.nextInput());
+          await nextInput();
         } catch (error) {
           throw new Error(`${files[fileIndex - 1].name}: ${error.message}`);
         }
@@ -127,7 +174,7 @@ async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes,
         // A NUL byte: text files have none, so this is probably not text (it is deduplicated all the same).
         if (!binary && value.indexOf(0) !== -1) binary = true;
         try {
-          await keep(deduper.push(value));
+          await push(value);
         } catch (error) {
           throw named(error);
         }
@@ -139,9 +186,9 @@ async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes,
       }
     }
     fileIndex = files.length - 1;
-    await keep(deduper.end());
+    await end();
     checkCancelled();
-    const stats = deduper.stats;
+    const stats = engine.stats;
     let rememberedAfter;
     let bytes;
     if (remember) {
@@ -158,6 +205,7 @@ async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes,
       doublings: stats.doublings,
       filterBytes: stats.filterBytes,
       capacity: stats.plan?.capacity ?? 0,
+      threads: partitioned ? 2 : 1,
       remember: bytes,
       rememberedBefore,
       rememberedAfter,
@@ -169,6 +217,7 @@ async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes,
     else self.postMessage({ type: 'error', message: error.message });
   } finally {
     deduper?.dispose();
+    partitioned?.dispose(); // ends the helper too
     seen?.dispose();
   }
 }

@@ -79,6 +79,12 @@ function filterSummary(data, unit = 'line') {
   const costs = data.lines >= PER_LINE_FROM && data.unique > 0
     ? ` it costs ${per(data.lines)} bytes per ${unit} read and ${per(data.unique)} bytes per unique ${unit}.`
     : ` it held ${plural(data.unique, `unique ${unit}`)}.`;
+  if (data.threads === 2) {
+    return `The two filters, one a thread with the keys shared between them, took ${number(data.filterBytes)} bytes ` +
+      `together (${shape}). They were made when reading began, with room for ${plural(data.capacity, unit)} in all, and ` +
+      `their tables double as unique ${unit}s come, so their memory follows them:` +
+      costs.replace(' it costs', ' together they cost').replace(' it held', ' together they held') + kept;
+  }
   return `The filter took ${number(data.filterBytes)} bytes (${shape}). It was made when reading began, with room for ` +
     `${plural(data.capacity, unit)}, and its table doubles as unique ${unit}s come, so its memory follows them:` + costs + kept;
 }
@@ -669,7 +675,8 @@ async function start(files) {
     }
     if (run !== me) return;
     const header = keys.csv ? ' (the header not counted)' : '';
-    stop(`Done: ${plural(data.unique, `unique ${unit}`)} of ${number(data.lines)}${header}, in ${data.seconds.toFixed(2)} s. ` +
+    const threads = data.threads === 2 ? ' on two threads' : '';
+    stop(`Done: ${plural(data.unique, `unique ${unit}`)} of ${number(data.lines)}${header}, in ${data.seconds.toFixed(2)} s${threads}. ` +
       `${filterSummary(data, unit)} ${dropChance(data.wrongDropBound, data.unique, data.lines, unit)}${where ? ` ${where}` : ''}`, 'done');
     $('result').scrollIntoView({ block: 'nearest' });
   };
@@ -688,7 +695,15 @@ async function start(files) {
     remember: rememberOn,
     seenBytes,
     output,
+    threads: threadsAsked(),
   }, seenBytes ? [seenBytes.buffer] : []);
+}
+
+// ?threads=1 or ?threads=2 in the page's address: one thread, or two (a helper worker) for any input. By
+// default a run takes two where the browser has a core to spare, for inputs of 128 MiB or more.
+function threadsAsked() {
+  const asked = new URLSearchParams(location.search).get('threads');
+  return asked === '1' || asked === '2' ? Number(asked) : undefined;
 }
 
 function cancelledMessage(output) {

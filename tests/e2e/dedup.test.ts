@@ -1143,3 +1143,40 @@ test('the rate is Automatic by default, and the page says what that means', asyn
   expect(errors).toEqual([]);
   await page.close();
 });
+
+test('on two threads (?threads=2: a helper worker) the page writes what one thread writes, for several files, and says so', async () => {
+  let seed = 9;
+  const random = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 4294967296;
+  };
+  // About 5 MB in two files: several blocks of 1 MiB, each file's last line without its newline.
+  const part = (n: number) =>
+    Array.from(
+      { length: n },
+      () => `user-${Math.floor(random() * 150_000)} GET /item/${Math.floor(random() * 9)}`,
+    ).join('\n');
+  const first = write('threads-a.txt', part(120_000));
+  const second = write('threads-b.txt', part(60_000));
+  const expected = referenceDedup(together(readFileSync(first, 'utf8'), readFileSync(second, 'utf8')));
+  const outputs: Buffer[] = [];
+  for (const threads of [1, 2]) {
+    const { page, errors } = await openPage(session, `dedup.html?threads=${threads}`);
+    await page.selectOption('#fp-rate', '1e-8');
+    expect(await runFiles(page, [first, second])).toBe('done');
+    const status = (await page.textContent('#status')) ?? '';
+    if (threads === 2) {
+      expect(status).toMatch(
+        / s on two threads\. The two filters, one a thread with the keys shared between them, took [\d,]+ bytes together/,
+      );
+      await screenshot(page, 'dedup-two-threads', true);
+    } else {
+      expect(status).not.toContain('two');
+    }
+    outputs.push((await downloaded(page)).bytes);
+    expect(errors).toEqual([]);
+    await page.close();
+  }
+  expect(outputs[0].equals(expected)).toBe(true);
+  expect(outputs[1].equals(expected)).toBe(true);
+});
