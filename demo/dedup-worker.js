@@ -11,8 +11,13 @@ const OUTPUT_PART = 1 << 20;
 
 // Read in slices of fixed sizes, not as file.stream() hands them out: the filter is sized from the first
 // block's lines, and stream chunks can differ between runs, which made the same file's filter differ too.
-// The first is 64 KiB, the chunk file.stream() gave most often.
+// The first is 64 KiB, the chunk file.stream() gave most often. Then slices of 4 MiB, each read while the
+// last is worked on (the browser reads a file off this thread), handed to the engine 1 MiB at a time (a
+// run on two threads copies each block into its heap). 200 MB of log lines in headless Chromium: read
+// alone, 0.63 s in slices of 1 MiB and 0.28 s of 4 MiB; deduplicated on one thread, 2.08-2.17 s in slices
+// of 1 MiB not read ahead, 1.61-1.87 s so (alternating runs, 2026-11-28).
 const FIRST_BLOCK = 64 << 10;
+const READ = 4 << 20;
 const BLOCK = 1 << 20;
 
 /**
@@ -165,23 +170,32 @@ async function run({ files, fpRate, csv, fields, delimiter, remember, seenBytes,
           throw new Error(`${files[fileIndex - 1].name}: ${error.message}`);
         }
       }
-      for (let at = 0; at < file.size;) {
-        const size = done === 0 ? FIRST_BLOCK : BLOCK;
-        const value = new Uint8Array(await file.slice(at, at + size).arrayBuffer());
+      const slice = (at) => {
+        const read = file.slice(at, at + (done === 0 && at === 0 ? FIRST_BLOCK : READ)).arrayBuffer();
+        read.catch(() => {}); // a read left behind by a failed or cancelled run
+        return read;
+      };
+      let ahead = file.size > 0 ? slice(0) : undefined;
+      for (let at = 0; ahead;) {
+        const value = new Uint8Array(await ahead);
         checkCancelled();
         at += value.length;
-        done += value.length;
+        ahead = at < file.size ? slice(at) : undefined;
         // A NUL byte: text files have none, so this is probably not text (it is deduplicated all the same).
         if (!binary && value.indexOf(0) !== -1) binary = true;
-        try {
-          await push(value);
-        } catch (error) {
-          throw named(error);
-        }
-        checkCancelled();
-        if (performance.now() - lastReport > 100) {
-          lastReport = performance.now();
-          report('progress');
+        for (let piece = 0; piece < value.length; piece += BLOCK) {
+          const block = value.subarray(piece, piece + BLOCK);
+          done += block.length;
+          try {
+            await push(block);
+          } catch (error) {
+            throw named(error);
+          }
+          checkCancelled();
+          if (performance.now() - lastReport > 100) {
+            lastReport = performance.now();
+            report('progress');
+          }
         }
       }
     }
