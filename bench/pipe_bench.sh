@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Unknown sizes: `cuckoo dedup` of LINES lines (default 20 million), UNIQUE of them distinct (default: all;
-# LINES=10000000 UNIQUE=5000000 makes the other input of docs/DEDUP.md, half repeats), from the file and
+# LINES=10000000 UNIQUE=5000000: half repeats; INPUT=FILE takes that file instead), from the file and
 # from a pipe (cat FILE | cuckoo dedup), by default (two threads for a large file, one for a pipe), with
 # --threads 1 and, through the pipe, --threads 2, against sort -u and huniq on the same input. huniq is
 # measured only when HUNIQ names its binary (it is built by hand, never shipped: docs/PERFORMANCE.md says
@@ -35,7 +35,14 @@ for (let i = 0; i < n; i++) {
 if (buffer.length) fs.writeSync(out, buffer.join("\n") + "\n");
 ' "$@"
 }
-generate "$lines" "$work/unique.txt" "$unique"
+if [ -n "${INPUT:-}" ]; then
+  # A file of the caller's instead (INPUT=/tmp/log10.txt): LINES and UNIQUE are counted from it.
+  ln -s "$(realpath "$INPUT")" "$work/unique.txt"
+  lines=$(wc -l < "$INPUT")
+  unique=$(LC_ALL=C sort -u "$INPUT" | wc -l)
+else
+  generate "$lines" "$work/unique.txt" "$unique"
+fi
 sync
 
 # measure NAME COMMAND: the fastest of $runs runs of `bash -c COMMAND` (which reads $work/unique.txt).
