@@ -37,9 +37,9 @@ export class UsageError extends Error {}
 
 const STDIN = '-';
 // The most a read asks for. 1 MiB: with 4 MiB, 20M unique lines from a file peaked at 226-227 MiB on two
-// threads against 198-200 MiB, 10M log lines at 131-133 against 108-110, in the same time within the noise
-// (each block is held in the heap three times over, and its output and records beside it: docs/PERFORMANCE.md,
-// "Measured reasons in the code").
+// threads against 198-200 MiB, 10M log lines at 131-133 against 108-110 (each block is held in the heap
+// three times over, and its output and records beside it), for about 5-10% more time on the 20M lines (more
+// calls, each a message to the helper and back): docs/PERFORMANCE.md, "Measured reasons in the code".
 const BLOCK = 1 << 20;
 
 function describeError(error: NodeJS.ErrnoException): string {
