@@ -80,8 +80,11 @@ function filterSummary(data, unit = 'line') {
     ? ` it costs ${per(data.lines)} bytes per ${unit} read and ${per(data.unique)} bytes per unique ${unit}.`
     : ` it held ${plural(data.unique, `unique ${unit}`)}.`;
   if (data.threads === 2) {
-    return `The two filters, one a thread with the keys shared between them, took ${number(data.filterBytes)} bytes ` +
-      `together (${shape}). They were made when reading began, with room for ${plural(data.capacity, unit)} in all, and ` +
+    const twoShape = data.doublings > 0
+      ? `${data.fingerprintBits}-bit slots, the larger doubled ${data.doublings === 1 ? 'once' : `${data.doublings} times`} in place`
+      : `${data.fingerprintBits}-bit slots`;
+    return `The keys were shared between two filters, one for each thread, which took ${number(data.filterBytes)} bytes ` +
+      `together (${twoShape}). They were made when reading began, with room for ${plural(data.capacity, unit)} in all, and ` +
       `their tables double as unique ${unit}s come, so their memory follows them:` +
       costs.replace(' it costs', ' together they cost').replace(' it held', ' together they held') + kept;
   }

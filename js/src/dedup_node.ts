@@ -13,9 +13,11 @@ export interface DedupLinesOptions extends LineDeduperOptions {
    * which decides its share while this thread reads, splits and hashes the next chunk. The same output
    * and stats as one thread's, and the filters' expected wrong drops add up to one filter's; it pays from
    * about 100 MB of input (docs/DEDUP.md, "Several threads"), and not without a second core. A chunk's
-   * lines then come out after the next chunk has come in, or 10 ms after it when none comes. Not with
-   * seen (a run on two threads has a filter a thread). When the helper cannot start (a limit on
-   * threads), the run takes one thread. Default 1.
+   * lines then come out after the next chunk has come in, or 10 ms after it when none comes (the first
+   * chunk's also wait for the helper to start, about 0.1 s). Until the stream ends, stats' filterBytes,
+   * wrongDropBound and plan are this thread's filter's; at the end, both filters'. Not with seen (a run on
+   * two threads has a filter a thread). When the helper cannot start (a limit on threads), the run takes
+   * one thread. Default 1.
    */
   threads?: 1 | 2;
 }

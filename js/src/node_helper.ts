@@ -22,5 +22,6 @@ export function nodeHelperLink(): HelperLink {
       worker.on('exit', (code) => take({ failed: 'error', message: `the run's helper thread ended (status ${code})` }));
     },
     terminate: () => worker.terminate(),
+    hold: (busy: boolean) => (busy ? worker.ref() : worker.unref()),
   };
 }

@@ -35,6 +35,11 @@ export interface HelperLink {
   /** Called once: `take` gets every reply, and a failure reply when the Worker fails or ends on its own. */
   listen(take: (reply: HelperReply) => void): void;
   terminate(): Promise<unknown> | undefined;
+  /**
+   * Whether the helper keeps the process alive (Node: ref() and unref()): while a reply is awaited, and not
+   * while the run waits for its caller, so that a stream left unended does not keep a process running.
+   */
+  hold?(busy: boolean): void;
 }
 
 /** Writes a call's lines (a view of the heap, valid until the next call). */
@@ -108,9 +113,9 @@ export class PartitionedRun {
     link: HelperLink,
     failed: (message: string) => Error = (message) => new Error(message),
   ): Promise<PartitionedRun> {
-    await ready();
     let run: PartitionedRun;
     try {
+      await ready();
       run = new PartitionedRun(options, link, failed);
     } catch (error) {
       await link.terminate();
@@ -121,6 +126,7 @@ export class PartitionedRun {
       await run.dispose();
       throw run.helperError(first);
     }
+    link.hold?.(false);
     return run;
   }
 
@@ -154,16 +160,25 @@ export class PartitionedRun {
     link.post({ job: shareOf(false) }, []);
   }
 
-  /** A block: `inHeap` when it is a view of the module's heap that stays put until the call after the next. */
-  push(block: Uint8Array, inHeap: boolean, keep: Keep): Promise<void> {
+  /**
+   * A block: `inHeap` when it is a view of the module's heap that stays put until the call after the next
+   * (at most a piece of the deduplicator's: the `cuckoo` command's blocks). Any other block is copied into
+   * the run's own heap buffers, COPY_BLOCK bytes a call.
+   */
+  async push(block: Uint8Array, inHeap: boolean, keep: Keep): Promise<void> {
     if (inHeap || block.length === 0) return this.step(() => this.main.pushInHeap(block), keep);
-    if (block.length > COPY_BLOCK) return this.step(() => this.main.pushView(block), keep, true);
     this.copies ??= LineDeduper.inputBlocks(COPY_BLOCK, 2);
     if (!this.copies) throw new CuckooFilterError('OUT_OF_MEMORY', 'no memory for the input buffers');
-    const copy = this.copies.view(this.copyTurn).subarray(0, block.length);
-    this.copyTurn ^= 1;
-    copy.set(block);
-    return this.step(() => this.main.pushInHeap(copy), keep);
+    for (let at = 0; at < block.length; at += COPY_BLOCK) {
+      const piece = block.subarray(at, at + COPY_BLOCK);
+      // Its buffer's last call (two back) is resolved: at most LAG + 1 calls are out after a step.
+      const copy = this.copies.view(this.copyTurn).subarray(0, piece.length);
+      this.copyTurn ^= 1;
+      await this.step(() => {
+        copy.set(piece);
+        return this.main.pushInHeap(copy);
+      }, keep);
+    }
   }
 
   /**
@@ -186,6 +201,7 @@ export class PartitionedRun {
     await this.step(() => this.main.end(), keep);
     await this.guard(async () => {
       while (this.inFlight > 0) await this.resolveOne(keep);
+      this.link.hold?.(true);
       this.link.post({ end: true }, []);
       const reply = await this.next();
       if (!('stats' in reply)) throw this.helperError(reply);
@@ -225,10 +241,9 @@ export class PartitionedRun {
   }
 
   // One call of the main deduplicator: the hashes it gives the helper are sent, and the calls LAG back are
-  // resolved (a block with a large copy: every call before it, as its bytes lie in the scratch memory).
-  private step(here: () => Uint8Array, keep: Keep, alone = false): Promise<void> {
+  // resolved.
+  private step(here: () => Uint8Array, keep: Keep): Promise<void> {
     return this.guard(async () => {
-      if (alone) while (this.inFlight > 0) await this.resolveOne(keep);
       const before = this.main.pendingCalls;
       here();
       if (this.main.pendingCalls > before) {
@@ -244,10 +259,11 @@ export class PartitionedRun {
           const hashes = outgoing.slice().buffer;
           this.link.post({ hashes, count }, [hashes]);
         }
+        if (this.inFlight === 0) this.link.hold?.(true);
         this.sent++;
         this.inFlight++;
       }
-      while (this.inFlight > (alone ? 0 : LAG)) await this.resolveOne(keep);
+      while (this.inFlight > LAG) await this.resolveOne(keep);
     });
   }
 
@@ -257,6 +273,7 @@ export class PartitionedRun {
     if (!('decided' in reply)) throw this.helperError(reply);
     const verdicts = reply.verdicts ?? this.slots[(this.sent - this.inFlight) % SLOTS].verdicts!;
     this.inFlight--;
+    if (this.inFlight === 0) this.link.hold?.(false);
     const out = this.main.resolve([new Uint8Array(verdicts, 0, reply.decided)]);
     if (out.length > 0) await keep(out);
   }

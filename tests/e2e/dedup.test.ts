@@ -1167,7 +1167,7 @@ test('on two threads (?threads=2: a helper worker) the page writes what one thre
     const status = (await page.textContent('#status')) ?? '';
     if (threads === 2) {
       expect(status).toMatch(
-        / s on two threads\. The two filters, one a thread with the keys shared between them, took [\d,]+ bytes together/,
+        / s on two threads\. The keys were shared between two filters, one for each thread, which took [\d,]+ bytes together/,
       );
       await screenshot(page, 'dedup-two-threads', true);
     } else {

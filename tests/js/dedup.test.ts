@@ -1,5 +1,7 @@
 // LineDeduper, the one line-dedup engine, against the reference of the documented rules; its stream
 // adapters; how it sizes and grows its filter.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { pipeline } from 'node:stream/promises';
@@ -22,7 +24,7 @@ import {
 } from '../../js/src/dedup';
 import { requireModule } from '../../js/src/wasm_module';
 import { dedupCases, parseCsv, randomCsv, randomInput, referenceCsvDedup, referenceDedup } from './dedup_cases';
-import { rng } from './helpers';
+import { repoRoot, rng } from './helpers';
 
 beforeAll(() => ready());
 
@@ -540,6 +542,45 @@ describe('dedupLines({ threads: 2 }): a helper thread, the same output and stats
     } finally {
       made.mockRestore();
     }
+  });
+
+  test("a chunk larger than the deduplicator takes in one call (16 MiB) is one thread's output too", async () => {
+    // 2.2M lines, 22 MB, in one chunk, then a small one: the first is copied in pieces, a call each.
+    const big = Buffer.from(Array.from({ length: 2_200_000 }, (_, i) => `key-${(i * 7919) % 1_500_000}\n`).join(''));
+    const run = async (threads: 1 | 2) => {
+      const transform = dedupLines({ ...EXACT, threads });
+      const chunks: Buffer[] = [];
+      await pipeline(
+        Readable.from([big, Buffer.from('tail\nkey-0\n')]),
+        transform,
+        new Writable({
+          write(chunk, _encoding, done) {
+            chunks.push(chunk);
+            done();
+          },
+        }),
+      );
+      return { out: Buffer.concat(chunks), unique: transform.stats.unique };
+    };
+    const one = await run(1);
+    const two = await run(2);
+    expect(one.unique).toBe(1_500_001);
+    expect(two.unique).toBe(one.unique);
+    expect(two.out.equals(one.out)).toBe(true);
+  });
+
+  test('a stream left unended does not keep the process running (its helper waits unreferenced)', () => {
+    const script = `
+      const { dedupLines } = require(${JSON.stringify(join(repoRoot, 'js', 'dist', 'cjs', 'node.js'))});
+      const transform = dedupLines({ threads: 2 });
+      transform.on('data', (data) => process.stdout.write(data));
+      transform.write('a\\nb\\na\\n');
+    `;
+    // Before, the helper Worker kept the event loop alive and this never ended (killed at the timeout).
+    const result = spawnSync('node', ['-e', script], { timeout: 60_000 });
+    expect(result.signal).toBeNull();
+    expect(result.status).toBe(0);
+    expect(result.stdout.toString()).toBe('a\nb\n');
   });
 
   test("a slow source's lines come out before its next chunk is written", async () => {
