@@ -169,12 +169,15 @@ export class PartitionedRun {
     if (inHeap || block.length === 0) return this.step(() => this.main.pushInHeap(block), keep);
     this.copies ??= LineDeduper.inputBlocks(COPY_BLOCK, 2);
     if (!this.copies) throw new CuckooFilterError('OUT_OF_MEMORY', 'no memory for the input buffers');
+    const copies = this.copies;
     for (let at = 0; at < block.length; at += COPY_BLOCK) {
       const piece = block.subarray(at, at + COPY_BLOCK);
-      // Its buffer's last call (two back) is resolved: at most LAG + 1 calls are out after a step.
-      const copy = this.copies.view(this.copyTurn).subarray(0, piece.length);
+      // Its buffer's last call (two back) is resolved: at most LAG + 1 calls are out after a step. The view
+      // is taken in the step: a call before it may have grown the heap, which detaches older views.
+      const turn = this.copyTurn;
       this.copyTurn ^= 1;
       await this.step(() => {
+        const copy = copies.view(turn).subarray(0, piece.length);
         copy.set(piece);
         return this.main.pushInHeap(copy);
       }, keep);
