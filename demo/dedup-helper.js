@@ -6,5 +6,5 @@ serveHelper({
   listen(take) {
     self.onmessage = ({ data }) => take(data);
   },
-  post: (reply, transfer) => self.postMessage(reply, transfer),
+  post: (reply, transfer) => self.postMessage(reply, { transfer }),
 });

@@ -42,7 +42,10 @@ async function twoThreads(options) {
         take({ failed: 'error', message: `the helper thread failed (${event.message || 'it could not start'})` });
       };
     },
-    terminate: () => worker.terminate(),
+    terminate() {
+      worker.terminate();
+      return undefined;
+    },
   };
   try {
     return await PartitionedRun.start(options, link);
