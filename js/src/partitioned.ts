@@ -60,7 +60,7 @@ export const PARTITION_FROM_BYTES = 128 << 20;
 // Calls of the main deduplicator whose lines wait for the helper's verdicts: one, so that the helper
 // decides a block's keys while the main thread reads and hashes the next (the engine allows two).
 const LAG = 1;
-// The most a block copied into the run's own heap buffers takes (larger ones are pushed as they are).
+// A block not in the heap is copied into the run's own heap buffers this much a call (push()).
 const COPY_BLOCK = 1 << 20;
 // The hashes of a call go to the helper, and its verdicts come back, in memory both threads share, reused
 // by turns (a call's slot is free again once the call is resolved: at most LAG + 1 calls are out). A new
