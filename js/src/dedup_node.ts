@@ -22,9 +22,6 @@ export interface DedupLinesOptions extends LineDeduperOptions {
   threads?: 1 | 2;
 }
 
-// How long a run on two threads waits for the next chunk before handing out the lines it holds back.
-const SETTLE_MS = 10;
-
 /** A Node Transform from bytes to the bytes of the new lines, with the deduplicator's stats. */
 export class LineDedupTransform extends Transform {
   private deduper: LineDeduper | undefined;
@@ -102,14 +99,14 @@ export class LineDedupTransform extends Transform {
     const run = this.run;
     if (run) {
       // A run on two threads: after a chunk, the lines it holds back are handed out if no other chunk
-      // comes within SETTLE_MS (a slow source's lines would wait for its next chunk).
+      // comes within run.settleMs (a slow source's lines would wait for its next chunk).
       (chunk ? run.push(chunk, false, this.keep) : run.end(this.keep)).then(
         () => {
           if (chunk) {
             this.settleTimer = setTimeout(() => {
               this.settleTimer = undefined;
               run.settle(this.keep).catch((error: Error) => this.destroy(error));
-            }, SETTLE_MS);
+            }, run.settleMs);
           }
           callback();
         },

@@ -57,6 +57,11 @@ export const MAIN_SHARE = 0.15;
  * 3.59-4.19 s.
  */
 export const PARTITION_FROM_BYTES = 128 << 20;
+/**
+ * How long a run's caller waits for the next block before having the lines held back handed out
+ * (settle()): a slow stream's lines (`tail -f`) would otherwise wait for its next block.
+ */
+export const SETTLE_MS = 10;
 // Calls of the main deduplicator whose lines wait for the helper's verdicts: one, so that the helper
 // decides a block's keys while the main thread reads and hashes the next (the engine allows two).
 const LAG = 1;
@@ -84,6 +89,8 @@ const sharedMemory = (): boolean => typeof SharedArrayBuffer === 'function';
 export class PartitionedRun {
   private readonly main: LineDeduper;
   private readonly link: HelperLink;
+  /** SETTLE_MS, for a caller that loads this module only when it runs on two threads. */
+  readonly settleMs = SETTLE_MS;
   private readonly failed: (message: string) => Error;
   private readonly replies: HelperReply[] = [];
   private waiting: ((reply: HelperReply) => void) | undefined;

@@ -33,7 +33,7 @@ import {
   UsageError,
 } from './io.js';
 import { nodeHelperLink } from '../node_helper.js';
-import { PARTITION_FROM_BYTES, PartitionedRun } from '../partitioned.js';
+import { PARTITION_FROM_BYTES, PartitionedRun, SETTLE_MS } from '../partitioned.js';
 import { makeProgress } from './progress.js';
 
 const NAME = 'cuckoo';
@@ -370,9 +370,6 @@ async function runEngine(
   progress?.done(lines());
   return engine ?? deduper!;
 }
-
-// How long a partitioned run waits for the next block before writing the lines it holds back.
-const SETTLE_MS = 10;
 
 /** The blocks of `blocks`; whenever the next one has not come within `ms`, `idle` is awaited meanwhile. */
 async function* whenSlow(
