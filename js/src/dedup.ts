@@ -11,7 +11,7 @@
 // - lines are bytes: nothing is decoded or re-encoded.
 // With csv the records are CSV instead (line_dedup.hpp says how they are read and keyed).
 import { CuckooFilterError, invalid } from './errors.js';
-import { CuckooFilter, disposeSymbol, liveHandle } from './filter.js';
+import { anotherCopy, CuckooFilter, disposeSymbol, isForeignFilter, liveHandle } from './filter.js';
 import { describe, ownUint8View, typedLength } from './key_codec.js';
 import { copyToScratch, heapBlocks, isHeapView, readDedupReport } from './heap.js';
 import { ErrorCode, LineRules } from './abi.js';
@@ -45,6 +45,9 @@ const DEFAULT_RATE = 1e-8;
  * (rounded up; doubling_filter.hpp's rate_bound). A test checks it against the core.
  */
 export const MIN_GROWING_FP_RATE = 2.1e-11;
+
+/** @internal Why a line can take the heap: said wherever a line did not fit in memory. */
+export const LONG_LINES = 'a line is held whole until its end: split lines longer than about 1 GiB';
 /**
  * Where the filter starts (unless told a capacity): small, so that memory follows the unique lines, not
  * the input's size; it doubles in place as they come (345 KB).
@@ -244,6 +247,7 @@ export function checkOptions(options: unknown): LineDeduperOptions {
     if (o[name] !== undefined && typeof o[name] !== 'boolean')
       throw invalid(`${name} must be true or false, got ${describe(o[name])}`);
   }
+  if (isForeignFilter(o.seen)) throw invalid(anotherCopy('seen', 'seen: CuckooFilter.import(filter.export())'));
   if (
     o.seen !== undefined &&
     !(
@@ -485,13 +489,16 @@ export class LineDeduper {
   }
 
   /**
-   * @internal `count` blocks of `size` bytes in the WebAssembly heap, for as long as the process runs, and
-   * whether a block is a view of the heap (for pushInHeap(): the `cuckoo` command reads its input there).
+   * @internal `count` blocks of `size` bytes in the WebAssembly heap, until free() (the `cuckoo` command's
+   * for as long as it runs), and whether a block is a view of the heap (for pushInHeap(): the `cuckoo`
+   * command reads its input there).
    */
   static inputBlocks(
     size: number,
     count: number,
-  ): { view(i: number): Uint8Array; memory(): ArrayBufferLike; holds(view: Uint8Array): boolean } | undefined {
+  ):
+    | { view(i: number): Uint8Array; memory(): ArrayBufferLike; holds(view: Uint8Array): boolean; free(): void }
+    | undefined {
     const m = requireModule();
     const blocks = heapBlocks(m, size, count);
     return blocks && { ...blocks, holds: (view: Uint8Array) => isHeapView(m, view) };
@@ -790,7 +797,7 @@ export class LineDeduper {
               `${error.message} (after ${stats.unique} unique lines: the WebAssembly heap holds at most 4 GiB` +
                 // The core says "a line or the output" when the filter was not what failed.
                 (/\ba line\b/.test(error.message)
-                  ? ', and a line is held whole until its end: split lines longer than about 1 GiB)'
+                  ? `, and ${LONG_LINES})`
                   : `, and the filter takes ${stats.filterBytes} bytes: allow a larger fpRate for shorter fingerprints)`),
             );
     this.final = stats;

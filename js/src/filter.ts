@@ -162,6 +162,25 @@ function readExport(m: CuckooModule, exporter: number, limit: number, take: (pie
  *
  * The filter lives in WebAssembly memory: release it with dispose() (or `using f = ...`).
  */
+/**
+ * Whether `value` is a filter of another copy of the package: its ES module and CommonJS entries (or two
+ * installs) each load their own module, and a filter lives in one module's memory.
+ */
+export function isForeignFilter(value: unknown): boolean {
+  return (
+    !(value instanceof CuckooFilter) &&
+    (value as { constructor?: { name?: unknown } } | null)?.constructor?.name === 'CuckooFilter'
+  );
+}
+
+/** What is said of a filter of another copy of the package given as `name`, and how to move it. */
+export function anotherCopy(name: string, remedy: string): string {
+  return (
+    `${name} is a CuckooFilter of another copy of cuckoo-wasm (one loaded with import and one with ` +
+    `require, or two installs: each has its own memory); move it as bytes: ${remedy}`
+  );
+}
+
 export class CuckooFilter {
   private readonly m: CuckooModule;
   private handle: number;
@@ -288,14 +307,16 @@ export class CuckooFilter {
     return declaredExportLength(prefix);
   }
 
-  /** @internal The live handle of a filter (liveHandle(), below). */
+  /** @internal The live handle of a filter (liveHandle(), below), which the caller may change. */
   static liveHandle(filter: CuckooFilter): number {
-    return filter.writable();
+    filter.changes++;
+    return filter.live();
   }
 
-  private writable(): number {
+  // After a call that changed the table (not one refused, nor a delete that found nothing).
+  private changed<T>(result: T): T {
     this.changes++;
-    return this.live();
+    return result;
   }
 
   /**
@@ -303,9 +324,9 @@ export class CuckooFilter {
    * makes room; at its chain limit it throws CuckooFilterError('CAPACITY_EXCEEDED') instead.
    */
   add(key: Key): boolean {
-    const h = this.writable();
+    const h = this.live();
     const result = this.m.add(h, writeKey(this.m, key), keyLength());
-    if (result === AddResult.added) return true;
+    if (result === AddResult.added) return this.changed(true);
     this.throwIfChainExhausted(h, result, '');
     return false;
   }
@@ -314,19 +335,30 @@ export class CuckooFilter {
   // full table, which add() reports as false.
   private throwIfChainExhausted(h: number, failure: number, where: string): void {
     const inPlace = this.m.doublings(h) >= 0;
+    // A batch (where names its key) stops there, with the keys before it added.
+    const added = where
+      ? 'the keys before it were added (see the results), it and the keys after it were not'
+      : 'nothing was added';
     if (failure === AddResult.growthLimit) {
-      const limit = inPlace ? `${this.m.maxDoublings(h)} doublings` : `${this.m.maxSubFilters(h)} sub-filters`;
+      const doubled = this.m.doublings(h);
+      const most = this.m.maxDoublings(h);
+      // Fewer doublings than its options allow: keys joined from smaller filters spent the rest's rate.
+      const limit = !inPlace
+        ? `${this.m.maxSubFilters(h)} sub-filters`
+        : doubled < most
+          ? `${doubled} doublings (of ${most}: keys joined into it from smaller filters took the false-positive rate the others needed)`
+          : `${most} doublings`;
       throw new CuckooFilterError(
         'CAPACITY_EXCEEDED',
         `${where}the filter reached its limit of ${limit}, full at ${this.m.size(h)} keys, ` +
-          `and cannot grow further; ${where ? 'the keys before it were added (see the results), it and the keys after it were not' : 'nothing was added'}`,
+          `and cannot grow further; ${added}`,
       );
     }
     if (failure === AddResult.outOfMemory) {
       throw new CuckooFilterError(
         'OUT_OF_MEMORY',
         `${where}the ${inPlace ? 'doubled table' : 'next sub-filter'} does not fit ` +
-          'in the WebAssembly heap; nothing was added',
+          `in the WebAssembly heap; ${added}`,
       );
     }
   }
@@ -343,7 +375,8 @@ export class CuckooFilter {
    * (docs/GROWTH.md).
    */
   delete(key: Key): boolean {
-    return this.m.remove(this.writable(), writeKey(this.m, key), keyLength());
+    const removed = this.m.remove(this.live(), writeKey(this.m, key), keyLength());
+    return removed ? this.changed(removed) : removed;
   }
 
   /** Copies of the key's fingerprint in its two buckets: times added, plus rare collisions. */
@@ -357,10 +390,10 @@ export class CuckooFilter {
    * is no room, it throws CuckooFilterError('CAPACITY_EXCEEDED') and adds nothing.
    */
   addIfAbsent(key: Key): boolean {
-    const h = this.writable();
+    const h = this.live();
     const result = this.m.addIfAbsent(h, writeKey(this.m, key), keyLength());
     if (result === AddResult.alreadyPresent) return false;
-    if (result === AddResult.added) return true;
+    if (result === AddResult.added) return this.changed(true);
     this.throwIfChainExhausted(h, result, '');
     throw new CuckooFilterError(
       'CAPACITY_EXCEEDED',
@@ -419,7 +452,7 @@ export class CuckooFilter {
     this.live();
     const typed = integerArrayBytes(keys);
     if (typed) {
-      const h = op === BatchOp.contains ? this.live() : this.writable();
+      const h = this.live();
       const count = typed.bytes.length / typed.width;
       const out = new Uint8Array(count);
       for (let start = 0; start < count; start += INTEGER_CHUNK) {
@@ -429,6 +462,7 @@ export class CuckooFilter {
         out.set(results, start);
         // Only an add has codes other than yes (1) and no (0): no room (2) is a false.
         if (op === BatchOp.add) for (let i = start; i < start + p.count; i++) if (out[i] !== KeyResult.yes) out[i] = 0;
+        if (op !== BatchOp.contains && out.subarray(start, start + p.count).includes(KeyResult.yes)) this.changes++;
         after?.(h, results, start, out);
       }
       return out;
@@ -436,7 +470,7 @@ export class CuckooFilter {
     // Copied and checked first: iterating may run the caller's code (getters, a generator), which may even
     // dispose this filter; nothing of the caller's runs after this line.
     const copy = copyKeys(keys);
-    const h = op === BatchOp.contains ? this.live() : this.writable();
+    const h = this.live();
     if (op !== BatchOp.contains && copy.length > 1) reserveBatchScratch(this.m, copy);
     const out = new Array<boolean>(copy.length);
     for (let start = 0; start < copy.length; ) {
@@ -444,7 +478,9 @@ export class CuckooFilter {
       if (op === BatchOp.add) this.m.addMany(h, p.bytes, p.offsets, p.count, p.results);
       else if (op === BatchOp.contains) this.m.containsMany(h, p.bytes, p.offsets, p.count, p.results);
       else this.m.removeMany(h, p.bytes, p.offsets, p.count, p.results);
-      this.collect(h, batchResults(this.m, p), start, out, after); // after the call: it may have grown the memory
+      const results = batchResults(this.m, p); // after the call: it may have grown the memory
+      if (op !== BatchOp.contains && results.includes(KeyResult.yes)) this.changes++;
+      this.collect(h, results, start, out, after);
       start += p.count;
     }
     return out;
@@ -486,7 +522,7 @@ export class CuckooFilter {
    * would have reported.
    */
   addIfAbsentRanges(bytes: Uint8Array, ranges: Uint32Array): Uint8Array {
-    const h = this.writable();
+    const h = this.live();
     if (typedLength(bytes, 'Uint8Array') < 0) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
     if (typedLength(ranges, 'Uint32Array') < 0)
       throw new TypeError(`ranges must be a Uint32Array, got ${describe(ranges)}`);
@@ -500,7 +536,8 @@ export class CuckooFilter {
     }
     const packed = packRanges(this.m, bytes, ranges);
     this.m.addIfAbsentRanges(h, packed.bytes, packed.ranges, packed.count, packed.results);
-    return batchResults(this.m, packed).slice();
+    const results = batchResults(this.m, packed).slice();
+    return results.includes(KeyResult.yes) ? this.changed(results) : results;
   }
 
   /**
@@ -531,25 +568,22 @@ export class CuckooFilter {
 
   private combine(other: CuckooFilter, how: 'merge' | 'union'): void {
     if (!(other instanceof CuckooFilter)) {
-      // A filter of another copy of the package: its ES module and CommonJS entries (or two installs) each
-      // load their own module, and a filter lives in one module's memory.
-      const foreign = (other as { constructor?: { name?: unknown } } | null)?.constructor?.name === 'CuckooFilter';
       throw new TypeError(
-        foreign
-          ? `other is a CuckooFilter of another copy of cuckoo-wasm (one loaded with import and one with ` +
-              `require, or two installs: each has its own memory); move it as bytes: ` +
-              `${how}(CuckooFilter.import(other.export()))`
+        isForeignFilter(other)
+          ? anotherCopy('other', `${how}(CuckooFilter.import(other.export()))`)
           : `other must be a CuckooFilter, got ${describe(other)}`,
       );
     }
-    const h = this.writable();
+    const h = this.live();
     if (other.handle === 0) throw new CuckooFilterError('DISPOSED', `the filter given to ${how}() was disposed`);
+    const before = this.m.size(h);
     if (this.m[how](h, other.handle) !== ErrorCode.ok) throw errorFromModule(this.m);
+    if (this.m.size(h) !== before) this.changes++; // a join only adds: one that added nothing changed nothing
   }
 
   /** Removes every key (and every sub-filter added by growth); the options stay. */
   clear(): void {
-    this.m.clear(this.writable());
+    this.m.clear(this.changed(this.live()));
   }
 
   /** Stored fingerprints (keys added and not deleted, counting duplicates). */

@@ -514,19 +514,26 @@ export function isHeapView(m: HeapModule, view: Uint8Array): boolean {
 }
 
 /**
- * `count` blocks of `size` bytes in the module's heap, allocated for as long as the process runs (the
- * `cuckoo` command reads its input there, where the core reads it in place), or undefined when the heap
+ * `count` blocks of `size` bytes in the module's heap, allocated until free() (the `cuckoo` command reads
+ * its input there, where the core reads it in place, for as long as it runs), or undefined when the heap
  * cannot hold them. view(i) is taken anew at every use: a call that grows the heap detaches older views.
  */
 export function heapBlocks(
   m: HeapModule,
   size: number,
   count: number,
-): { view(i: number): Uint8Array; memory(): ArrayBufferLike } | undefined {
-  const address = m._malloc(size * count) >>> 0;
+): { view(i: number): Uint8Array; memory(): ArrayBufferLike; free(): void } | undefined {
+  let address = m._malloc(size * count) >>> 0;
   if (address === 0) return undefined;
   return {
-    view: (i) => m.HEAPU8.subarray(address + i * size, address + (i + 1) * size),
+    view: (i) => {
+      if (address === 0) throw new RangeError('these blocks were freed');
+      return m.HEAPU8.subarray(address + i * size, address + (i + 1) * size);
+    },
     memory: () => m.HEAPU8.buffer,
+    free() {
+      if (address !== 0) m._free(address);
+      address = 0;
+    },
   };
 }

@@ -106,7 +106,7 @@ export class PartitionedRun {
   private failure: Error | undefined;
   // Blocks that are not in the heap are copied into these, by turns: a call's block must stay where it
   // is until the call is resolved, a call later (the scratch memory a push copies into would not).
-  private copies: { view(i: number): Uint8Array } | undefined;
+  private copies: { view(i: number): Uint8Array; free(): void } | undefined;
   private copyTurn = 0;
 
   /**
@@ -142,11 +142,17 @@ export class PartitionedRun {
     this.link = link;
     this.failed = failed;
     const cut = Math.round(MAIN_SHARE * 2 ** 32);
-    // Each thread's part of a count: the main thread's rounded up, the helper's the rest (at least 1).
+    // Each thread's part of a count: its share, and six standard deviations of its share of n keys drawn
+    // at random (a thread's keys are the distinct keys whose hash falls in its share), at most n. So a
+    // thread's filter reaches its keys wherever one thread's would reach them all (but for odds of about
+    // 1e-9): with the shares alone, near the limit of a rate, two threads refused 8 of 10 sets of lines
+    // that one thread took. The other way, two threads may take lines past where one thread's filter is
+    // full (by the margin, and the room of each filter's smallest table): docs/DEDUP.md.
     const part = (main: boolean, n: number | undefined) => {
       if (n === undefined) return undefined;
-      const own = Math.max(1, Math.ceil(n * MAIN_SHARE));
-      return main ? own : Math.max(1, n - own);
+      const share = main ? MAIN_SHARE : 1 - MAIN_SHARE;
+      const margin = 6 * Math.sqrt(n * MAIN_SHARE * (1 - MAIN_SHARE));
+      return Math.max(1, Math.min(n, Math.ceil(n * share + margin)));
     };
     // An input of unknown size: each filter starts at its share of one thread's start (two starts of
     // 65,536 lines took 20M unique lines through a pipe to 288 MiB, one thread's 234).
@@ -173,7 +179,9 @@ export class PartitionedRun {
    * the run's own heap buffers, COPY_BLOCK bytes a call.
    */
   async push(block: Uint8Array, inHeap: boolean, keep: Keep): Promise<void> {
-    if (inHeap || block.length === 0) return this.step(() => this.main.pushInHeap(block), keep);
+    // An empty block completes no line: nothing to do (it is no view of the heap either).
+    if (block.length === 0) return this.guard(async () => {});
+    if (inHeap) return this.step(() => this.main.pushInHeap(block), keep);
     this.copies ??= LineDeduper.inputBlocks(COPY_BLOCK, 2);
     if (!this.copies) throw new CuckooFilterError('OUT_OF_MEMORY', 'no memory for the input buffers');
     const copies = this.copies;
@@ -217,6 +225,7 @@ export class PartitionedRun {
       if (!('stats' in reply)) throw this.helperError(reply);
       this.helperStats = reply.stats;
     });
+    this.freeCopies();
     await this.link.terminate();
   }
 
@@ -247,7 +256,15 @@ export class PartitionedRun {
   /** Frees the main deduplicator and ends the helper (the stats stay). */
   async dispose(): Promise<void> {
     this.main.dispose();
+    this.freeCopies();
     await this.link.terminate();
+  }
+
+  // The copy buffers are the run's: a run holds memory only while it runs (every finished two-thread
+  // stream kept 2 MiB of the heap when they were taken for good).
+  private freeCopies(): void {
+    this.copies?.free();
+    this.copies = undefined;
   }
 
   // One call of the main deduplicator: the hashes it gives the helper are sent, and the calls LAG back are

@@ -2,7 +2,9 @@
 // dropped filters are freed (node --expose-gc), a full heap is an OUT_OF_MEMORY error that leaves every
 // other filter working, and a filter larger than half the heap is saved and loaded.
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { CuckooFilter, ready } from '../../js/src/index';
 import { ready as readyRedis, RedisCuckooFilter } from '../../js/src/redis';
 import { repoRoot } from './helpers';
@@ -111,6 +113,27 @@ test("RedisCuckooFilter's module full to its last bytes: every refusal OUT_OF_ME
 
 test('a filter larger than half the heap is exported and imported, whole and in chunks', () => {
   expect(run('large.cjs')).toEqual({ bytes: 2105263232, imported: true, streamed: true });
+});
+
+test('a filter past 2 GiB is made in a fresh module, saved with exportChunks() and loaded in a fresh process', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'cuckoo-past-2gib-')), 'filter.bin');
+  try {
+    // Before: "cannot allocate 2273684224 bytes for the table" for both, in a module that had not held as much.
+    expect(run('past_2gib.cjs', [], {}, 'save', file)).toEqual({ bytes: 2273684232 });
+    expect(run('past_2gib.cjs', [], {}, 'load', file)).toEqual({ bytes: 2273684232, found: true });
+  } finally {
+    rmSync(dirname(file), { recursive: true, force: true });
+  }
+});
+
+test('an addMany() stopped by a full heap says the keys before the one named were added, as they were', () => {
+  expect(run('batch_out_of_memory.cjs')).toEqual({
+    code: 'OUT_OF_MEMORY',
+    message:
+      'keys[N]: the doubled table does not fit in the WebAssembly heap; the keys before it were added (see the results), it and the keys after it were not',
+    addedIsSize: true,
+    found: true,
+  });
 });
 
 test('small semi-sorted filters share their lookup table: 2,000 of them grow the heap by a few MB, not 64', () => {

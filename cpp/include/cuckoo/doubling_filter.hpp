@@ -444,7 +444,7 @@ class DoublingFilter {
   // count would pass kMaxBuckets) or out_of_memory.
   AddFailure double_in_place() noexcept {
     if (!grows_) return AddFailure::table_full;
-    if (length_counts_[kFixedBits] != 0 || generation_ >= max_doublings_) return AddFailure::growth_limit;
+    if (length_counts_[kFixedBits] != 0 || generation_ >= horizon_) return AddFailure::growth_limit;
     const std::uint64_t old_buckets = num_buckets();
     if (2 * old_buckets > kMaxBuckets) return AddFailure::growth_limit;
     if (!detail::addressable(2 * old_buckets * kBucketSize, kSlotBytes)) return AddFailure::out_of_memory;
@@ -600,7 +600,8 @@ class DoublingFilter {
       return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter's kick path");
     // Whatever made adopted slots, it was not this table's adds.
     f->first_bucket_decides_ = !owned && generation == 0;
-    f->table_ = owned ? owned.release() : static_cast<std::uint8_t*>(std::calloc(slot_count, kSlotBytes));
+    f->table_ = owned ? owned.release() : static_cast<std::uint8_t*>(
+                                          detail::allocate_block(static_cast<std::size_t>(slot_count) * kSlotBytes, true));
     if (f->table_ == nullptr)
       return Status::error(ErrorCode::out_of_memory,
                            "cannot allocate " + std::to_string(f->byte_size()) + " bytes for the table");
@@ -618,22 +619,35 @@ class DoublingFilter {
     return generation_ == 0 && capacity_ > limit ? capacity_ : limit;
   }
 
-  // load_limit(), lowered where the adds up to it would take the rate past rate_bound(generation): an entry
-  // added now matches an absent key with 2b 2^-(F + fresh_ext_bits) / slots. It also keeps fresh_ext_, for
-  // every change of size comes here. After adds alone the rate at the load limit
-  // is at most that, so the limit is lowered only after a join (or for a crafted import): the table then
-  // doubles sooner, and keeps for its last size the share of rate_limit() that adds there need (adds at a
-  // smaller size would spend it twice as fast). Half an entry of slack keeps rounding from ever lowering
-  // it otherwise.
+  // The fill limit and the horizon, from the rate left: rate_limit() less expected_fp_rate(). An entry added
+  // now matches an absent key with 2b 2^-(F + fresh_ext_bits) / slots; the adds of each later doubling up
+  // to its load limit need rate_bound(k) - rate_bound(k - 1) (rate_bound's terms). The table may double up
+  // to the horizon: the last doubling whose adds, with those up to load_limit() here, fit in the rate
+  // left; when even those here do not fit, the fill limit is lowered to what does, and the table doubles no
+  // more. After adds alone the rate at the load limit is at most rate_bound(generation), so the horizon is
+  // max_doublings and the limit load_limit(). Entries joined from smaller filters (absorb) keep the bits
+  // they had there: their rate is that of adds at those sizes, and it is paid for with later doublings.
+  // (Paying for it with memory instead, doubling until rate_bound(generation) covered it, made eleven
+  // adds after ten joined parts double the table eleven times, to 1.6 GB.) So memory stays in proportion
+  // to the keys, and a join that spent the rate of later doublings makes the filter full sooner
+  // (growth_limit). Half an entry of slack keeps rounding from ever lowering either otherwise. It also
+  // keeps fresh_ext_, for every change of size comes here.
   void set_fill_limit() noexcept {
     fresh_ext_ = low_bits_ == 0 ? kExtBits : fresh_ext_bits(base_buckets_, generation_);
     std::uint64_t limit = load_limit();
     const double slots = static_cast<double>(num_buckets() * kBucketSize);
     const double per_entry =
         2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kFixedBits + fresh_ext_)) / slots;
-    const double room = (rate_bound(generation_, base_buckets_) - expected_fp_rate()) / per_entry;
-    if (limit > size_ && room + 0.5 < static_cast<double>(limit - size_))
+    const double left = rate_limit() - expected_fp_rate() + 0.5 * per_entry;
+    const double here = limit > size_ ? static_cast<double>(limit - size_) * per_entry : 0.0;
+    horizon_ = generation_;
+    if (here <= left) {
+      const double at_here = rate_bound(generation_, base_buckets_);
+      while (horizon_ < max_doublings_ && here + rate_bound(horizon_ + 1, base_buckets_) - at_here <= left) ++horizon_;
+    } else {
+      const double room = left / per_entry - 0.5;
       limit = size_ + (room > 0 ? static_cast<std::uint64_t>(room) : 0);
+    }
     fill_limit_ = limit;
   }
 
@@ -961,6 +975,7 @@ class DoublingFilter {
   std::uint8_t* table_ = nullptr;  // N0 * 2^g buckets of kBucketSize slots of kSlotBytes
   std::uint64_t size_ = 0;
   std::uint64_t fill_limit_ = 0;                 // fill_limit(), set whenever the table changes size
+  unsigned horizon_ = 0;  // the most doublings adds may make now (set_fill_limit), at most max_doublings_
   std::uint64_t length_counts_[kSlotBits] = {};  // entries by F + e
   AddFailure failure_ = AddFailure::none;
   // True while every entry was put here by this table's adds since it was made empty, and it has not

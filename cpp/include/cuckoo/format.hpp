@@ -649,7 +649,8 @@ class Importer {
           return bad_format(std::string(total_ < total ? "truncated: " : "trailing data: ") + std::to_string(total_) +
                             " bytes, but the header describes " + std::to_string(total));
         if (detail::addressable(info.table_length))
-          chain_.slots.reset(static_cast<std::uint8_t*>(std::malloc(static_cast<std::size_t>(info.table_length))));
+          chain_.slots.reset(
+              static_cast<std::uint8_t*>(detail::allocate_block(static_cast<std::size_t>(info.table_length), false)));
         if (!chain_.slots)
           return Status::error(ErrorCode::out_of_memory,
                                "cannot allocate " + std::to_string(info.table_length) + " bytes for the table");

@@ -14,6 +14,7 @@ import {
   DEDUP_LOSS_BUDGET,
   MAX_DEDUP_CAPACITY,
   MIN_GROWING_FP_RATE,
+  planDedup,
   type LineDeduperOptions,
   type LineDedupStats,
 } from '../node.js';
@@ -23,6 +24,7 @@ import {
   BrokenPipe,
   checkInputs,
   commitAll,
+  committed,
   heapBuffers,
   InputError,
   lockFile,
@@ -200,6 +202,42 @@ function rate(flag: string, text: string | boolean | undefined, fallback: number
     );
   }
   return value;
+}
+
+/**
+ * --capacity with --fp-rate: a filter that starts that large cannot keep every rate (each doubling takes a
+ * bit from its slots, and a larger start has fewer position bits to give), so a pair the filter cannot make
+ * is a usage error naming both flags and the least rate that start takes. After ready().
+ */
+function capacityWithRate(command: string, values: Values, fpRate: number | undefined): void {
+  const capacity = capacityFlag(values);
+  if (capacity === undefined || fpRate === undefined) return;
+  const works = (rate: number) => {
+    try {
+      planDedup({ fpRate: rate, capacity });
+      return true;
+    } catch (error) {
+      if (error instanceof CuckooFilterError && error.code === 'INVALID_ARGUMENT') return false;
+      throw error;
+    }
+  };
+  if (works(fpRate)) return;
+  // The least rate that works, to three digits, rounded up: bisected on a log scale (the rates that work
+  // are those above a threshold).
+  let low = Math.log(fpRate);
+  let high = Math.log(0.5);
+  for (let i = 0; i < 60; i++) {
+    const middle = (low + high) / 2;
+    if (works(Math.exp(middle))) high = middle;
+    else low = middle;
+  }
+  const unit = 10 ** (Math.floor(Math.log10(Math.exp(high))) - 2);
+  const least = Number((Math.ceil(Math.exp(high) / unit) * unit).toPrecision(3));
+  throw new UsageError(
+    `${command}: --fp-rate ${values['fp-rate']} is too small for a filter that starts with room for ${capacity} lines ` +
+      `(--capacity): each doubling takes a bit from the fingerprints already stored, and a larger start leaves fewer ` +
+      `to give; use --fp-rate ${least} or more, or a smaller --capacity`,
+  );
 }
 
 const STDIN = '-';
@@ -471,7 +509,7 @@ async function dedup(args: string[]): Promise<number> {
   const fpRate = values['fp-rate'] === undefined ? undefined : rate('--fp-rate', values['fp-rate'], 0);
   // Every flag is checked before the inputs are (a usage error is one whatever the files).
   const seenPath = values.seen as string | undefined;
-  capacityFlag(values); // checked whether or not an existing FILE makes it unused
+  capacityWithRate('dedup', values, fpRate); // checked whether or not an existing FILE makes it unused
   threadsFlag(values);
   if (values.output === '')
     throw new UsageError('dedup: -o, --output needs a file name (or - for standard output), got ""');
@@ -601,7 +639,8 @@ async function build(args: string[]): Promise<number> {
     throw new UsageError('build: -o FILTER is required (where to write the filter; - for standard output)');
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], BUILD_FP_RATE);
-  capacityFlag(values);
+  await ready();
+  capacityWithRate('build', values, fpRate);
   threadsFlag(values);
   const inputBytes = checkInputs(inputs); // before the output is created
   const out = await openOutput(values.output as string);
@@ -810,9 +849,12 @@ async function main(argv: string[]): Promise<number> {
 
 // Stopped by a signal: remove the temporary files, leave every old file as it was, and end by the signal
 // itself, as cat or sort do (a shell reports 128 + its number). Not process.exit(): it waits for the
-// threads of pending file operations, and an open of a FIFO without its other end never returns.
+// threads of pending file operations, and an open of a FIFO without its other end never returns. A signal
+// that comes once the files are renamed into place (it may have come during their fsync) is too late:
+// the run has completed, and ends as one that did (status 0), so that the status says what happened.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
+    if (committed()) return;
     abortPending();
     process.kill(process.pid, signal);
   });

@@ -2,7 +2,7 @@
 // not in the package's entries: only the command uses it.
 import { Worker } from 'node:worker_threads';
 import { ErrorCode } from '../abi.js';
-import { checkOptions, type LineDeduperOptions, makeEngine } from '../dedup.js';
+import { checkOptions, LONG_LINES, type LineDeduperOptions, makeEngine } from '../dedup.js';
 import { CuckooFilterError, invalid } from '../errors.js';
 import { CuckooFilter } from '../filter.js';
 import { copyToScratch, isHeapView, readDedupReport } from '../heap.js';
@@ -103,7 +103,13 @@ export class DistinctKeyCounter {
 
   private check(code: number): void {
     if (code === ErrorCode.ok) return;
-    const error = errorFromModule(this.m);
+    let error = errorFromModule(this.m);
+    // As a run says it (LineDeduper): the count holds a line whole too.
+    if (error.code === 'OUT_OF_MEMORY' && /\ba line\b/.test(error.message))
+      error = new CuckooFilterError(
+        'OUT_OF_MEMORY',
+        `${error.message} (the WebAssembly heap holds at most 4 GiB, and ${LONG_LINES})`,
+      );
     this.dispose();
     throw error;
   }

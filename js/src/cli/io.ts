@@ -470,6 +470,17 @@ const NOTHING_KEPT = { restore() {}, discard() {} };
 
 // Outputs not yet committed, removed if the command is stopped by a signal or fails.
 const pending = new Set<Output>();
+// Whether a file output was renamed into place.
+let published = false;
+
+/**
+ * True once the run's files are final: a file output was renamed into place and none is left to rename.
+ * A signal that comes then comes too late to undo the run (its handler runs only after the renames, which
+ * follow one another in one turn of the event loop, even when it came during the fsyncs before them).
+ */
+export function committed(): boolean {
+  return published && pending.size === 0;
+}
 
 export function abortPending(): void {
   for (const output of pending) output.abort();
@@ -505,33 +516,76 @@ function sidecarName(name: string, suffix: string): string {
   return `.${cut}-${digest}.${suffix}`;
 }
 
-// A process's start time (Linux: /proc/PID/stat, field 22), so that a lock whose process died is told
-// from one whose process id was given to another process since; undefined where it cannot be read.
-function startTime(pid: number): string | undefined {
+// A process's state and start time (Linux: /proc/PID/stat, fields 3 and 22): the start time tells a lock
+// whose process died from one whose process id was given to another process since; undefined where it
+// cannot be read.
+function procStat(pid: number): { state: string; started: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0], started: fields[19] };
   } catch {
     return undefined;
   }
 }
 
-// How long a lock file may stay empty (its maker between creating it and writing its process id) before
-// it counts as left by a process that died there.
+// How long a lock file may stay empty before it counts as left by a process that died. This build never
+// leaves one empty (lockFile links it into place whole), an earlier build did between creating and writing it.
 const EMPTY_LOCK_MS = 5000;
 
-// The live process holding a lock, 'empty' while its maker has not written it yet, or undefined when the
-// lock is left by a process that is gone (or unreadable as a lock: taken over).
-function lockHolder(lock: string, path: string): number | 'empty' | undefined {
+// What a lock file holds: its maker's process id and start time.
+function lockText(): string {
+  return `${`${process.pid} ${procStat(process.pid)?.started ?? ''}`.trim()}\n`;
+}
+
+/**
+ * Makes `path` a file holding `text`, if nothing is there: written to `draft` (a new name) first and linked
+ * into place, so that whoever finds it finds it whole. False when something is there already.
+ */
+function createWhole(path: string, draft: string, text: string): boolean {
+  const fd = openSync(draft, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  try {
+    writeSync(fd, text);
+    closeSync(fd);
+    linkSync(draft, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    unlinkQuietly(draft);
+  }
+}
+
+// The live process holding a lock, or undefined when the lock is left by a process that is gone (a
+// zombie, killed and not yet reaped by its parent, is gone: it holds nothing) or is unreadable as a lock.
+// 'again' when the lock was removed as it was read. Anything but a regular file there is an error (a
+// FIFO would block the read, a dangling link would look absent for ever).
+function lockHolder(lock: string, path: string): number | 'again' | undefined {
   let text: string;
   try {
-    text = readFileSync(lock, 'utf8').trim();
+    const stat = lstatSync(lock);
+    if (!stat.isFile()) {
+      throw new InputError(`${path}: cannot lock: ${lock} is not a lock file (it is ${kindOfStat(stat)}); remove it`);
+    }
+    if (stat.size === 0) return Date.now() - stat.mtimeMs > EMPTY_LOCK_MS ? undefined : 'again';
+    // O_NOFOLLOW and O_NONBLOCK: made a link or a FIFO since the lstat, it fails or returns at once.
+    const fd = openSync(lock, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      const bytes = Buffer.alloc(64);
+      text = bytes
+        .subarray(0, readSync(fd, bytes, 0, bytes.length, 0))
+        .toString('utf8')
+        .trim();
+    } finally {
+      closeSync(fd);
+    }
   } catch (error) {
+    if (error instanceof InputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'empty'; // removed as it was read: try again
+    if (code === 'ENOENT') return 'again';
     throw new InputError(`${path}: cannot lock: ${lock} is not a lock file (${code})`);
   }
-  if (text === '') return Date.now() - statSync(lock).mtimeMs > EMPTY_LOCK_MS ? undefined : 'empty';
   const [pidText, started] = text.split(' ');
   const pid = Number(pidText);
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
@@ -540,54 +594,89 @@ function lockHolder(lock: string, path: string): number | 'empty' | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
+  const now = procStat(pid);
+  if (now !== undefined && (now.state === 'Z' || now.state === 'X')) return undefined;
   // A live process with that id that started at another time is not the one that took the lock.
-  const now = started === undefined ? undefined : startTime(pid);
-  return now !== undefined && now !== started ? undefined : pid;
+  return now !== undefined && started !== undefined && now.started !== started ? undefined : pid;
+}
+
+function kindOfStat(stat: Stats): string {
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a pipe (FIFO)';
+  if (stat.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+/** The file a path names, through symbolic links and whether it exists yet or not, as an absolute path. */
+function canonicalTarget(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    // Not there yet (or a link to nothing yet): the name the file will be made at, in its real folder.
+    const target = danglingTarget(path);
+    try {
+      return join(realpathSync(dirname(target)), basename(target));
+    } catch {
+      return target; // no folder: the caller says so
+    }
+  }
 }
 
 /**
- * Holds a file for this run: a lock file beside it (`.NAME.cuckoo-lock`, made only where none is, with
- * this process's id in it). While a live process holds it, this one waits, saying so once through `say`;
- * a lock whose process is gone (killed by SIGKILL) is taken over. Released when the process exits.
+ * Holds a file for this run: a lock file beside it (`.NAME.cuckoo-lock`, linked into place whole, only
+ * where none is, with this process's id and start time in it). While a live process holds it, this one
+ * waits, saying so once through `say`; a lock whose process is gone (killed by SIGKILL) is taken over.
+ * Released when the process exits. The lock is beside the file the path names through symbolic links,
+ * whether it exists yet or not, so two names of it by links share one lock.
+ *
+ * The take-over is atomic: only the holder of a second lock, `.NAME.cuckoo-lock-takeover` (made the same
+ * way), removes a stale lock, after reading it again. A lock is removed only by its live holder as it exits
+ * or by a take-over of it once its holder is gone, so the stale lock read under the second lock is the one
+ * removed: two runs that both found it stale cannot remove each other's new lock (they did when each
+ * removed what it had judged stale). Why not flock(2): Node has no call for it. The second lock is held for
+ * a read and an unlink; one left by a process killed in that moment is removed once its process is gone.
  */
 export async function lockFile(path: string, say: (message: string) => void): Promise<void> {
-  let target = path;
-  try {
-    target = realpathSync(path);
-  } catch {
-    /* not there yet: the lock goes beside the name given */
-  }
+  const target = canonicalTarget(path);
   const folder = dirname(target);
   const lock = join(folder, sidecarName(basename(target), 'cuckoo-lock'));
-  let waited = false;
-  for (;;) {
+  const takeover = join(folder, sidecarName(basename(target), 'cuckoo-lock-takeover'));
+  const text = lockText();
+  const create = (file: string): boolean => {
     try {
-      const fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-      locks.add(lock);
-      writeSync(fd, `${process.pid} ${startTime(process.pid) ?? ''}`.trim() + '\n');
-      closeSync(fd);
-      return;
+      const draft = join(folder, sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-lock-draft`));
+      return createWhole(file, draft, text);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') throw new InputError(`${path}: cannot create: the folder ${folder} does not exist`);
       if (code === 'ENOTDIR') throw new InputError(`${path}: cannot create: ${folder} is not a folder`);
-      if (code !== 'EEXIST')
-        throw new InputError(`${path}: cannot lock (${describeError(error as NodeJS.ErrnoException)})`);
+      throw new InputError(`${path}: cannot lock (${describeError(error as NodeJS.ErrnoException)})`);
+    }
+  };
+  let waited = false;
+  for (;;) {
+    if (create(lock)) {
+      locks.add(lock);
+      return;
     }
     const holder = lockHolder(lock, path);
     if (holder === undefined) {
-      try {
-        unlinkSync(lock);
-      } catch {
-        /* another waiter took it over first */
+      if (create(takeover)) {
+        try {
+          if (lockHolder(lock, path) === undefined) unlinkQuietly(lock);
+        } finally {
+          unlinkQuietly(takeover);
+        }
+        continue;
       }
-      continue;
-    }
-    if (!waited && holder !== 'empty') {
+      // Another run is taking it over; its second lock is removed if its process is gone.
+      if (lockHolder(takeover, path) === undefined) unlinkQuietly(takeover);
+    } else if (holder !== 'again' && !waited) {
       say(`waiting for process ${holder}, which is using ${path} (its lock is ${lock})`);
       waited = true;
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, holder === 'again' ? 5 : 50));
   }
 }
 
@@ -720,7 +809,13 @@ export async function openOutput(path: string | undefined): Promise<Output> {
         // Nothing there: putting it back is removing what the rename made.
         return { restore: () => unlinkQuietly(target), discard() {} };
       }
-      return { restore: () => renameSync(old, target), discard: () => unlinkQuietly(old) };
+      // A rename of one link of a file over another link of it does nothing: when this output's own rename
+      // failed, `old` is still beside the path, and is removed.
+      const restore = () => {
+        renameSync(old, target);
+        unlinkQuietly(old);
+      };
+      return { restore, discard: () => unlinkQuietly(old) };
     },
     publish() {
       try {
@@ -730,6 +825,7 @@ export async function openOutput(path: string | undefined): Promise<Output> {
         throw fileError(path, error);
       }
       pending.delete(output);
+      published = true;
     },
     abort() {
       if (open) {

@@ -84,6 +84,36 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
 #endif
 }
 
+// malloc(bytes), or calloc(bytes, 1) when `zeroed`; null when they cannot be had. In wasm, a block of 2 GiB
+// or more could not be had from a heap that had to grow by that much for it, however much room the
+// 4 GiB heap had: dlmalloc asks sbrk() for the growth, and sbrk's increment, an intptr_t, has 32 bits
+// there (a filter of 2.27 GB failed in a new module and was made in one that had held as much before, and
+// a filter over 2 GiB that exportChunks() wrote could not be loaded in a fresh process). So on failure the
+// heap is grown by blocks of at most 1 GiB held together, then freed (they join the heap's free top), and
+// the block asked for again.
+[[nodiscard]] inline void* allocate_block(std::size_t bytes, bool zeroed) noexcept {
+  const auto once = [&]() noexcept { return zeroed ? std::calloc(bytes, 1) : std::malloc(bytes); };
+  void* p = once();
+#if defined(__EMSCRIPTEN__)
+  constexpr std::size_t kStep = std::size_t{1} << 30;
+  if (p == nullptr && bytes > kStep) {
+    void* pieces[4] = {};
+    unsigned held = 0;
+    for (std::size_t had = 0; had < bytes && held < 4; ++held) {
+      const std::size_t piece = bytes - had < kStep ? bytes - had + (std::size_t{1} << 16) : kStep;
+      // volatile: the compiler may remove a malloc whose block is only freed.
+      void* volatile block = std::malloc(piece);
+      if (block == nullptr) break;
+      pieces[held] = block;
+      had += piece;
+    }
+    for (unsigned i = held; i-- > 0;) std::free(pieces[i]);
+    p = once();
+  }
+#endif
+  return p;
+}
+
 // `bytes` zeroed bytes and `padding` more after them; null when they cannot be had.
 [[nodiscard]] inline TableMemory allocate_table_memory(std::uint64_t bytes, std::size_t padding) noexcept {
   if (!addressable(bytes) || bytes > SIZE_MAX - padding) return nullptr;
@@ -93,7 +123,7 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
     if (TableMemory mapped = map_huge_page_aligned(total)) return mapped;
   }
 #endif
-  return TableMemory(static_cast<std::uint8_t*>(std::calloc(total, 1)));
+  return TableMemory(static_cast<std::uint8_t*>(allocate_block(total, true)));
 }
 
 // realloc(p, new_bytes) for a block of `old_bytes` that grows (a table that doubles in place); null when
