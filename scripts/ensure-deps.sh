@@ -9,8 +9,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # the browser tests; firefox-esr: a subset of them (tests/e2e/firefox.test.ts); cmake/g++: the native
 # build; clang-14 and its runtime: fuzzing and sanitizers; clang-format-14: the C++ style (.clang-format);
 # zopfli: deflates the wasm binaries inlined in the package (scripts/inline-wasm.mjs); python3: its csv
-# module is the reference of `cuckoo dedup --csv` (tests/js/cli.test.ts).
-packages=(cmake g++ emscripten libxxhash-dev catch2 chromium firefox-esr clang-14 libclang-rt-14-dev clang-format-14 zopfli python3)
+# module is the reference of `cuckoo dedup --csv` (tests/js/cli.test.ts); strace: cli.test.ts holds an fsync and
+# fails a rename with it, to stop a run at those points.
+packages=(cmake g++ emscripten libxxhash-dev catch2 chromium firefox-esr clang-14 libclang-rt-14-dev clang-format-14 zopfli python3 strace)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

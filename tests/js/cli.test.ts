@@ -1735,12 +1735,15 @@ describe('round 4: the --seen lock, a signal during the commit', () => {
     // (2 of 30 trials, 6 of 30 under strace).
     for (let trial = 0; trial < 3; trial++) {
       const state = `takeover-${trial}.cuckoo`;
+      // The holder reads a FIFO that is held open and never written; each waiter says it waits.
       const result = sh(
-        `rm -f ${state}; (sleep 30; echo) | $CUCKOO dedup --seen ${state} > /dev/null & holder=$!; ` +
-          `until [ -e .${state}.cuckoo-lock ]; do sleep 0.02; done; ` +
+        `rm -f ${state} ${state}.fifo; mkfifo ${state}.fifo; ` +
+          `$CUCKOO dedup --seen ${state} < ${state}.fifo > /dev/null & holder=$!; exec 4> ${state}.fifo; ` +
+          `until [ -e .${state}.cuckoo-lock ]; do sleep 0.02; done; waiters=; ` +
           `for r in 1 2 3 4 5; do seq $((r * 100000)) $((r * 100000 + 9999)) > ${state}-$r.in; ` +
-          `$CUCKOO dedup --seen ${state} ${state}-$r.in > /dev/null 2>&1 & done; sleep 0.5; ` +
-          `pkill -KILL -P $holder node; kill -KILL $holder 2>/dev/null; wait; ` +
+          `$CUCKOO dedup --seen ${state} ${state}-$r.in > /dev/null 2> ${state}-$r.err & waiters="$waiters $!"; done; ` +
+          `until [ "$(cat ${state}-?.err | grep -c waiting)" = 5 ]; do sleep 0.02; done; ` +
+          `kill -KILL $holder; wait $holder; exec 4>&-; wait $waiters; ` +
           `$CUCKOO dedup --seen ${state} ${state}-1.in ${state}-2.in ${state}-3.in ${state}-4.in ${state}-5.in | wc -l`,
       );
       expect(result.stdout.toString().trim()).toBe('0');

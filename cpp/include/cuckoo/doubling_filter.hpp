@@ -600,8 +600,9 @@ class DoublingFilter {
       return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter's kick path");
     // Whatever made adopted slots, it was not this table's adds.
     f->first_bucket_decides_ = !owned && generation == 0;
-    f->table_ = owned ? owned.release() : static_cast<std::uint8_t*>(
-                                          detail::allocate_block(static_cast<std::size_t>(slot_count) * kSlotBytes, true));
+    f->table_ = owned ? owned.release()
+                      : static_cast<std::uint8_t*>(
+                            detail::allocate_block(static_cast<std::size_t>(slot_count) * kSlotBytes, true));
     if (f->table_ == nullptr)
       return Status::error(ErrorCode::out_of_memory,
                            "cannot allocate " + std::to_string(f->byte_size()) + " bytes for the table");
@@ -974,8 +975,8 @@ class DoublingFilter {
   unsigned fresh_ext_ = kExtBits;  // the ext bits an entry added now gets (fresh_ext_bits; E in version 5)
   std::uint8_t* table_ = nullptr;  // N0 * 2^g buckets of kBucketSize slots of kSlotBytes
   std::uint64_t size_ = 0;
-  std::uint64_t fill_limit_ = 0;                 // fill_limit(), set whenever the table changes size
-  unsigned horizon_ = 0;  // the most doublings adds may make now (set_fill_limit), at most max_doublings_
+  std::uint64_t fill_limit_ = 0;  // fill_limit(), set whenever the table changes size
+  unsigned horizon_ = 0;          // the most doublings adds may make now (set_fill_limit), at most max_doublings_
   std::uint64_t length_counts_[kSlotBits] = {};  // entries by F + e
   AddFailure failure_ = AddFailure::none;
   // True while every entry was put here by this table's adds since it was made empty, and it has not
