@@ -296,11 +296,37 @@ class CuckooFilter {
   }
   // Probability that a key never added is reported present, at the current load: in each sub-filter a
   // lookup compares with 2b slots, each occupied with probability load and then matching with
-  // 1 / (2^f - 1); a key is a false positive if any sub-filter matches.
+  // 1 / (2^f - 1); a key is a false positive if any sub-filter matches. Sub-filters of one shape (a join
+  // takes a part's over as copies) give a key the same bucket pair and the same fingerprint, so their
+  // matches are not independent: a union keeps an entry in one of them only, and their rates add up (the
+  // sum, at most 1, an upper bound whatever they hold). With 1 - the product over them, the union of ten
+  // chains of 8-bit fingerprints said 0.310 where 0.361 was measured, and merge's 0.361 of the same parts.
+  // Sub-filters that growth adds are each of a shape of their own.
   [[nodiscard]] double expected_fp_rate() const noexcept {
     if (layout_.in_place) return in_place([](const auto& t) { return t.expected_fp_rate(); });
+    const auto same_shape = [](const SubFilter& a, const SubFilter& b) {
+      return a.num_buckets == b.num_buckets && a.fingerprint_bits == b.fingerprint_bits;
+    };
     double none = 1.0;
-    for_each_sub_filter([&](const SubFilter& s) { none *= s.miss_probability(); });
+    std::size_t i = 0;
+    for_each_sub_filter([&](const SubFilter& s) {
+      // The first sub-filter of its shape counts for all of them; a later one was counted with it.
+      bool first = true;
+      double shape_rate = 0;
+      std::size_t alike = 0;
+      std::size_t j = 0;
+      for_each_sub_filter([&](const SubFilter& t) {
+        if (!same_shape(s, t)) {
+          ++j;
+          return;
+        }
+        if (j++ < i) first = false;
+        shape_rate += 1.0 - t.miss_probability();
+        ++alike;
+      });
+      ++i;
+      if (first) none *= alike == 1 ? s.miss_probability() : 1.0 - std::min(1.0, shape_rate);
+    });
     return 1.0 - none;
   }
   [[nodiscard]] const Layout& layout() const noexcept { return layout_; }
