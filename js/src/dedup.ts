@@ -47,7 +47,7 @@ const DEFAULT_RATE = 1e-8;
 export const MIN_GROWING_FP_RATE = 2.1e-11;
 
 /** @internal Why a line can take the heap: said wherever a line did not fit in memory. */
-export const LONG_LINES = 'a line is held whole until its end: split lines longer than about 1 GiB';
+export const LONG_LINES = 'a line is held whole until its end: split lines longer than about 1.7 GB';
 /**
  * Where the filter starts (unless told a capacity): small, so that memory follows the unique lines, not
  * the input's size; it doubles in place as they come (345 KB).

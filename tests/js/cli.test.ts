@@ -1836,6 +1836,18 @@ describe('round 4: the --seen lock, a signal during the commit', () => {
     }
   });
 
+  test('a record of 2^30 bytes after a short line, through a pipe on two threads, is written whole', () => {
+    // Before: OUT_OF_MEMORY after writing 6 bytes (two threads held the line three times over), and a
+    // record of exactly 2^30 bytes after a line failed on every path (its buffer doubled to 2 GiB, which
+    // the heap could not give at once).
+    const result = sh(
+      `(printf 'short\n'; head -c ${2 ** 30} /dev/zero | tr '\\0' x; printf '\n') | ` +
+        `$CUCKOO dedup --threads 2 | wc -c; echo "status=\${PIPESTATUS[1]}"`,
+    );
+    expect(result.stderr.toString()).toBe('');
+    expect(result.stdout.toString()).toBe(`${6 + 2 ** 30 + 1}\nstatus=0\n`);
+  });
+
   test('a counted file with a line too long for memory says why, as a pipe does', () => {
     // A sparse file of 3 GiB: one line of NUL bytes, read by the count first.
     const file = join(dir, 'sparse-3g');

@@ -49,6 +49,7 @@
 
 #include "cuckoo_filter.hpp"
 #include "detail/bits.hpp"
+#include "detail/table_memory.hpp"
 #include "distinct_count.hpp"
 
 namespace cuckoo {
@@ -79,17 +80,26 @@ class Buffer {
   [[nodiscard]] bool reserve(std::size_t n) noexcept {
     if (n <= capacity_) return true;
     if (!detail::addressable(n, sizeof(T))) return false;
-    void* grown = std::realloc(data_, n * sizeof(T));
+    // grow_block: in wasm, room at the heap's top first, so that the buffer grows where it is and a block
+    // past 2 GiB can be had (detail::allocate_block says why it could not).
+    void* grown = detail::grow_block(data_, capacity_ * sizeof(T), n * sizeof(T));
     if (grown == nullptr) return false;
     data_ = static_cast<T*>(grown);
     capacity_ = n;
     return true;
   }
-  // Amortized doubling: appending n items in pieces costs O(n) in all.
+  // Amortized growth: appending n items in pieces costs O(n) in all. Doubling, and by a quarter past
+  // kLargeBytes: a line of 1 GiB and a byte in a buffer doubled to 2 GiB beside its copy in the output
+  // left too little of the 4 GiB heap.
+  [[nodiscard]] std::size_t grown_capacity(std::size_t need) const noexcept {
+    constexpr std::size_t kLargeBytes = std::size_t{256} << 20;
+    const std::size_t grown = capacity_ * sizeof(T) < kLargeBytes ? capacity_ * 2 : capacity_ + capacity_ / 4;
+    return std::max(grown, need);
+  }
   [[nodiscard]] bool append(const T* items, std::size_t n) noexcept {
     if (n == 0) return true;
     if (n > SIZE_MAX - size_) return false;
-    if (size_ + n > capacity_ && !reserve(std::max(capacity_ * 2, size_ + n))) return false;
+    if (size_ + n > capacity_ && !reserve(grown_capacity(size_ + n))) return false;
     std::memcpy(data_ + size_, items, n * sizeof(T));
     size_ += n;
     return true;
@@ -97,7 +107,7 @@ class Buffer {
   // n copies of one item.
   [[nodiscard]] bool append_copies(T item, std::size_t n) noexcept {
     if (n > SIZE_MAX - size_) return false;
-    if (size_ + n > capacity_ && !reserve(std::max(capacity_ * 2, size_ + n))) return false;
+    if (size_ + n > capacity_ && !reserve(grown_capacity(size_ + n))) return false;
     std::fill(data_ + size_, data_ + size_ + n, item);
     size_ += n;
     return true;
@@ -248,6 +258,7 @@ class LineDeduper {
   // --- Partitioned runs (the file's comment) ---
   static constexpr unsigned kMaxThreads = 64;
   static constexpr unsigned kPendingCalls = 2;  // calls of the main engine that may await resolve()
+  static constexpr std::size_t kLongRecord = std::size_t{16} << 20;  // a pending record's buffer kept up to this
 
   // Which share of the keys a hash's key is in: the top 32 bits of the hash mixed again (murmur3's
   // finalizer). The filter takes its buckets and fingerprints from the hash's own bits: a share cut from
@@ -312,6 +323,8 @@ class LineDeduper {
       unique_ += !seen;
       if (seen == writes_duplicates_ && !write_record(output_, p.one.data(), p.one.size(), p.one_last))
         return fail_out_of_memory();
+      // A long line's buffer (taken over from the carry) is given back: the carry grows anew for the next.
+      if (p.one.size() > kLongRecord) p.one.release();
     }
     if (p.count == 0) return {};
     std::uint8_t* results = p.results.data();
@@ -581,7 +594,15 @@ class LineDeduper {
     }
     Pending& p = *current_;
     p.one.clear();
-    if (!p.one.append(line, length)) return fail_out_of_memory().ok();
+    if (line == carry_.data() && length <= carry_.size()) {
+      // The carried line (one longer than a block), taken over rather than copied: a copy beside the
+      // carry and its place in the output took a line of 1,073,000,000 bytes past the 4 GiB heap, where one
+      // thread holds it twice. The caller clears carry_, now p.one's old buffer.
+      std::swap(p.one, carry_);
+      p.one.truncate(length);
+    } else if (!p.one.append(line, length)) {
+      return fail_out_of_memory().ok();
+    }
     p.has_one = true;
     p.one_last = last;
     p.one_result = result;
