@@ -288,6 +288,12 @@ CUCKOO_COLD int dedup_select(Handle h, unsigned delimiter, std::uint32_t ranges,
   heap_is_full();
   return last_error_code();
 }
+// Remember only the last `n` keys added (LineDeduper::remember_last). An ErrorCode.
+CUCKOO_COLD int dedup_window(Handle h, double n) {
+  if (!memory_for_call()) return last_error_code();
+  record(dedup_at(h).engine.remember_last(static_cast<std::uint64_t>(n)));
+  return last_error_code();
+}
 std::uint32_t dedup_report(Handle h) {
   return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(&dedup_at(h).report));
 }
@@ -452,6 +458,7 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("dedupDistinctRegisters", &dedup_distinct_registers);
   function("dedupDistinctMerge", &dedup_distinct_merge);
   function("dedupShare", &dedup_share);
+  function("dedupWindow", &dedup_window);
   function("dedupOutgoing", &dedup_outgoing);
   function("dedupOutgoingSize", &dedup_outgoing_size);
   function("dedupSupply", &dedup_supply);

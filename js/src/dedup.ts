@@ -120,6 +120,36 @@ export interface LineDeduperOptions {
    * "a" and a are the same value. Not with zeroTerminated.
    */
   csv?: boolean;
+  /**
+   * Remember only the last `window` distinct keys (1 to MAX_WINDOW): a line is new when its key is not
+   * among the `window` keys most recently found new, so a key forgotten and seen again is written again.
+   * When a new key comes and `window` are remembered, the one found new longest ago is deleted from the
+   * filter. The filter is made for `window` keys at fpRate once, never grows, and memory is fixed from the
+   * first block (the filter and 8 bytes a key for the ring of what to delete): for endless streams. Not
+   * with seen or capacity; on one thread (docs/DEDUP.md, "A window").
+   */
+  window?: number;
+}
+
+/** The least fpRate of a window's filter: 2b / 2^32 with b = 4 (a sized filter's bound, 32-bit fingerprints). */
+export const MIN_WINDOW_FP_RATE = 1.9e-9;
+
+/**
+ * Why a window runs on one thread: which key is the oldest is an order over all keys, and a thread's
+ * filter sees only its share of them.
+ */
+export const WINDOW_ON_ONE_THREAD =
+  "a window's oldest key is the oldest of all keys, and a thread's filter sees only its share of them";
+
+/** The most keys a window remembers: its ring takes 8 bytes a key beside the filter's 4 to 5. */
+export const MAX_WINDOW = 100_000_000;
+
+/**
+ * The capacity of a window's filter: room for an eighth more than the window, since keys come and go and
+ * a small table kept full fails a kick-out walk at times (a window of 100 at capacity 100 did).
+ */
+export function windowCapacity(window: number): number {
+  return window + Math.floor(window / 8) + 16;
 }
 
 // A line's key holds every field a closed range names, empty when the line lacks it: a range much wider
@@ -233,6 +263,7 @@ const KNOWN_OPTIONS = [
   'fields',
   'delimiter',
   'csv',
+  'window',
 ];
 
 export function checkOptions(options: unknown): LineDeduperOptions {
@@ -285,6 +316,13 @@ export function checkOptions(options: unknown): LineDeduperOptions {
     if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= (name === 'capacity' ? 1 : 0))) {
       throw invalid(`${name} must be an integer >= ${name === 'capacity' ? 1 : 0}, got ${String(v)}`);
     }
+  }
+  if (o.window !== undefined) {
+    if (!(typeof o.window === 'number' && Number.isSafeInteger(o.window) && o.window >= 1 && o.window <= MAX_WINDOW))
+      throw invalid(`window must be an integer from 1 to ${MAX_WINDOW}, got ${describe(o.window)}`);
+    if (o.seen !== undefined)
+      throw invalid('window goes without seen: a seen filter remembers every key, a window forgets the oldest');
+    if (o.capacity !== undefined) throw invalid('window goes without capacity: the filter is made for the window');
   }
   if (o.capacity !== undefined && (o.capacity as number) > MAX_DEDUP_CAPACITY) {
     throw invalid(
@@ -485,7 +523,16 @@ export class LineDeduper {
     this.m = requireModule();
     this.options = checkOptions(options);
     // Fail now, not at the first block, for a rate that cannot grow.
-    if (this.options.fpRate !== undefined) shapeAt(this.options.fpRate, this.options.capacity ?? DEDUP_START);
+    if (this.options.window !== undefined) {
+      // A window's filter does not grow: its fingerprints take the rate at once, 32 bits at the most.
+      if (this.options.fpRate !== undefined && this.options.fpRate < MIN_WINDOW_FP_RATE) {
+        throw invalid(
+          `fpRate ${this.options.fpRate} is too small for a window's filter (32-bit fingerprints at the most); use ${MIN_WINDOW_FP_RATE} or more`,
+        );
+      }
+    } else if (this.options.fpRate !== undefined) {
+      shapeAt(this.options.fpRate, this.options.capacity ?? DEDUP_START);
+    }
   }
 
   /**
@@ -708,12 +755,22 @@ export class LineDeduper {
   // The filter is made at the first block, whose lines tell the typical line length.
   private start(firstBlock: Uint8Array): void {
     if (this.engine !== 0) return;
-    const { seen } = this.options;
+    const { seen, window } = this.options;
     const plan = seen ? undefined : planDedup(this.options, firstBlock);
-    const filter = seen ?? this.makeFilter(plan!, firstBlock.length);
+    // A window's filter is sized for it at the rate a plain run would take, and never grows.
+    const filter =
+      seen ??
+      (window
+        ? new CuckooFilter({ capacity: windowCapacity(window), fpRate: plan!.fpRate })
+        : this.makeFilter(plan!, firstBlock.length));
     let engine: number;
     try {
       engine = makeEngine(this.m, filter, this.options);
+      if (window && this.m.dedupWindow(engine, window) !== ErrorCode.ok) {
+        const error = errorFromModule(this.m);
+        this.m.dedupDestroy(engine);
+        throw error;
+      }
     } catch (error) {
       if (!seen) filter.dispose();
       throw error;
@@ -732,7 +789,7 @@ export class LineDeduper {
       plan.maxDoublings = filter.maxDoublings;
       plan.reach = plan.capacity * 2 ** plan.maxDoublings;
     }
-    this.plan = plan;
+    this.plan = window ? undefined : plan; // a plan is how a filter grows
     this.filter = filter;
     this.engine = engine;
     orphans?.register(this, { m: this.m, engine, filter: seen ? undefined : filter }, this);

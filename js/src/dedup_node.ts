@@ -1,7 +1,14 @@
 // The Node stream adapter of the line deduplicator: `createReadStream(a).pipe(dedupLines()).pipe(out)`.
 // Only the package's Node entry (node.ts) exports it, so that browser bundles never see node:stream.
 import { Transform, type TransformCallback } from 'node:stream';
-import { checkOptions, LineDeduper, type LineDeduperOptions, type LineDedupStats, statsOf } from './dedup.js';
+import {
+  checkOptions,
+  LineDeduper,
+  type LineDeduperOptions,
+  type LineDedupStats,
+  statsOf,
+  WINDOW_ON_ONE_THREAD,
+} from './dedup.js';
 import { CuckooFilterError, invalid } from './errors.js';
 import { describe } from './key_codec.js';
 import type { PartitionedRun } from './partitioned.js';
@@ -49,6 +56,8 @@ export class LineDedupTransform extends Transform {
     this.threads = threads ?? 1;
     if (this.threads === 2 && this.options.seen)
       throw invalid('threads: 2 goes without seen (a run on two threads has a filter a thread)');
+    if (this.threads === 2 && this.options.window !== undefined)
+      throw invalid(`threads: 2 goes without window (${WINDOW_ON_ONE_THREAD})`);
   }
 
   /** Counts so far; final once the stream has ended ('end' on the readable side). */

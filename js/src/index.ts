@@ -13,7 +13,9 @@ export {
   dedupLineStream,
   DEDUP_LOSS_BUDGET,
   MAX_DEDUP_CAPACITY,
+  MAX_WINDOW,
   MIN_GROWING_FP_RATE,
+  MIN_WINDOW_FP_RATE,
 } from './dedup.js';
 export type { DedupPlan, LineDeduperOptions, LineDedupStats, LineDedupStream } from './dedup.js';
 // In browsers, dedupLines is the web TransformStream: `file.stream().pipeThrough(dedupLines())`.

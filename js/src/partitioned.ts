@@ -6,7 +6,7 @@
 // the counts; the filters' expected wrong drops add up. The helper is a Worker of the environment's (Node's
 // worker_threads: node_helper.ts; a Web Worker in a page), reached through a HelperLink; serveHelper() is
 // its side. Used by the `cuckoo` command, dedupLines({ threads }) in Node and the dedup page.
-import { type LineDedupStats, LineDeduper, type LineDeduperOptions, planDedup } from './dedup.js';
+import { type LineDedupStats, LineDeduper, type LineDeduperOptions, planDedup, WINDOW_ON_ONE_THREAD } from './dedup.js';
 import { CuckooFilterError, type CuckooFilterErrorCode } from './errors.js';
 import { ready } from './wasm_module.js';
 
@@ -139,6 +139,11 @@ export class PartitionedRun {
 
   private constructor(options: LineDeduperOptions, link: HelperLink, failed: (message: string) => Error) {
     if (options.seen) throw new CuckooFilterError('INVALID_ARGUMENT', 'a run on two threads goes without seen');
+    if (options.window !== undefined)
+      throw new CuckooFilterError(
+        'INVALID_ARGUMENT',
+        `a run on two threads goes without window (${WINDOW_ON_ONE_THREAD})`,
+      );
     this.link = link;
     this.failed = failed;
     const cut = Math.round(MAIN_SHARE * 2 ** 32);

@@ -87,6 +87,8 @@ export interface CuckooModule extends HeapModule {
   dedupDistinctRegisters(handle: number): number;
   /** Merges another count's registers, at `address`, into this one's. */
   dedupDistinctMerge(handle: number, address: number): void;
+  /** Makes the engine remember only the last `n` keys it added (before its first record). An ErrorCode. */
+  dedupWindow(handle: number, n: number): number;
   /** Makes the engine the main one of a partitioned run of `threads` (`cuts`: threads - 1 u32). An ErrorCode. */
   dedupShare(handle: number, cuts: number, threads: number): number;
   /** The main engine: the address of the hashes (u64) its last call gave helper `thread`, and how many. */

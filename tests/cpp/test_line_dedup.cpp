@@ -650,3 +650,86 @@ TEST_CASE("a partitioned run refuses calls out of step, and bad shares", "[dedup
   CHECK(s.code == cuckoo::ErrorCode::invalid_argument);
   CHECK(s.message.find("out of step") != std::string::npos);
 }
+
+namespace {
+
+// The window's rules with an exact model: a record is new when its key is not among the last `window`
+// keys that were new (a FIFO and a multiset of them); with duplicates, the others are written.
+std::string window_reference(const std::string& in, std::size_t window, unsigned rules) {
+  std::deque<std::string> order;
+  std::multiset<std::string> remembered;
+  std::string out;
+  for (std::size_t start = 0; start < in.size();) {
+    const std::size_t newline = in.find('\n', start);
+    const std::size_t end = newline == std::string::npos ? in.size() : newline + 1;
+    const std::string line = in.substr(start, end - start);
+    const std::string key = newline == std::string::npos ? line : line.substr(0, line.size() - 1);
+    const bool is_new = remembered.count(key) == 0;
+    if (is_new) {
+      if (order.size() == window) {
+        remembered.erase(remembered.find(order.front()));
+        order.pop_front();
+      }
+      order.push_back(key);
+      remembered.insert(key);
+    }
+    if (is_new != ((rules & cuckoo::duplicates) != 0)) out += newline == std::string::npos ? line + "\n" : line;
+    start = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a window remembers the last N new keys exactly, at its edge too, in any blocks", "[dedup][window]") {
+  std::mt19937 rng(60);
+  for (const std::size_t window : {1u, 2u, 7u, 100u, 1000u})
+    for (const unsigned rules : {unsigned{cuckoo::newline_lines}, unsigned{cuckoo::duplicates}}) {
+      // Keys repeated at distances around the window's edge (window - 2 .. window + 2 new keys back),
+      // near ones and far ones.
+      std::vector<std::string> keys;
+      std::string in;
+      for (int i = 0; i < 20000; ++i) {
+        std::string k;
+        const auto pick = rng() % 10;
+        if (pick < 4 || keys.empty()) {
+          k = cuckoo_test::key("w", keys.size());
+          keys.push_back(k);
+        } else if (pick < 8) {
+          const std::size_t back = window + (rng() % 5) - 2;
+          k = keys[keys.size() - 1 - std::min(back, keys.size() - 1)];
+        } else {
+          k = keys[rng() % keys.size()];
+        }
+        in += k + "\n";
+      }
+      // 32-bit fingerprints: a false positive (a new key dropped) is about 1 in 10^8. Room for an eighth
+      // more, as the package sizes it: keys come and go, and a small table kept full fails a walk at times.
+      cuckoo::Options o;
+      o.capacity = window + window / 8 + 16;
+      o.fingerprint_bits = 32;
+      cuckoo::CuckooFilter f(o);
+      cuckoo::LineDeduper d(f, rules);
+      REQUIRE(d.remember_last(window).ok());
+      CAPTURE(window, rules);
+      CHECK(run_in_blocks(d, in, rng) == window_reference(in, window, rules));
+      // The filter holds the window and no more.
+      CHECK(f.size() == std::min<std::size_t>(window, d.unique()));
+    }
+}
+
+TEST_CASE("a window is set once, before the first record, on one thread", "[dedup][window]") {
+  cuckoo::Options o;
+  o.capacity = 100;
+  cuckoo::CuckooFilter f(o);
+  cuckoo::LineDeduper d(f);
+  CHECK(d.remember_last(0).code == cuckoo::ErrorCode::invalid_argument);
+  REQUIRE(d.remember_last(10).ok());
+  CHECK(d.remember_last(10).code == cuckoo::ErrorCode::invalid_argument);
+  const std::uint32_t cuts[1] = {0x80000000u};
+  CHECK_FALSE(d.share(cuts, 2));
+  cuckoo::LineDeduper begun(f);
+  const std::string line = "a\n";
+  REQUIRE(begun.push(reinterpret_cast<const std::uint8_t*>(line.data()), line.size()).ok());
+  CHECK(begun.remember_last(10).code == cuckoo::ErrorCode::invalid_argument);
+}

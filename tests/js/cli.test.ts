@@ -838,10 +838,21 @@ describe('dedup: a count on several threads is the count of one', () => {
     expect(two.stdout.equals(one.stdout)).toBe(true);
     expect(two.stdout.toString().split('\n').length - 1).toBe(2_600_000);
     // The same start, from the same count (the run on two threads shares it between two filters, each of
-    // which may double once more than one filter of the whole start), and the same bound.
+    // which may double once more than one filter of the whole start, and each has a margin of six standard
+    // deviations of its share of the keys), and a bound no higher.
     const start = (stderr: string) =>
-      stderr.replace(/doubles in place up to \d+ times/, 'doubles').replace(/slots, \d+ bytes/, 'slots');
+      stderr
+        .replace(/doubles in place up to \d+ times/, 'doubles')
+        .replace(/slots, \d+ bytes/, 'slots')
+        .replace(/room for \d+ lines/, 'room for N lines')
+        .replace(/at most [\d.e-]+/, 'at most B');
     expect(start(two.stderr)).toBe(start(one.stderr));
+    const room = (stderr: string) => Number(/room for (\d+) lines/.exec(stderr)![1]);
+    const margin = 6 * Math.sqrt(room(one.stderr) * 0.15 * 0.85);
+    expect(room(two.stderr)).toBeGreaterThanOrEqual(room(one.stderr));
+    expect(room(two.stderr)).toBeLessThanOrEqual(room(one.stderr) + 2 * margin + 2);
+    const bound = (stderr: string) => Number(/at most ([\d.e-]+)/.exec(stderr)![1]);
+    expect(bound(two.stderr)).toBeLessThanOrEqual(bound(one.stderr));
     // Under a limit on the address space a worker could not reserve its module's memory, and V8 ended the
     // whole process ("Fatal process OOM", status 133): the count keeps to one thread there.
     const limited = spawnSync(
@@ -1863,5 +1874,66 @@ describe('round 4: the --seen lock, a signal during the commit', () => {
     } finally {
       rmSync(file, { force: true });
     }
+  });
+});
+
+describe('dedup --window N: the last N distinct lines', () => {
+  // The command's reference: a FIFO of the last N new keys and a set of them (awk's, with deletes).
+  const awkWindow = (n: number, args = '') =>
+    `awk ${args} -v n=${n} '{ if (!($0 in seen)) { seen[$0] = 1; q[t++] = $0; if (t - h > n) delete seen[q[h++]]; print } }'`;
+
+  test('a line is written when it is not among the N lines most recently written, as awk with a FIFO', () => {
+    const result = sh(
+      `for n in 1 3 1000; do seq 1 20000 | awk '{ print ($1 * 7919) % 1500 }' > win.in; ` +
+        `$CUCKOO dedup --window $n win.in > win.out; ${awkWindow(0).replace('-v n=0', '-v n=$n')} win.in > win.ref; ` +
+        `cmp win.out win.ref && echo "same $n $(wc -l < win.out)"; done`,
+    );
+    expect(result.stderr.toString()).toBe('');
+    expect(result.stdout.toString()).toMatch(/^same 1 \d+\nsame 3 \d+\nsame 1000 \d+\n$/);
+    // Past the window, a key comes back: more lines than a run that remembers all (1,500 distinct).
+    expect(Number(/same 3 (\d+)/.exec(result.stdout.toString())![1])).toBeGreaterThan(1500);
+  });
+
+  test('with -f, --csv, -z, -D and several inputs', () => {
+    writeFileSync(join(dir, 'w1.tsv'), 'a\t1\nb\t2\na\t3\nc\t4\n');
+    writeFileSync(join(dir, 'w2.tsv'), 'b\t5\na\t6\nd\t7\nd\t8');
+    // Window 2 on field 1: a b (a) c [b c] b(seen) a(new: [c a]) d([a d]) d(seen).
+    expect(run(['dedup', '--window', '2', '-f', '1', 'w1.tsv', 'w2.tsv']).stdout.toString()).toBe(
+      'a\t1\nb\t2\nc\t4\na\t6\nd\t7\n',
+    );
+    expect(run(['dedup', '--window', '2', '-D', '-f', '1', 'w1.tsv', 'w2.tsv']).stdout.toString()).toBe(
+      'a\t3\nb\t5\nd\t8\n',
+    );
+    writeFileSync(join(dir, 'w.csv'), 'id,n\n1,"x,y"\n2,z\n1,"x,y"\n3,q\n2,z\n');
+    expect(run(['dedup', '--window', '1', '--csv', '-f', 'id', 'w.csv']).stdout.toString()).toBe(
+      'id,n\n1,"x,y"\n2,z\n1,"x,y"\n3,q\n2,z\n',
+    );
+    expect(run(['dedup', '--window', '2', '-z'], 'a\0b\0a\0c\0a\0').stdout.toString()).toBe('a\0b\0c\0a\0');
+  });
+
+  test('--stats says the window and its memory; --seen, --capacity and a rate too small are usage errors', () => {
+    const stats = run(['dedup', '--window', '1000', '--stats'], 'a\nb\na\n');
+    expect(stats.stderr).toMatch(
+      /^cuckoo dedup: 3 lines read, 2 unique lines written, 1 duplicate removed\ncuckoo dedup: a window of the last 1000 unique lines: a filter of \d+-bit fingerprints, \d+ bytes, and 8000 bytes for the lines to forget\ncuckoo dedup: expected unique lines wrongly dropped as false positives: at most [\d.e-]+\n$/,
+    );
+    for (const [args, message] of [
+      [['--seen', 'win.cuckoo'], 'cuckoo: dedup: --window goes without --seen'],
+      [['--capacity', '10'], 'cuckoo: dedup: --window goes without --capacity'],
+      [['--fp-rate', '1e-10'], "cuckoo: dedup: --fp-rate 1e-10 is too small for --window's filter"],
+      [['--window', '0'], 'cuckoo: --window must be a whole number >= 1, got "0"'],
+    ] as [string[], string][]) {
+      const result = run(['dedup', '--window', '5', ...args], 'a\n');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(message);
+    }
+    expect(existsSync(join(dir, 'win.cuckoo'))).toBe(false);
+  });
+
+  test('memory stays fixed on a long input: the filter never grows past its first size', () => {
+    // 2M distinct lines through a window of 1,000: a filter of 1,141 keys' room, never more.
+    const result = sh(`seq 1 2000000 | $CUCKOO dedup --window 1000 --stats | tail -1`);
+    expect(result.stdout.toString()).toBe('2000000\n');
+    const bytes = Number(/a filter of \d+-bit fingerprints, (\d+) bytes/.exec(result.stderr.toString())![1]);
+    expect(bytes).toBeLessThan(8 * 1000);
   });
 });

@@ -20,7 +20,10 @@ import {
   dedupLineStream,
   expectedWrongDrops,
   type LineDeduperOptions,
+  MAX_WINDOW,
+  MIN_WINDOW_FP_RATE,
   parseFields,
+  windowCapacity,
 } from '../../js/src/dedup';
 import { requireModule } from '../../js/src/wasm_module';
 import { dedupCases, parseCsv, randomCsv, randomInput, referenceCsvDedup, referenceDedup } from './dedup_cases';
@@ -377,6 +380,72 @@ describe('growth and sizing', () => {
       /full after \d+ unique lines.*doubled 2 times, the most fpRate 3e-11 allows.*larger capacity, or allow a larger fpRate/,
     );
     expect(() => d.push(Buffer.from('x\n'))).toThrow(error as Error);
+  });
+});
+
+describe('window: the last N new keys, remembered exactly', () => {
+  // Keys repeated at distances around the window's edge (N - 2 .. N + 2 new keys back), near and far.
+  function edgeInput(seed: number, window: number, records: number, end = '\n'): Buffer {
+    const random = rng(seed);
+    const keys: string[] = [];
+    const parts: string[] = [];
+    for (let i = 0; i < records; i++) {
+      const r = random();
+      let key: string;
+      if (r < 0.4 || keys.length === 0) {
+        key = `k${seed}-${keys.length}\t${Math.floor(random() * 3)}`;
+        keys.push(key);
+      } else if (r < 0.8) {
+        const back = window + Math.floor(random() * 5) - 2;
+        key = keys[keys.length - 1 - Math.min(Math.max(back, 0), keys.length - 1)];
+      } else {
+        key = keys[Math.floor(random() * keys.length)];
+      }
+      parts.push(key + (random() < 0.1 && end === '\n' ? '\r\n' : end));
+    }
+    return Buffer.from(parts.join(''), 'latin1');
+  }
+
+  test.each([1, 2, 7, 100, 5000])(
+    'window %i: random inputs and blocks, every rule, against a FIFO and a set',
+    (window) => {
+      for (const rules of [{}, { duplicates: true }, { zeroTerminated: true }, { fields: '1', delimiter: '\t' }]) {
+        const input = edgeInput(window, window, 20_000, 'zeroTerminated' in rules ? '\0' : '\n');
+        const { out, d } = runInBlocks(input, window, { ...EXACT, ...rules, window });
+        const reference = referenceDedup(input, {
+          ...rules,
+          fields: 'fields' in rules ? [[1, 1]] : undefined,
+          window,
+        });
+        expect(out.equals(reference)).toBe(true);
+        // Memory fixed from the first block: the filter was made for the window and never grew.
+        expect(d.stats.doublings).toBe(0);
+        expect(d.stats.filterBytes).toBeLessThan(8 * windowCapacity(window) + 4096);
+        d.dispose();
+      }
+    },
+  );
+
+  test('several inputs: a window runs on across them', () => {
+    const d = new LineDeduper({ window: 2 });
+    const out = [d.push(Buffer.from('a\nb\n')), d.nextInput(), d.push(Buffer.from('c\na\nc\nb')), d.end()];
+    expect(Buffer.concat(out).toString()).toBe('a\nb\nc\na\nb\n');
+    d.dispose();
+  });
+
+  test('options: a whole number from 1 to MAX_WINDOW, not with seen, capacity, two threads or a rate too small', () => {
+    expect(() => new LineDeduper({ window: 0 })).toThrow(
+      `window must be an integer from 1 to ${MAX_WINDOW}, got the number 0`,
+    );
+    expect(() => new LineDeduper({ window: 1.5 })).toThrow('window must be an integer');
+    expect(() => new LineDeduper({ window: MAX_WINDOW + 1 })).toThrow('window must be an integer');
+    using seen = new CuckooFilter({ capacity: 100 });
+    expect(() => new LineDeduper({ window: 5, seen })).toThrow('window goes without seen');
+    expect(() => new LineDeduper({ window: 5, capacity: 9 })).toThrow('window goes without capacity');
+    expect(() => new LineDeduper({ window: 5, fpRate: 1e-10 })).toThrow(
+      `fpRate 1e-10 is too small for a window's filter (32-bit fingerprints at the most); use ${MIN_WINDOW_FP_RATE} or more`,
+    );
+    expect(() => dedupLines({ window: 5, threads: 2 })).toThrow('threads: 2 goes without window');
   });
 });
 

@@ -29,11 +29,20 @@ export function fieldKey(record: string, delimiter: string, ranges: [number, num
 
 export function referenceDedup(
   input: Buffer,
-  rules: { zeroTerminated?: boolean; duplicates?: boolean; fields?: [number, number][]; delimiter?: string } = {},
+  rules: {
+    zeroTerminated?: boolean;
+    duplicates?: boolean;
+    fields?: [number, number][];
+    delimiter?: string;
+    window?: number;
+  } = {},
 ): Buffer {
   // With zeroTerminated a record ends at NUL and "\r" is data; with duplicates the seen ones are written.
+  // With a window, only the last `window` new keys are remembered (a FIFO of them beside the set).
   const endByte = rules.zeroTerminated ? 0 : 10;
   const seen = new Set<string>();
+  const order: string[] = [];
+  let oldest = 0;
   const out: Buffer[] = [];
   for (let start = 0; start < input.length; ) {
     const newline = input.indexOf(endByte, start);
@@ -45,6 +54,10 @@ export function referenceDedup(
     const key = rules.fields ? fieldKey(whole, rules.delimiter ?? '\t', rules.fields) : whole;
     const isNew = !seen.has(key);
     seen.add(key);
+    if (isNew && rules.window !== undefined) {
+      order.push(key);
+      if (order.length - oldest > rules.window) seen.delete(order[oldest++]);
+    }
     if (isNew !== Boolean(rules.duplicates)) {
       out.push(line);
       if (newline === -1) out.push(Buffer.from([endByte]));

@@ -5,7 +5,15 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CuckooFilter, dedupLines, dedupLineStream, LineDeduper, planDedup, ready } from '../../js/src/node';
+import {
+  CuckooFilter,
+  type CuckooFilterOptions,
+  dedupLines,
+  dedupLineStream,
+  LineDeduper,
+  planDedup,
+  ready,
+} from '../../js/src/node';
 import { loadedModule } from '../../js/src/wasm_module';
 import { loadedModule as loadedRedisModule } from '../../js/src/redis_module';
 import { ready as readyRedis, RedisCuckooFilter, type RedisDumpChunk } from '../../js/src/redis';
@@ -316,7 +324,7 @@ describe('round 4', () => {
     whole.dispose();
   });
 
-  test.each([
+  test.each<CuckooFilterOptions>([
     { capacity: 20000, fingerprintBits: 8, growth: 4, bucketSize: 8 },
     { capacity: 20000, fpRate: 0.01, growth: 3 },
     { capacity: 20000, fpRate: 0.01, growth: 3, semiSorted: true },

@@ -78,6 +78,7 @@ const MAIN: Functions<CuckooModule> = {
   _malloc: true,
   _free: true,
   dedupShare: true,
+  dedupWindow: true,
   dedupOutgoing: true,
   dedupOutgoingSize: true,
   dedupSupply: true,

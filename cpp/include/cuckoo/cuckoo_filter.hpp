@@ -304,6 +304,9 @@ class CuckooFilter {
   // Sub-filters that growth adds are each of a shape of their own.
   [[nodiscard]] double expected_fp_rate() const noexcept {
     if (layout_.in_place) return in_place([](const auto& t) { return t.expected_fp_rate(); });
+    return chain_fp_rate();
+  }
+  [[nodiscard]] CUCKOO_COLD double chain_fp_rate() const noexcept {
     const auto same_shape = [](const SubFilter& a, const SubFilter& b) {
       return a.num_buckets == b.num_buckets && a.fingerprint_bits == b.fingerprint_bits;
     };

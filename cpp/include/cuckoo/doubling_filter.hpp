@@ -633,7 +633,7 @@ class DoublingFilter {
   // to the keys, and a join that spent the rate of later doublings makes the filter full sooner
   // (growth_limit). Half an entry of slack keeps rounding from ever lowering either otherwise. It also
   // keeps fresh_ext_, for every change of size comes here.
-  void set_fill_limit() noexcept {
+  CUCKOO_COLD void set_fill_limit() noexcept {
     fresh_ext_ = low_bits_ == 0 ? kExtBits : fresh_ext_bits(base_buckets_, generation_);
     std::uint64_t limit = load_limit();
     const double slots = static_cast<double>(num_buckets() * kBucketSize);

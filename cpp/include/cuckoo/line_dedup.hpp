@@ -77,8 +77,8 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer() { std::free(data_); }
 
-  [[nodiscard]] bool reserve(std::size_t n) noexcept {
-    if (n <= capacity_) return true;
+  [[nodiscard]] bool reserve(std::size_t n) noexcept { return n <= capacity_ || grow(n); }
+  [[nodiscard]] [[gnu::noinline]] bool grow(std::size_t n) noexcept {
     if (!detail::addressable(n, sizeof(T))) return false;
     // grow_block: in wasm, room at the heap's top first, so that the buffer grows where it is and a block
     // past 2 GiB can be had (detail::allocate_block says why it could not).
@@ -255,6 +255,25 @@ class LineDeduper {
   // the size the file's distinct keys need.
   void count_distinct(DistinctCount& count) noexcept { counting_ = &count; }
 
+  // --- A window (remember_last()) ---
+  // Makes the engine remember only the last `n` keys it added, before its first record and on one
+  // thread: a record is new when its key is not among them. When a new key comes and n are remembered,
+  // the one added longest ago is deleted from the filter first (a ring of their hashes, 8 bytes a key).
+  // Every key deleted was added and not deleted since, so the delete takes its entry or an identical one,
+  // never the last of another key's (no false negative inside the window); a new key may be taken for
+  // one of the window's at the filter's rate with n keys, which a filter made for n keys keeps. In
+  // window runs each record is decided in turn (the next one's lookup must see the delete).
+  // invalid_argument: n is 0, or the engine has begun or is shared; out_of_memory: no room for the ring.
+  [[nodiscard]] CUCKOO_COLD Status remember_last(std::uint64_t n) noexcept {
+    if (n == 0 || threads_ > 1 || counting_ != nullptr || lines_ != 0 || window_size_ != 0)
+      return Status::error(ErrorCode::invalid_argument, "a window is set once, before the first record");
+    if (!detail::addressable(n, sizeof(std::uint64_t)) || !window_.reserve(static_cast<std::size_t>(n)))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate the window's keys");
+    window_size_ = static_cast<std::size_t>(n);
+    return {};
+  }
+  [[nodiscard]] std::uint64_t window() const noexcept { return window_size_; }
+
   // --- Partitioned runs (the file's comment) ---
   static constexpr unsigned kMaxThreads = 64;
   static constexpr unsigned kPendingCalls = 2;  // calls of the main engine that may await resolve()
@@ -277,7 +296,8 @@ class LineDeduper {
   // (cuts: threads - 1 values, not decreasing; thread 0, this one, from 0, the last up to 2^32). Not with
   // count_distinct(). False when the arguments are not that.
   [[nodiscard]] CUCKOO_COLD bool share(const std::uint32_t* cuts, unsigned threads) noexcept {
-    if (threads < 2 || threads > kMaxThreads || counting_ != nullptr || lines_ != 0 || pending_calls_ != 0)
+    if (threads < 2 || threads > kMaxThreads || counting_ != nullptr || lines_ != 0 || pending_calls_ != 0 ||
+        window_size_ != 0)
       return false;
     cuts_[0] = 0;
     for (unsigned t = 1; t < threads; ++t) {
@@ -454,6 +474,50 @@ class LineDeduper {
     return true;
   }
 
+  // Adds a key found absent; in a window run, the key added longest ago leaves first when the window is
+  // full (remember_last()). False when the filter has no room (fail_add() says why).
+  bool add_new(std::uint64_t hash) noexcept { return window_size_ == 0 ? filter_.add_hash(hash) : add_to_window(hash); }
+  [[gnu::noinline]] CUCKOO_COLD bool add_to_window(std::uint64_t hash) noexcept {
+    std::uint64_t* ring = window_.data();
+    if (window_.size() == window_size_) {
+      (void)filter_.remove_hash(ring[window_next_]);
+      if (!filter_.add_hash(hash)) return false;
+      ring[window_next_] = hash;
+      if (++window_next_ == window_size_) window_next_ = 0;
+      return true;
+    }
+    if (!filter_.add_hash(hash)) return false;
+    window_.append_unchecked(&hash, 1);  // within the ring's room (remember_last)
+    return true;
+  }
+
+  // dedup_ranges() in a window run: each record decided in turn (add_new), in pieces counted at the rate
+  // after them as there; a record whose key finds no room stops the block there, as a batch does.
+  [[gnu::noinline]] CUCKOO_COLD bool window_ranges(const std::uint8_t* data, std::size_t length, std::size_t count,
+                                                   bool selected, const std::uint32_t* records, std::uint8_t* results) {
+    for (std::size_t at = 0; at < count; at += kRatePiece) {
+      const std::size_t n = std::min(kRatePiece, count - at);
+      if (selected && !piece_keys(data, at, n)) return fail_out_of_memory().ok();
+      const std::uint8_t* base = selected ? keys_.data() : data;
+      const std::uint32_t* ranges = ranges_.data() + 2 * at;
+      std::size_t added = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t hash = filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]);
+        const bool seen = filter_.contains_hash(hash);
+        if (!seen && !add_new(hash)) {
+          results[at + i] = static_cast<std::uint8_t>(KeyResult::no_room);
+          std::memset(results + at + i + 1, static_cast<int>(KeyResult::not_tried), count - at - i - 1);
+          wrong_drops_ += static_cast<double>(added) * filter_.expected_fp_rate();
+          return write_results(data, length, count, records, results);
+        }
+        results[at + i] = static_cast<std::uint8_t>(yes_or_no(!seen));
+        added += !seen;
+      }
+      wrong_drops_ += static_cast<double>(added) * filter_.expected_fp_rate();
+    }
+    return write_results(data, length, count, records, results);
+  }
+
   // Returns the failure (whose ok() is false, for `return fail_out_of_memory().ok();`).
   CUCKOO_COLD Status fail_out_of_memory() {
     failed_ = Status::error(ErrorCode::out_of_memory, "a line or the output does not fit in memory");
@@ -570,7 +634,7 @@ class LineDeduper {
     }
     if (threads_ > 1) return decide_one(line, length, last, hash);
     const bool seen = filter_.contains_hash(hash);
-    if (!seen && !filter_.add_hash(hash)) return fail_add();
+    if (!seen && !add_new(hash)) return fail_add();
     ++lines_;
     unique_ += !seen;
     if (!seen) wrong_drops_ += filter_.expected_fp_rate();
@@ -656,6 +720,7 @@ class LineDeduper {
     // The output gains at most the block: with that room reserved, the copies below cannot fail.
     if (!results_.reserve(count) || !output_.reserve(output_.size() + length)) return fail_out_of_memory().ok();
     std::uint8_t* results = results_.data();
+    if (window_size_ != 0) return window_ranges(data, length, count, selected, records, results);
     // In pieces, each counted at the rate after it (stats' wrong drops); a piece that stops at a key with
     // no room leaves the rest not tried, as one call would.
     for (std::size_t at = 0; at < count; at += kRatePiece) {
@@ -1066,6 +1131,11 @@ class LineDeduper {
   detail::Buffer<std::uint8_t> keys_;      // a block's keys made of fields
   detail::Buffer<std::uint32_t> records_;  // a block's record ranges, while ranges_ holds its keys'
   detail::Buffer<std::uint8_t> carry_;
+  // A window run's ring (remember_last): the hashes of the last window_size_ keys added, the next to go
+  // at window_next_ once it is full.
+  detail::Buffer<std::uint64_t> window_;
+  std::size_t window_size_ = 0;
+  std::size_t window_next_ = 0;
   detail::Buffer<std::uint8_t> output_;
   detail::Buffer<std::uint32_t> ranges_;
   detail::Buffer<std::uint8_t> results_;

@@ -13,7 +13,9 @@ import {
   ready,
   DEDUP_LOSS_BUDGET,
   MAX_DEDUP_CAPACITY,
+  MAX_WINDOW,
   MIN_GROWING_FP_RATE,
+  MIN_WINDOW_FP_RATE,
   planDedup,
   type LineDeduperOptions,
   type LineDedupStats,
@@ -96,6 +98,11 @@ Options:
                      rewritten with this run's lines added once the run completes (created if absent,
                      or empty, with --fp-rate and --capacity; an existing FILE keeps its own). FILE
                      is a regular file; a run holds it from start to end (another run on it waits)
+  --window N         remember only the last N distinct lines (at most ${MAX_WINDOW}): a line is
+                     written when it is not among the N lines most recently written, and the oldest
+                     is deleted from the filter as each new one comes, so memory is fixed (about 13
+                     bytes a line of N) however long the input: for endless streams (tail -f). On one
+                     thread; not with --seen or --capacity
   --progress         show progress on standard error even when it is not a terminal
   --no-progress      never show progress
   -h, --help         this help
@@ -188,6 +195,8 @@ const MAX_THREADS = 256;
 
 /** --capacity: lines (dedup) or keys (build), at most what a first table in the heap can hold. */
 const capacityFlag = (values: Values) => wholeNumber('--capacity', values.capacity, MAX_DEDUP_CAPACITY);
+/** --window: the distinct lines a run remembers (dedup). */
+const windowFlag = (values: Values) => wholeNumber('--window', values.window, MAX_WINDOW);
 
 function rate(flag: string, text: string | boolean | undefined, fallback: number): number {
   if (text === undefined || typeof text === 'boolean') return fallback;
@@ -286,7 +295,8 @@ function addressSpaceLimited(): boolean {
 // about 64 MB (16 MB of unique lines through `cat |`: 0.37-0.39 s on two threads, 0.20-0.25 s on one; 100
 // MB: 0.68-0.75 s, 0.82-0.95 s), where a run cannot move to two threads once it has begun.
 function runsPartitioned(values: Values, inputBytes: number | undefined): boolean {
-  if (values.seen !== undefined || Math.min(threadsFlag(values), cores()) < 2 || addressSpaceLimited()) return false;
+  if (values.seen !== undefined || values.window !== undefined) return false; // (WINDOW_ON_ONE_THREAD)
+  if (Math.min(threadsFlag(values), cores()) < 2 || addressSpaceLimited()) return false;
   return values.threads !== undefined || (inputBytes !== undefined && inputBytes >= PARTITION_FROM_BYTES);
 }
 
@@ -345,7 +355,8 @@ async function runEngine(
   // Files read once first, to count their distinct keys: the filter then starts with room for them, where
   // it would double into a table of up to twice their size (and spend its last tenth at each size full).
   let capacity = capacityFlag(values);
-  if (!seen && capacity === undefined && planned !== undefined && countsFirst(files, planned)) {
+  const window = windowFlag(values); // a window's filter is made for it: nothing to count
+  if (!seen && !window && capacity === undefined && planned !== undefined && countsFirst(files, planned)) {
     const counting = showProgress(`${what} counted, to size the filter`);
     const { estimate, lines } = await countDistinctKeys({
       files,
@@ -362,7 +373,11 @@ async function runEngine(
     capacity = Math.min(MAX_DEDUP_CAPACITY, Math.ceil(estimate * COUNT_ROOM) + 1);
     file = files[0];
   }
-  const options = seen ? { seen, ...rules } : { fpRate, capacity, inputBytes: planned, ...rules };
+  const options = seen
+    ? { seen, ...rules }
+    : window
+      ? { fpRate, inputBytes: planned, window, ...rules }
+      : { fpRate, capacity, inputBytes: planned, ...rules };
   const progress = showProgress(what);
   const engine = keep && runsPartitioned(values, planned) ? await partitioned(options) : undefined;
   const deduper = engine ? undefined : new LineDeduper(options);
@@ -487,6 +502,7 @@ async function dedup(args: string[]): Promise<number> {
     delimiter: { type: 'string', short: 't' },
     fields: { type: 'string', short: 'f' },
     csv: { type: 'boolean' },
+    window: { type: 'string' },
     ...PROGRESS_OPTIONS,
   });
   if (values.help) return help('dedup');
@@ -510,6 +526,20 @@ async function dedup(args: string[]): Promise<number> {
   // Every flag is checked before the inputs are (a usage error is one whatever the files).
   const seenPath = values.seen as string | undefined;
   capacityWithRate('dedup', values, fpRate); // checked whether or not an existing FILE makes it unused
+  if (windowFlag(values) !== undefined) {
+    if (seenPath !== undefined) {
+      throw new UsageError(
+        'dedup: --window goes without --seen: a state remembers every line across runs, a window forgets the oldest',
+      );
+    }
+    if (values.capacity !== undefined)
+      throw new UsageError('dedup: --window goes without --capacity: the filter is made for the window');
+    if (fpRate !== undefined && fpRate < MIN_WINDOW_FP_RATE) {
+      throw new UsageError(
+        `dedup: --fp-rate ${values['fp-rate']} is too small for --window's filter, which does not grow (32-bit fingerprints at the most); use ${MIN_WINDOW_FP_RATE} or more`,
+      );
+    }
+  }
   threadsFlag(values);
   if (values.output === '')
     throw new UsageError('dedup: -o, --output needs a file name (or - for standard output), got ""');
@@ -593,13 +623,16 @@ async function dedup(args: string[]): Promise<number> {
       (values.duplicates
         ? `${NAME} dedup: ${count(s.lines, 'line')} read, ${count(s.duplicates, 'duplicate')} written, ${count(s.unique, 'unique line')} dropped\n`
         : `${NAME} dedup: ${count(s.lines, 'line')} read, ${count(s.unique, 'unique line')} written, ${count(s.duplicates, 'duplicate')} removed\n`) +
-        (plan
-          ? `${NAME} dedup: filter started with room for ${plan.capacity} lines and doubles in place up to ` +
-            `${plan.maxDoublings} times; doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
-          : `${NAME} dedup: the filter of ${seenPath}: ` +
-            (seen?.growsInPlace
-              ? `doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
-              : `${s.subFilters} sub-filter(s), ${s.fingerprintBits}-bit fingerprints at first, ${s.filterBytes} bytes\n`)) +
+        (windowFlag(values) !== undefined
+          ? `${NAME} dedup: a window of the last ${windowFlag(values)} unique lines: a filter of ${s.fingerprintBits}-bit ` +
+            `fingerprints, ${s.filterBytes} bytes, and ${8 * windowFlag(values)!} bytes for the lines to forget\n`
+          : plan
+            ? `${NAME} dedup: filter started with room for ${plan.capacity} lines and doubles in place up to ` +
+              `${plan.maxDoublings} times; doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
+            : `${NAME} dedup: the filter of ${seenPath}: ` +
+              (seen?.growsInPlace
+                ? `doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
+                : `${s.subFilters} sub-filter(s), ${s.fingerprintBits}-bit fingerprints at first, ${s.filterBytes} bytes\n`)) +
         `${NAME} dedup: expected unique lines wrongly dropped as false positives: at most ${s.wrongDropBound.toPrecision(3)}` +
         (plan?.automatic
           ? ` (the default aims at ${DEDUP_LOSS_BUDGET} or less: ${s.wrongDropBound <= DEDUP_LOSS_BUDGET ? 'met' : `not met at this many unique lines; ${plan.capacity < s.unique ? '--capacity near their number lowers it' : 'no start does better'}`})`
