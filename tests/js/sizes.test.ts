@@ -36,9 +36,11 @@ test('lists the code of the module the package ships, by part of the library', (
   const partsText = out.slice(out.indexOf('code by part'), out.indexOf('the 3 largest'));
   const parts = [...partsText.matchAll(/^\s*(\d+)\s+[\d.]+%\s+(.+)$/gm)].map((m) => [m[2], Number(m[1])] as const);
   expect(code).toBeGreaterThan(50_000);
-  // The build with names is the shipped module's code: its code section is the same size.
+  // The build with names is the shipped module's code: its code section is the same size, to a few bytes
+  // (the two links may order the functions differently, and a call's function index is a LEB128 of one
+  // or two bytes: 158,313 against 158,310 on 2026-11-29, the same functions).
   const listedSection = Number(/^\s*(\d+)\s+[\d.]+%\s+code$/m.exec(out)?.[1]);
-  expect(listedSection).toBe(codeSectionBytes(join(repoRoot, 'js/generated/cuckoo_wasm.wasm')));
+  expect(Math.abs(listedSection - codeSectionBytes(join(repoRoot, 'js/generated/cuckoo_wasm.wasm')))).toBeLessThan(64);
   expect(parts.reduce((sum, [, size]) => sum + size, 0)).toBe(code);
   // Each part is found in the module (a renamed function would move its bytes to another part).
   for (const [label, size] of parts) expect([label, size > 0]).toEqual([label, true]);
