@@ -576,9 +576,12 @@ export class CuckooFilter {
     }
     const h = this.live();
     if (other.handle === 0) throw new CuckooFilterError('DISPOSED', `the filter given to ${how}() was disposed`);
-    const before = this.m.size(h);
+    const size = this.m.size(h);
+    const bytes = this.byteLength;
     if (this.m[how](h, other.handle) !== ErrorCode.ok) throw errorFromModule(this.m);
-    if (this.m.size(h) !== before) this.changes++; // a join only adds: one that added nothing changed nothing
+    // A join adds entries, and doubles a table to the other's size first: one that did neither changed
+    // nothing (a union that only doubled the table changed every byte of it).
+    if (this.m.size(h) !== size || this.byteLength !== bytes) this.changes++;
   }
 
   /** Removes every key (and every sub-filter added by growth); the options stay. */

@@ -1847,6 +1847,70 @@ describe('round 4: the --seen lock, a signal during the commit', () => {
     }
   });
 
+  test('an output and a state through a relative link with ".." in a linked folder: the file the system opens', () => {
+    // Before: path.join read x/../ by the letters, and the unrelated ./y/report.txt was replaced.
+    const result = sh(
+      `rm -rf dd && mkdir -p dd/deep/x dd/deep/y dd/y && cd dd && ln -s deep/x x && ln -s ../y/report.txt deep/x/out && ` +
+        `ln -s ../y/state deep/x/s && echo precious > y/report.txt && printf 'a\\nb\\na\\n' > in && ` +
+        `$CUCKOO dedup -o x/out --seen x/s in && cat y/report.txt deep/y/report.txt && $CUCKOO dedup --seen x/s in | wc -l && ls deep/y`,
+    );
+    expect(result.stderr.toString()).toBe('');
+    expect(result.stdout.toString()).toBe('precious\na\nb\n0\nreport.txt\nstate\n');
+  });
+
+  test('a lock of another PID namespace (or host) is waited for, never taken over', () => {
+    // Before: its process id named another process here (or none), the lock was taken over, both ran, and
+    // one run's lines were lost from the state.
+    const result = sh(
+      `rm -f ns.cuckoo; unshare --pid --fork --mount-proc bash -c '(echo early; sleep 2; echo late) | ` +
+        `$CUCKOO dedup --seen ns.cuckoo > /dev/null' & holder=$!; until [ -e .ns.cuckoo.cuckoo-lock ]; do sleep 0.02; done; ` +
+        `printf 'late\\nother\\n' | $CUCKOO dedup --seen ns.cuckoo 2> ns.err; wait $holder; ` +
+        `printf 'early\\nlate\\nother\\n' | $CUCKOO dedup --seen ns.cuckoo | wc -l`,
+    );
+    // The second run waited: it printed only "other" ("late" was the first run's), and the state kept both.
+    expect(result.stdout.toString()).toBe('other\n0\n');
+    expect(readFileSync(join(dir, 'ns.err'), 'utf8')).toMatch(
+      /^cuckoo dedup: waiting for process \d+ of .* \(another host or PID namespace, where this run cannot see whether it is still running\)/,
+    );
+  });
+
+  test("an empty lock dated in the future is taken over after 5 s of this run's clock", () => {
+    // Before (a lock of an earlier build, or a clock that differs): the run waited for ever, saying nothing.
+    const result = sh(
+      `rm -f future.cuckoo; : > .future.cuckoo.cuckoo-lock; touch -d '+1 hour' .future.cuckoo.cuckoo-lock; ` +
+        `echo a | timeout 20 $CUCKOO dedup --seen future.cuckoo; echo "status=$?"`,
+    );
+    expect(result.stdout.toString()).toBe('a\nstatus=0\n');
+  });
+
+  test('on a file system without hard links (link refused), --seen and -o still work', () => {
+    // Before: "cannot lock (permission denied)", where FAT refuses link(2) with EPERM.
+    const result = sh(
+      `rm -f nolink.cuckoo; echo old > nolink.out; seq 1 3 > nolink.in; strace -f -qq -o /dev/null -e trace=link,linkat ` +
+        `-e inject=link,linkat:error=EPERM $CUCKOO dedup --seen nolink.cuckoo -o nolink.out nolink.in 2>&1; echo "status=$?"; ` +
+        `cat nolink.out; seq 1 5 | $CUCKOO dedup --seen nolink.cuckoo | wc -l`,
+    );
+    expect(result.stdout.toString()).toBe('status=0\n1\n2\n3\n2\n');
+  });
+
+  test('when FILE cannot be renamed and -o cannot be put back either, the error says where the old output is', () => {
+    // Before: "unexpected error", with -o replaced and its old content left in a .cuckoo-old file unnamed.
+    const result = sh(
+      `rm -f eio2.cuckoo; echo old > eio2.out; seq 1 1000 > eio2.in; ` +
+        `strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 ` +
+        `-e inject=rename,renameat,renameat2:error=EIO:when=2+ $CUCKOO dedup --seen eio2.cuckoo -o eio2.out eio2.in; ` +
+        `echo "status=$?"`,
+    );
+    expect(result.stdout.toString()).toBe('status=1\n');
+    const old = /its old content could not be put back \(input\/output error\): it is in (\S+)\n$/.exec(
+      result.stderr.toString(),
+    );
+    expect(result.stderr.toString()).toMatch(
+      /^cuckoo: .*eio2\.cuckoo: input\/output error; .*eio2\.out holds this run's output/,
+    );
+    expect(readFileSync(old![1], 'utf8')).toBe('old\n');
+  });
+
   test('a record of 2^30 bytes after a short line, through a pipe on two threads, is written whole', () => {
     // Before: OUT_OF_MEMORY after writing 6 bytes (two threads held the line three times over), and a
     // record of exactly 2^30 bytes after a line failed on every path (its buffer doubled to 2 GiB, which

@@ -421,6 +421,34 @@ describe('round 4', () => {
     other.dispose();
   });
 
+  test('a join that only doubles the table (adding no key) aborts a running exportChunks(), never corrupts it', () => {
+    const options = { capacity: 10000, fpRate: 0.001, growth: 2 as const };
+    const a = new CuckooFilter(options);
+    a.addMany(Array.from({ length: 5000 }, (_, i) => `a${i}`));
+    // A subset of a's keys, added to a filter that has doubled twice: the union adds nothing, but moves a
+    // to b's size. Before: the generator went on reading the old table's freed memory and finished.
+    const b = new CuckooFilter(options);
+    b.addMany(Array.from({ length: 40000 }, (_, i) => `b${i}`));
+    b.deleteMany(Array.from({ length: 40000 }, (_, i) => `b${i}`));
+    b.addMany(['a1', 'a2']);
+    const pieces = a.exportChunks(1024);
+    pieces.next();
+    const before = a.byteLength;
+    a.union(b);
+    expect(a.byteLength).toBeGreaterThan(before);
+    expect(() => pieces.next()).toThrow('the filter changed during exportChunks()');
+    // An empty filter that doubled: nothing to join, so nothing changes (it doubled a before).
+    b.deleteMany(['a1', 'a2']);
+    const again = a.exportChunks(1024);
+    again.next();
+    const bytes = a.byteLength;
+    a.union(b);
+    expect(a.byteLength).toBe(bytes);
+    for (const piece of again) void piece;
+    a.dispose();
+    b.dispose();
+  });
+
   test("a CommonJS filter given as an ES module LineDeduper's seen is named as another copy of the package", () => {
     const script = `
       import { createRequire } from 'node:module';

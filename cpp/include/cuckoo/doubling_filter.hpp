@@ -504,6 +504,7 @@ class DoublingFilter {
   // Not all or nothing: on failure (growth_limit, out_of_memory) it is partly changed, so CuckooFilter
   // works on a copy.
   [[nodiscard]] CUCKOO_COLD AddFailure absorb(const DoublingFilter& other, bool set_union) noexcept {
+    if (other.size_ == 0) return AddFailure::none;  // nothing to move here: no doubling to its size
     while (generation_ < other.generation_)
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     const unsigned from_generation = other.generation_;

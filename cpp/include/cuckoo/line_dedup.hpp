@@ -129,6 +129,7 @@ class Buffer {
   [[nodiscard]] const T* data() const noexcept { return data_; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
 
  private:
   T* data_ = nullptr;
@@ -343,8 +344,17 @@ class LineDeduper {
       unique_ += !seen;
       if (seen == writes_duplicates_ && !write_record(output_, p.one.data(), p.one.size(), p.one_last))
         return fail_out_of_memory();
-      // A long line's buffer (taken over from the carry) is given back: the carry grows anew for the next.
-      if (p.one.size() > kLongRecord) p.one.release();
+      // A long line's buffer (taken over from the carry) goes back to the carry, with what the carry holds
+      // now, as one thread's carry keeps its room: freed, the carry grew anew for the next long line, and
+      // three lines of 1.7 GB in a row ran out of the heap between the two (2 of 3 tries).
+      if (p.one.size() > kLongRecord) {
+        if (p.one.capacity() > carry_.capacity()) {
+          p.one.clear();
+          if (!carry_.empty()) p.one.append_unchecked(carry_.data(), carry_.size());  // within p.one's room
+          std::swap(p.one, carry_);
+        }
+        p.one.release();
+      }
     }
     if (p.count == 0) return {};
     std::uint8_t* results = p.results.data();

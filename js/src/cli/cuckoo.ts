@@ -120,9 +120,10 @@ Lines end at "\\n" only: a file of "\\r" line ends is one line (tr '\\r' '\\n' f
 closed standard output on /dev/null before the command starts: with >&- the lines are lost and the
 status is 0 (sort exits 2). A reader that stops early (| head) ends the run with the status SIGPIPE
 gives (141), and like any run that does not complete it leaves FILE as it was: the next run prints
-those lines again. A run killed by SIGKILL leaves its temporary files (.NAME.*.cuckoo-tmp)
-beside the outputs, which stay as they were, and a lock (.NAME.cuckoo-lock) that the next run takes
-over.`,
+those lines again. A run killed by SIGKILL leaves its temporary files (.NAME.*.cuckoo-tmp, and
+at worst a .NAME.*.cuckoo-lock-draft) beside the outputs, which stay as they were, and a lock
+(.NAME.cuckoo-lock) that the next run takes over; a run that fails where a file cannot be removed (its
+folder made read-only meanwhile) may leave them too.`,
   build: `usage: ${NAME} build [options] [FILE...] -o FILTER
 
 Builds a filter from keys, one per line (the same line rules as dedup; a repeated key is stored once),

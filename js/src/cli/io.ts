@@ -4,6 +4,7 @@
 import {
   closeSync,
   constants,
+  copyFileSync,
   createReadStream,
   fstatSync,
   fsyncSync,
@@ -28,6 +29,7 @@ import {
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { CuckooFilter, LineDeduper } from '../node.js';
 
 /** An error the command reports as one line (exit 1), without a stack trace. */
@@ -59,6 +61,8 @@ function describeError(error: NodeJS.ErrnoException): string {
       return 'read-only file system';
     case 'EDQUOT':
       return 'disk quota exceeded';
+    case 'EIO':
+      return 'input/output error';
     default:
       return error.code ?? error.message;
   }
@@ -459,8 +463,17 @@ export async function commitAll(outputs: Output[]): Promise<void> {
       output.publish();
     }
   } catch (error) {
-    for (const old of kept.reverse()) old.restore();
+    // A restore that fails too (the disk failing) says where the old file is, after what went wrong first.
+    let unrestored = '';
+    for (const old of kept.reverse()) {
+      try {
+        old.restore();
+      } catch (failure) {
+        unrestored += `; ${(failure as Error).message}`;
+      }
+    }
     for (const output of outputs) output.abort();
+    if (unrestored) throw new InputError(`${(error as Error).message}${unrestored}`);
     throw error;
   }
   for (const old of kept) old.discard();
@@ -535,7 +548,24 @@ const EMPTY_LOCK_MS = 5000;
 
 // What a lock file holds: its maker's process id and start time.
 function lockText(): string {
-  return `${`${process.pid} ${procStat(process.pid)?.started ?? ''}`.trim()}\n`;
+  return `${process.pid} ${procStat(process.pid)?.started ?? '-'} ${whereThisRuns()}\n`;
+}
+
+// Where process ids mean what they mean here: this host and its PID namespace (Linux: the inode of
+// /proc/self/ns/pid). A lock made elsewhere (another container on a shared volume, another host over NFS)
+// names a process that this one cannot see: it is never taken over, only waited for.
+let where: string | undefined;
+function whereThisRuns(): string {
+  if (where === undefined) {
+    let namespace = '';
+    try {
+      namespace = readlinkSync('/proc/self/ns/pid').replace(/[^\w:[\]]/g, '');
+    } catch {
+      /* no /proc: the host alone */
+    }
+    where = `${hostname().replace(/\s/g, '_')}/${namespace}`;
+  }
+  return where;
 }
 
 /**
@@ -550,25 +580,52 @@ function createWhole(path: string, draft: string, text: string): boolean {
     linkSync(draft, path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (!noHardLinks(code)) throw error;
   } finally {
     unlinkQuietly(draft);
   }
+  // A file system without hard links (FAT): made where none is, then written (another run may find it
+  // empty for a moment, and waits: lockHolder's 'again').
+  let made: number;
+  try {
+    made = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  writeSync(made, text);
+  closeSync(made);
+  return true;
 }
 
-// The live process holding a lock, or undefined when the lock is left by a process that is gone (a
-// zombie, killed and not yet reaped by its parent, is gone: it holds nothing) or is unreadable as a lock.
-// 'again' when the lock was removed as it was read. Anything but a regular file there is an error (a
-// FIFO would block the read, a dangling link would look absent for ever).
-function lockHolder(lock: string, path: string): number | 'again' | undefined {
+// A link(2) refused because the file system has no hard links (FAT: EPERM; others: ENOTSUP, ENOSYS).
+function noHardLinks(code: string | undefined): boolean {
+  return code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS';
+}
+
+// The live process holding a lock (`elsewhere`: the host and PID namespace it names, when they are not
+// this one's, where it is not looked at and counts as live), or undefined when the lock is left by a
+// process that is gone (a zombie, killed and not yet reaped by its parent, is gone: it holds nothing) or
+// is unreadable as a lock. 'again' when the lock was removed as it was read, or is empty (a lock of an
+// earlier build, which wrote it after making it) for less than EMPTY_LOCK_MS of this process's clock (a
+// file's time may be another clock's). Anything but a regular file there is an error (a FIFO would block
+// the read, a dangling link would look absent for ever).
+const emptySince = new Map<string, number>();
+function lockHolder(lock: string, path: string): { pid: number; elsewhere?: string } | 'again' | undefined {
   let text: string;
   try {
     const stat = lstatSync(lock);
     if (!stat.isFile()) {
       throw new InputError(`${path}: cannot lock: ${lock} is not a lock file (it is ${kindOfStat(stat)}); remove it`);
     }
-    if (stat.size === 0) return Date.now() - stat.mtimeMs > EMPTY_LOCK_MS ? undefined : 'again';
+    if (stat.size === 0) {
+      const since = emptySince.get(lock) ?? Date.now();
+      emptySince.set(lock, since);
+      return Date.now() - since > EMPTY_LOCK_MS ? undefined : 'again';
+    }
+    emptySince.delete(lock);
     // O_NOFOLLOW and O_NONBLOCK: made a link or a FIFO since the lstat, it fails or returns at once.
     const fd = openSync(lock, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
@@ -586,9 +643,11 @@ function lockHolder(lock: string, path: string): number | 'again' | undefined {
     if (code === 'ENOENT') return 'again';
     throw new InputError(`${path}: cannot lock: ${lock} is not a lock file (${code})`);
   }
-  const [pidText, started] = text.split(' ');
+  const [pidText, startedText, at] = text.split(' ');
   const pid = Number(pidText);
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  if (at !== undefined && at !== whereThisRuns()) return { pid, elsewhere: at };
+  const started = startedText === '-' ? undefined : startedText;
   try {
     process.kill(pid, 0);
   } catch (error) {
@@ -597,7 +656,7 @@ function lockHolder(lock: string, path: string): number | 'again' | undefined {
   const now = procStat(pid);
   if (now !== undefined && (now.state === 'Z' || now.state === 'X')) return undefined;
   // A live process with that id that started at another time is not the one that took the lock.
-  return now !== undefined && started !== undefined && now.started !== started ? undefined : pid;
+  return now !== undefined && started !== undefined && now.started !== started ? undefined : { pid };
 }
 
 function kindOfStat(stat: Stats): string {
@@ -608,17 +667,23 @@ function kindOfStat(stat: Stats): string {
   return 'a device';
 }
 
-/** The file a path names, through symbolic links and whether it exists yet or not, as an absolute path. */
+/**
+ * The file a path names, through symbolic links and whether it exists yet or not, as an absolute path
+ * (the path as given when its folder does not exist: the caller says so). Resolved as the system resolves
+ * it: realpathSync.native (the system's realpath) where Node's own realpathSync and path.join read ".."
+ * by the letters, so that `x/out` through a link `x -> deep/x` and `deep/x/out -> ../y/f` is deep/y/f, not
+ * y/f (which was replaced instead: as sort -o, the file the system opens is the one written).
+ */
 function canonicalTarget(path: string): string {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     // Not there yet (or a link to nothing yet): the name the file will be made at, in its real folder.
     const target = danglingTarget(path);
     try {
-      return join(realpathSync(dirname(target)), basename(target));
+      return join(realpathSync.native(dirname(target)), basename(target));
     } catch {
-      return target; // no folder: the caller says so
+      return target;
     }
   }
 }
@@ -640,12 +705,15 @@ function canonicalTarget(path: string): string {
 export async function lockFile(path: string, say: (message: string) => void): Promise<void> {
   const target = canonicalTarget(path);
   const folder = dirname(target);
-  const lock = join(folder, sidecarName(basename(target), 'cuckoo-lock'));
-  const takeover = join(folder, sidecarName(basename(target), 'cuckoo-lock-takeover'));
+  const lock = besideIn(folder, sidecarName(basename(target), 'cuckoo-lock'));
+  const takeover = besideIn(folder, sidecarName(basename(target), 'cuckoo-lock-takeover'));
   const text = lockText();
   const create = (file: string): boolean => {
     try {
-      const draft = join(folder, sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-lock-draft`));
+      const draft = besideIn(
+        folder,
+        sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-lock-draft`),
+      );
       return createWhole(file, draft, text);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -671,13 +739,29 @@ export async function lockFile(path: string, say: (message: string) => void): Pr
         continue;
       }
       // Another run is taking it over; its second lock is removed if its process is gone.
-      if (lockHolder(takeover, path) === undefined) unlinkQuietly(takeover);
+      const taker = lockHolder(takeover, path);
+      if (taker === undefined) unlinkQuietly(takeover);
+      else if (taker !== 'again' && !waited) {
+        say(`waiting for process ${taker.pid}, which is taking over the lock ${lock} of ${path}`);
+        waited = true;
+      }
     } else if (holder !== 'again' && !waited) {
-      say(`waiting for process ${holder}, which is using ${path} (its lock is ${lock})`);
+      say(
+        holder.elsewhere
+          ? `waiting for process ${holder.pid} of ${holder.elsewhere} (another host or PID namespace, where this run ` +
+              `cannot see whether it is still running), which is using ${path}; if no run is, remove its lock ${lock}`
+          : `waiting for process ${holder.pid}, which is using ${path} (its lock is ${lock})`,
+      );
       waited = true;
     }
     await new Promise((resolve) => setTimeout(resolve, holder === 'again' ? 5 : 50));
   }
+}
+
+// A file in `folder`, named as the system will resolve it: not path.join, which reads "x/../" by the
+// letters where x may be a link (a folder that canonicalTarget could not resolve is kept as given).
+function besideIn(folder: string, name: string): string {
+  return `${folder}/${name}`;
 }
 
 function unlinkQuietly(path: string): void {
@@ -747,16 +831,16 @@ export async function openOutput(path: string | undefined): Promise<Output> {
     const stat = statSync(path);
     if (stat.isDirectory()) throw new InputError(`${path}: is a directory`);
     if (!stat.isFile()) return await inPlaceOutput(path);
-    target = realpathSync(path); // through a symbolic link, to the file it names (as sort -o writes)
+    target = canonicalTarget(path); // through a symbolic link, to the file it names (as sort -o writes)
     mode = stat.mode & 0o7777;
     owner = { uid: stat.uid, gid: stat.gid };
   } catch (error) {
     if (error instanceof InputError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(path, error);
-    target = danglingTarget(path); // a link to a file not there yet is kept: the file is made (as sort -o)
+    target = canonicalTarget(path); // a link to a file not there yet is kept: the file is made (as sort -o)
   }
   const folder = dirname(target);
-  const temporary = join(folder, sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-tmp`));
+  const temporary = besideIn(folder, sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-tmp`));
   let fd: number;
   try {
     fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
@@ -801,18 +885,31 @@ export async function openOutput(path: string | undefined): Promise<Output> {
       }
     },
     keepOld() {
-      const old = join(folder, sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-old`));
+      const old = besideIn(folder, sidecarName(basename(target), `${randomBytes(4).toString('hex')}.cuckoo-old`));
       try {
         linkSync(target, old);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(path, error);
+        const code = (error as NodeJS.ErrnoException).code;
         // Nothing there: putting it back is removing what the rename made.
-        return { restore: () => unlinkQuietly(target), discard() {} };
+        if (code === 'ENOENT') return { restore: () => unlinkQuietly(target), discard() {} };
+        if (!noHardLinks(code)) throw fileError(path, error);
+        try {
+          copyFileSync(target, old, constants.COPYFILE_EXCL); // no hard links (FAT): a copy instead
+        } catch (copying) {
+          throw fileError(path, copying);
+        }
       }
       // A rename of one link of a file over another link of it does nothing: when this output's own rename
       // failed, `old` is still beside the path, and is removed.
       const restore = () => {
-        renameSync(old, target);
+        try {
+          renameSync(old, target);
+        } catch (error) {
+          throw new InputError(
+            `${path} holds this run's output, and its old content could not be put back ` +
+              `(${describeError(error as NodeJS.ErrnoException)}): it is in ${old}`,
+          );
+        }
         unlinkQuietly(old);
       };
       return { restore, discard: () => unlinkQuietly(old) };
@@ -849,7 +946,9 @@ export async function openOutput(path: string | undefined): Promise<Output> {
 }
 
 // The file a path names through symbolic links whose last one points to nothing yet (the path itself when
-// it is no link). Links are followed as the system follows them, up to its limit of 40.
+// it is no link). Links are followed as the system follows them, up to its limit of 40: a relative link's
+// text is put after its own folder as it is, "../" and all, for the system to resolve (path.join would
+// read "x/../" by the letters, where x may be a link).
 function danglingTarget(path: string): string {
   let target = path;
   for (let hops = 0; hops < 40; hops++) {
@@ -860,7 +959,7 @@ function danglingTarget(path: string): string {
     } catch {
       return target; // nothing there: the path to make
     }
-    target = isAbsolute(link) ? link : join(dirname(target), link);
+    target = isAbsolute(link) ? link : `${dirname(target)}/${link}`;
   }
   return target;
 }
