@@ -124,9 +124,11 @@ export interface LineDeduperOptions {
    * Remember only the last `window` distinct keys (1 to MAX_WINDOW): a line is new when its key is not
    * among the `window` keys most recently found new, so a key forgotten and seen again is written again.
    * When a new key comes and `window` are remembered, the one found new longest ago is deleted from the
-   * filter. The filter is made for `window` keys at fpRate once, never grows, and memory is fixed from the
-   * first block (the filter and 8 bytes a key for the ring of what to delete): for endless streams. Not
-   * with seen or capacity; on one thread (docs/DEDUP.md, "A window").
+   * filter. The filter is made for `window` keys once, at fpRate (default MIN_WINDOW_FP_RATE, 32-bit
+   * fingerprints: on an endless stream wrong drops grow with the new lines whatever the rate), and never
+   * grows: its memory (the filter and 8 bytes a key for the ring of what to delete) is taken at the first
+   * block, and is resident as the window fills, never more. Not with seen or capacity; on one thread;
+   * no exportFilter() (docs/DEDUP.md, "A window").
    */
   window?: number;
 }
@@ -145,7 +147,7 @@ export const WINDOW_ON_ONE_THREAD =
 export const MAX_WINDOW = 100_000_000;
 
 /**
- * The capacity of a window's filter: room for an eighth more than the window, since keys come and go and
+ * @internal The capacity of a window's filter: room for an eighth more than the window, since keys come and go and
  * a small table kept full fails a kick-out walk at times (a window of 100 at capacity 100 did).
  */
 export function windowCapacity(window: number): number {
@@ -249,7 +251,7 @@ export interface LineDedupStats {
    * not double, its first sub-filter's fingerprint bits.
    */
   fingerprintBits: number;
-  /** The plan the filter was made with (undefined until the first block arrives). */
+  /** The plan the filter was made with (undefined until the first block arrives, and for a window, whose filter does not grow). */
   plan?: DedupPlan;
 }
 
@@ -705,8 +707,13 @@ export class LineDeduper {
     return this.report().output;
   }
 
-  /** The filter of the lines seen so far, in the export format (CuckooFilter.import reads it). */
+  /**
+   * The filter of the lines seen so far, in the export format (CuckooFilter.import reads it). Not for a
+   * window, whose filter holds the last keys only and cannot grow.
+   */
   exportFilter(): Uint8Array {
+    if (this.options.window !== undefined)
+      throw invalid("a window's filter holds only its last keys and cannot grow: it is not the lines seen so far");
     if (this.state !== 'ended') this.checkOpen('exportFilter');
     this.start(new Uint8Array(0));
     return this.filter!.export();
@@ -757,11 +764,13 @@ export class LineDeduper {
     if (this.engine !== 0) return;
     const { seen, window } = this.options;
     const plan = seen ? undefined : planDedup(this.options, firstBlock);
-    // A window's filter is sized for it at the rate a plain run would take, and never grows.
+    // A window's filter is sized for it, at fpRate or by default the least rate it can have: an endless
+    // stream's wrong drops grow with its new lines, whatever the rate, so each costs the least it can
+    // (about 1.6e-9 with 32-bit fingerprints, for 7% more memory than the 30 bits of a pipe's 1e-8).
     const filter =
       seen ??
       (window
-        ? new CuckooFilter({ capacity: windowCapacity(window), fpRate: plan!.fpRate })
+        ? new CuckooFilter({ capacity: windowCapacity(window), fpRate: this.options.fpRate ?? MIN_WINDOW_FP_RATE })
         : this.makeFilter(plan!, firstBlock.length));
     let engine: number;
     try {

@@ -1985,6 +1985,7 @@ describe('dedup --window N: the last N distinct lines', () => {
       [['--capacity', '10'], 'cuckoo: dedup: --window goes without --capacity'],
       [['--fp-rate', '1e-10'], "cuckoo: dedup: --fp-rate 1e-10 is too small for --window's filter"],
       [['--window', '0'], 'cuckoo: --window must be a whole number >= 1, got "0"'],
+      [['--window', '99999999999999999999'], 'cuckoo: --window must be at most 100000000, got "99999999999999999999"'],
     ] as [string[], string][]) {
       const result = run(['dedup', '--window', '5', ...args], 'a\n');
       expect(result.code).toBe(2);

@@ -477,6 +477,13 @@ describe('window: the last N new keys, remembered exactly', () => {
       `fpRate 1e-10 is too small for a window's filter (32-bit fingerprints at the most); use ${MIN_WINDOW_FP_RATE} or more`,
     );
     expect(() => dedupLines({ window: 5, threads: 2 })).toThrow('threads: 2 goes without window');
+    // Its default rate is the least (32-bit fingerprints: an endless stream's drops grow with its lines),
+    // and its filter, which forgets, is no record of the lines seen.
+    const d = new LineDeduper({ window: 5 });
+    d.push(Buffer.from('a\n'));
+    expect(d.stats.fingerprintBits).toBe(32);
+    expect(() => d.exportFilter()).toThrow("a window's filter holds only its last keys");
+    d.dispose();
   });
 });
 

@@ -100,8 +100,10 @@ Options:
                      is a regular file; a run holds it from start to end (another run on it waits)
   --window N         remember only the last N distinct lines (at most ${MAX_WINDOW}): a line is
                      written when it is not among the N lines most recently written, and the oldest
-                     is deleted from the filter as each new one comes, so memory is fixed (about 13
-                     bytes a line of N) however long the input: for endless streams (tail -f). On one
+                     is deleted from the filter as each new one comes, so memory is bounded (about
+                     13 bytes a line of N) however long the input: for endless streams (tail -f).
+                     Its default rate is the least, ${MIN_WINDOW_FP_RATE} (the loss budget above is for
+                     inputs that end): about 2 new lines in a billion are wrongly dropped. On one
                      thread; not with --seen or --capacity
   --progress         show progress on standard error even when it is not a terminal
   --no-progress      never show progress
@@ -182,9 +184,11 @@ function parse(
 function wholeNumber(flag: string, text: string | boolean | undefined, most?: number): number | undefined {
   if (text === undefined || typeof text === 'boolean') return undefined;
   const digits = text.replace(/_/g, '');
-  if (!/^\d+$/.test(digits) || !Number.isSafeInteger(Number(digits)) || Number(digits) < 1) {
+  if (!/^\d+$/.test(digits) || Number(digits) < 1) {
     throw new UsageError(`${flag} must be a whole number >= 1, got "${text}"`);
   }
+  if (!Number.isSafeInteger(Number(digits)))
+    throw new UsageError(`${flag} must be at most ${most ?? Number.MAX_SAFE_INTEGER}, got "${text}"`);
   if (most !== undefined && Number(digits) > most)
     throw new UsageError(`${flag} must be at most ${most}, got "${text}"`);
   return Number(digits);
