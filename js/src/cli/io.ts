@@ -546,7 +546,7 @@ function procStat(pid: number): { state: string; started: string } | undefined {
 // leaves one empty (lockFile links it into place whole), an earlier build did between creating and writing it.
 const EMPTY_LOCK_MS = 5000;
 
-// What a lock file holds: its maker's process id and start time.
+// What a lock file holds: its maker's process id, its start time ('-' without /proc) and where it runs.
 function lockText(): string {
   return `${process.pid} ${procStat(process.pid)?.started ?? '-'} ${whereThisRuns()}\n`;
 }
@@ -690,8 +690,9 @@ function canonicalTarget(path: string): string {
 
 /**
  * Holds a file for this run: a lock file beside it (`.NAME.cuckoo-lock`, linked into place whole, only
- * where none is, with this process's id and start time in it). While a live process holds it, this one
- * waits, saying so once through `say`; a lock whose process is gone (killed by SIGKILL) is taken over.
+ * where none is, with this process's id, start time, host and PID namespace in it). While a live process
+ * holds it, this one waits, saying so once through `say`; a lock whose process is gone (killed by SIGKILL,
+ * or a zombie) is taken over, unless it was made on another host or in another PID namespace.
  * Released when the process exits. The lock is beside the file the path names through symbolic links,
  * whether it exists yet or not, so two names of it by links share one lock.
  *
