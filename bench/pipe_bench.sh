@@ -17,6 +17,7 @@ runs="${RUNS:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cuckoo="node js/dist/esm/cli/cuckoo.js"
+source bench/lib.sh
 
 # generate N PATH [UNIQUE]: N log-like lines, UNIQUE distinct ones (default: all), in a scrambled order
 # (i * an odd constant mod 2^32 never repeats below 2^32).
@@ -47,14 +48,9 @@ sync
 
 # measure NAME COMMAND: the fastest of $runs runs of `bash -c COMMAND` (which reads $work/unique.txt).
 measure() {
-  local name="$1" command="$2" best="" peak="" s kb
-  for ((run = 0; run < runs; run++)); do
-    /usr/bin/time -f '%e %M' -o "$work/time" bash -c "$command" > "$work/out"
-    read -r s kb < "$work/time"
-    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$s"; fi
-    if [ -z "$peak" ] || [ "$kb" -gt "$peak" ]; then peak="$kb"; fi
-  done
-  local written md5; written=$(wc -l < "$work/out"); md5=$(md5sum < "$work/out" | cut -c1-32)
+  local name="$1" command="$2"
+  best_of "$runs" "$command" "$work/out" "$work/time"
+  local best="$BEST" peak="$PEAK" written md5; written=$(wc -l < "$work/out"); md5=$(md5sum < "$work/out" | cut -c1-32)
   # peak_kib: the largest peak RSS of the runs (of the command's largest process: node, not cat).
   printf '{"bench":"pipe","case":"%s","lines":%s,"unique":%s,"runs":%s,"seconds":%s,"peak_kib":%s,"output_lines":%s,"md5":"%s"}\n' \
     "$name" "$lines" "$unique" "$runs" "$best" "$peak" "$written" "$md5" | tee -a "$work/results"

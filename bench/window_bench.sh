@@ -19,18 +19,14 @@ runs="${RUNS:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cuckoo="node js/dist/esm/cli/cuckoo.js"
+source bench/lib.sh
 
 # measure NAME RUNS COMMAND: the fastest run's seconds and the largest peak RSS, with the output's last line.
 measure() {
-  local name="$1" n="$2" command="$3" best="" peak="" s kb
-  for ((run = 0; run < n; run++)); do
-    /usr/bin/time -f '%e %M' -o "$work/time" bash -c "$command" > "$work/out"
-    read -r s kb < "$work/time"
-    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best="$s"; fi
-    if [ -z "$peak" ] || [ "$kb" -gt "$peak" ]; then peak="$kb"; fi
-  done
+  local name="$1" n="$2" command="$3"
+  best_of "$n" "$command" "$work/out" "$work/time"
   printf '{"bench":"window","case":"%s","window":%s,"runs":%s,"seconds":%s,"peak_kib":%s,"last":"%s"}\n' \
-    "$name" "$window" "$n" "$best" "$peak" "$(tail -c 40 "$work/out" | tr -d '\n"')" | tee -a "$work/results"
+    "$name" "$window" "$n" "$BEST" "$PEAK" "$(tail -c 40 "$work/out" | tr -d '\n"')" | tee -a "$work/results"
 }
 
 node -e '
