@@ -157,12 +157,6 @@ function readExport(m: CuckooModule, exporter: number, limit: number, take: (pie
 }
 
 /**
- * A cuckoo filter: an approximate set (a multiset, up to 2 x bucketSize copies of a key) with add, has
- * and delete. No false negatives; a false-positive rate set by the fingerprint size.
- *
- * The filter lives in WebAssembly memory: release it with dispose() (or `using f = ...`).
- */
-/**
  * Whether `value` is a filter of another copy of the package: its ES module and CommonJS entries (or two
  * installs) each load their own module, and a filter lives in one module's memory.
  */
@@ -181,6 +175,12 @@ export function anotherCopy(name: string, remedy: string): string {
   );
 }
 
+/**
+ * A cuckoo filter: an approximate set (a multiset, up to 2 x bucketSize copies of a key) with add, has
+ * and delete. No false negatives; a false-positive rate set by the fingerprint size.
+ *
+ * The filter lives in WebAssembly memory: release it with dispose() (or `using f = ...`).
+ */
 export class CuckooFilter {
   private readonly m: CuckooModule;
   private handle: number;
