@@ -157,7 +157,7 @@ function readExport(m: CuckooModule, exporter: number, limit: number, take: (pie
 }
 
 /**
- * Whether `value` is a filter of another copy of the package: its ES module and CommonJS entries (or two
+ * @internal Whether `value` is a filter of another copy of the package: its ES module and CommonJS entries (or two
  * installs) each load their own module, and a filter lives in one module's memory.
  */
 export function isForeignFilter(value: unknown): boolean {
@@ -167,7 +167,7 @@ export function isForeignFilter(value: unknown): boolean {
   );
 }
 
-/** What is said of a filter of another copy of the package given as `name`, and how to move it. */
+/** @internal What is said of a filter of another copy of the package given as `name`, and how to move it. */
 export function anotherCopy(name: string, remedy: string): string {
   return (
     `${name} is a CuckooFilter of another copy of cuckoo-wasm (one loaded with import and one with ` +
