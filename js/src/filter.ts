@@ -319,6 +319,13 @@ export class CuckooFilter {
     return result;
   }
 
+  // After a batch call: it changed the table when it changed the size (adds only add, and a failed add
+  // leaves the table as it was; deletes only remove). One call, where reading every key's result was
+  // work per key on the batch path.
+  private countChange(h: number, op: number, sizeBefore: number): void {
+    if (op !== BatchOp.contains && this.m.size(h) !== sizeBefore) this.changes++;
+  }
+
   /**
    * Adds a key. Returns false only when there is no room (the filter is then unchanged). A growing filter
    * makes room; at its chain limit it throws CuckooFilterError('CAPACITY_EXCEEDED') instead.
@@ -457,12 +464,13 @@ export class CuckooFilter {
       const out = new Uint8Array(count);
       for (let start = 0; start < count; start += INTEGER_CHUNK) {
         const p = packIntegers(this.m, typed.bytes, typed.width, start, Math.min(INTEGER_CHUNK, count - start));
+        const sizeBefore = this.m.size(h);
         this.m.integerBatch(h, op, p.keys, typed.width, p.count, p.results);
         const results = batchResults(this.m, p); // after the call: it may have grown the memory
         out.set(results, start);
         // Only an add has codes other than yes (1) and no (0): no room (2) is a false.
         if (op === BatchOp.add) for (let i = start; i < start + p.count; i++) if (out[i] !== KeyResult.yes) out[i] = 0;
-        if (op !== BatchOp.contains && out.subarray(start, start + p.count).includes(KeyResult.yes)) this.changes++;
+        this.countChange(h, op, sizeBefore);
         after?.(h, results, start, out);
       }
       return out;
@@ -475,11 +483,12 @@ export class CuckooFilter {
     const out = new Array<boolean>(copy.length);
     for (let start = 0; start < copy.length; ) {
       const p = packChunk(this.m, copy, start);
+      const sizeBefore = this.m.size(h);
       if (op === BatchOp.add) this.m.addMany(h, p.bytes, p.offsets, p.count, p.results);
       else if (op === BatchOp.contains) this.m.containsMany(h, p.bytes, p.offsets, p.count, p.results);
       else this.m.removeMany(h, p.bytes, p.offsets, p.count, p.results);
       const results = batchResults(this.m, p); // after the call: it may have grown the memory
-      if (op !== BatchOp.contains && results.includes(KeyResult.yes)) this.changes++;
+      this.countChange(h, op, sizeBefore);
       this.collect(h, results, start, out, after);
       start += p.count;
     }
@@ -535,9 +544,10 @@ export class CuckooFilter {
       }
     }
     const packed = packRanges(this.m, bytes, ranges);
+    const sizeBefore = this.m.size(h);
     this.m.addIfAbsentRanges(h, packed.bytes, packed.ranges, packed.count, packed.results);
-    const results = batchResults(this.m, packed).slice();
-    return results.includes(KeyResult.yes) ? this.changed(results) : results;
+    this.countChange(h, BatchOp.add, sizeBefore);
+    return batchResults(this.m, packed).slice();
   }
 
   /**
