@@ -13,6 +13,7 @@
 // Run after `npm run build` (it loads js/dist).
 import { createRequire } from 'node:module';
 import { ready, CuckooFilter } from '../js/dist/esm/index.js';
+import { ready as liteReady, CuckooFilter as LiteFilter } from '../js/dist/esm/lite.js';
 import { BatchOp } from '../js/dist/esm/abi.js';
 
 const requireCommonJs = createRequire(import.meta.url);
@@ -132,27 +133,33 @@ function timeBatchesIgnoringResults(batches, fn) {
   });
 }
 
-// extra: more filter options (semiSorted: true for the semi-sorted rows).
-function cuckooCases(label, { keys, probes, absent, keyBatches, probeBatches, absentBatches }, extra = {}) {
+// extra: more filter options (semiSorted: true for the semi-sorted rows). Filter: the full entry's class,
+// or the lite entry's (package: its name in the case). Deletes are timed last, of every key.
+/** @param {typeof CuckooFilter | typeof LiteFilter} [Filter] */
+function cuckooCases(label, { keys, probes, absent, keyBatches, probeBatches, absentBatches }, extra = {},
+  Filter = CuckooFilter, pkg = 'cuckoo-wasm') {
   const n = keys.length;
-  const filter = new CuckooFilter({ capacity: n, fpRate: FP_RATE, ...extra });
+  const filter = new Filter({ capacity: n, fpRate: FP_RATE, ...extra });
   const add = time(() => { for (let i = 0; i < n; i++) filter.add(keys[i]); });
   const stored = filter.size; // every key is distinct: each add that succeeded stored one item
   const has = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.has(probes[i]) ? 1 : 0; return c; });
   const miss = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.has(absent[i]) ? 1 : 0; return c; });
-  line({ case: `cuckoo-wasm single ${label}`, items: n, add_ops_s: n / add.seconds, has_ops_s: n / has.seconds,
-    miss_ops_s: n / miss.seconds, bytes_per_item: filter.byteLength / n, fpr: miss.result / n,
-    false_negatives: n - has.result, failed_adds: n - stored });
+  const del = time(() => { let c = 0; for (let i = 0; i < n; i++) c += filter.delete(probes[i]) ? 1 : 0; return c; });
+  line({ case: `${pkg} single ${label}`, items: n, add_ops_s: n / add.seconds, has_ops_s: n / has.seconds,
+    miss_ops_s: n / miss.seconds, delete_ops_s: n / del.seconds, bytes_per_item: filter.byteLength / n,
+    fpr: miss.result / n, false_negatives: n - has.result, failed_adds: n - stored, failed_deletes: stored - del.result });
   filter.dispose();
 
-  const batched = new CuckooFilter({ capacity: n, fpRate: FP_RATE, ...extra });
+  const batched = new Filter({ capacity: n, fpRate: FP_RATE, ...extra });
   const addMany = timeBatchesIgnoringResults(keyBatches, (k) => batched.addMany(k));
   const storedMany = batched.size;
   const hasMany = timeBatches(probeBatches, (k) => batched.hasMany(k), countTrue);
   const missMany = timeBatches(absentBatches, (k) => batched.hasMany(k), countTrue);
-  line({ case: `cuckoo-wasm batch ${label}`, items: n, batch: BATCH, add_ops_s: n / addMany.seconds,
-    has_ops_s: n / hasMany.seconds, miss_ops_s: n / missMany.seconds, bytes_per_item: batched.byteLength / n,
-    fpr: missMany.result / n, false_negatives: n - hasMany.result, failed_adds: n - storedMany });
+  const deleteMany = timeBatches(probeBatches, (k) => batched.deleteMany(k), countTrue);
+  line({ case: `${pkg} batch ${label}`, items: n, batch: BATCH, add_ops_s: n / addMany.seconds,
+    has_ops_s: n / hasMany.seconds, miss_ops_s: n / missMany.seconds, delete_ops_s: n / deleteMany.seconds,
+    bytes_per_item: batched.byteLength / n, fpr: missMany.result / n, false_negatives: n - hasMany.result,
+    failed_adds: n - storedMany, failed_deletes: storedMany - deleteMany.result });
   batched.dispose();
 }
 
@@ -275,14 +282,17 @@ function warmUp() {
   const warmKeys = Array.from({ length: 200_000 }, (_, i) => `warm-${i}`);
   const warmBytes = warmKeys.map((k) => new TextEncoder().encode(k));
   const warmNumbers = Array.from({ length: 200_000 }, (_, i) => i * 3 + 1);
-  for (const list of [warmKeys, warmBytes, warmNumbers]) {
-    const filter = new CuckooFilter({ capacity: list.length, fpRate: FP_RATE });
-    for (const k of list) filter.add(k);
-    for (const k of list) filter.has(k);
-    filter.clear();
-    for (const batch of batchesOf(list)) filter.addMany(batch);
-    for (const batch of batchesOf(list)) filter.hasMany(batch);
-    filter.dispose();
+  for (const Filter of [CuckooFilter, LiteFilter]) {
+    for (const list of [warmKeys, warmBytes, warmNumbers]) {
+      const filter = new Filter({ capacity: list.length, fpRate: FP_RATE });
+      for (const k of list) filter.add(k);
+      for (const k of list) filter.has(k);
+      for (const k of list) filter.delete(k);
+      for (const batch of batchesOf(list)) filter.addMany(batch);
+      for (const batch of batchesOf(list)) filter.hasMany(batch);
+      for (const batch of batchesOf(list)) filter.deleteMany(batch);
+      filter.dispose();
+    }
   }
   const filter = new CuckooFilter({ capacity: warmNumbers.length, fpRate: FP_RATE });
   const typed = typedBatchesOf(warmNumbers);
@@ -316,6 +326,7 @@ function stringKeys(n) {
 }
 
 await ready();
+await liteReady();
 warmUp();
 for (const n of runs) {
   const packed = stringKeys(n);
@@ -329,10 +340,12 @@ for (const n of runs) {
     [() => packed, wasmCoreCase],
     [strings, (input) => setCase('strings', input)],
     [() => withBatches(strings()), (input) => cuckooCases('strings', input)],
+    [() => withBatches(strings()), (input) => cuckooCases('strings', input, {}, LiteFilter, 'cuckoo-wasm/lite')],
     [() => bytes, (input) => cuckooCases('Uint8Array', input)],
     [() => integerKeys(n), wasmCoreCase],
     [() => integerKeys(n), setNumbersCase],
     [() => withBatches(integerKeys(n)), (input) => cuckooCases('numbers', input)],
+    [() => withBatches(integerKeys(n)), (input) => cuckooCases('numbers', input, {}, LiteFilter, 'cuckoo-wasm/lite')],
     [() => withBatches(integerKeys(n)), (input) => cuckooCases('numbers, semi-sorted', input, { semiSorted: true })],
     [() => { const ids = integerKeys(n); return { n, keyBatches: typedBatchesOf(ids.keys), probeBatches: typedBatchesOf(ids.probes),
       absentBatches: typedBatchesOf(ids.absent) }; }, typedIntegersCase],
@@ -365,6 +378,16 @@ function ratios(n) {
     add: x(semi('single').add_ops_s, plain('single').add_ops_s), has: x(semi('single').has_ops_s, plain('single').has_ops_s),
     miss: x(semi('single').miss_ops_s, plain('single').miss_ops_s), addMany: x(semi('batch').add_ops_s, plain('batch').add_ops_s),
     hasMany: x(semi('batch').has_ops_s, plain('batch').has_ops_s), missMany: x(semi('batch').miss_ops_s, plain('batch').miss_ops_s) });
+  // The lite entry (its own module, without embind) against the full one: issue 59 asks for at least 0.95.
+  for (const keys of ['strings', 'numbers']) {
+    const lite = (mode) => printed.get(`cuckoo-wasm/lite ${mode} ${keys}`);
+    const full = (mode) => printed.get(`cuckoo-wasm ${mode} ${keys}`);
+    const ratio = (mode, op) => x(lite(mode)[`${op}_ops_s`], full(mode)[`${op}_ops_s`]);
+    line({ case: `ratios, lite vs full entry (${keys})`, items: n, add: ratio('single', 'add'),
+      has: ratio('single', 'has'), miss: ratio('single', 'miss'), delete: ratio('single', 'delete'),
+      addMany: ratio('batch', 'add'), hasMany: ratio('batch', 'has'), missMany: ratio('batch', 'miss'),
+      deleteMany: ratio('batch', 'delete'), bytes_per_item: x(lite('single').bytes_per_item, full('single').bytes_per_item) });
+  }
   line({ case: 'ratios, strings', items: n, add_vs_set_add: x(single.add_ops_s, set.add_ops_s),
     has_vs_set_has: x(single.has_ops_s, set.has_ops_s), addMany_vs_set_add: x(batch.add_ops_s, set.add_ops_s),
     hasMany_vs_set_has: x(batch.has_ops_s, set.has_ops_s),

@@ -19,7 +19,7 @@ fi
 echo "[build] wasm"
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DCUCKOO_BUILD_BENCH=OFF >/dev/null
 if $package_only; then
-  cmake --build build/wasm -j "$jobs" --target cuckoo_wasm cuckoo_wasm_cjs cuckoo_redis_wasm cuckoo_redis_wasm_cjs
+  cmake --build build/wasm -j "$jobs" --target cuckoo_wasm cuckoo_wasm_cjs cuckoo_redis_wasm cuckoo_redis_wasm_cjs cuckoo_lite_wasm
 else
   cmake --build build/wasm -j "$jobs"
   # The main module linked again with its functions' names, for scripts/wasm-sizes.mjs (and its test).
@@ -38,15 +38,19 @@ npx tsc -p js/tsconfig.cjs.json
 # does not carry dedup.js. The Node entry's own statement (it hands the loader node:zlib's inflater) must
 # run although its exports are index.js's. (The command's modules, js/dist/esm/cli, are under the first:
 # its top-level statements sit in modules whose exports it uses, so a bundler keeps them.)
-echo '{ "type": "module", "sideEffects": ["./node.js"] }' > js/dist/esm/package.json
-echo '{ "type": "commonjs", "sideEffects": ["./node.js"] }' > js/dist/cjs/package.json
+echo '{ "type": "module", "sideEffects": ["./node.js", "./node_unpacker.js"] }' > js/dist/esm/package.json
+echo '{ "type": "commonjs", "sideEffects": ["./node.js", "./node_unpacker.js"] }' > js/dist/cjs/package.json
 # Each wasm module's Emscripten glue and binary module, each build's own beside it (wasm_module.ts imports
-# ./generated/cuckoo_wasm.js and ./generated/cuckoo_wasm_binary.js; redis_module.ts the cuckoo_redis_wasm ones).
+# ./generated/cuckoo_wasm.js and ./generated/cuckoo_wasm_binary.js; redis_module.ts the cuckoo_redis_wasm ones;
+# lite_module.ts cuckoo_lite_wasm_binary.js).
 mkdir -p js/dist/esm/generated js/dist/cjs/generated
-for module in cuckoo_wasm cuckoo_redis_wasm; do
-  cp "js/generated/${module}.mjs" "js/dist/esm/generated/${module}.js"
+for module in cuckoo_wasm cuckoo_redis_wasm cuckoo_lite_wasm; do
+  # The lite module has no glue (lite_module.ts instantiates it), only its binary.
+  if [ "$module" != cuckoo_lite_wasm ]; then
+    cp "js/generated/${module}.mjs" "js/dist/esm/generated/${module}.js"
+    cp "js/generated/${module}_cjs.cjs" "js/dist/cjs/generated/${module}.js"
+  fi
   cp "js/generated/${module}_binary.mjs" "js/dist/esm/generated/${module}_binary.js"
-  cp "js/generated/${module}_cjs.cjs" "js/dist/cjs/generated/${module}.js"
   cp "js/generated/${module}_binary_cjs.cjs" "js/dist/cjs/generated/${module}_binary.js"
 done
 # Where each build's Node helper thread of a partitioned run is (node_helper.ts): import.meta.url in the one,

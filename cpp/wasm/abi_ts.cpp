@@ -56,7 +56,8 @@ std::string render() {
           {"invalidArgument", code(ErrorCode::invalid_argument)},
           {"badFormat", code(ErrorCode::bad_format)},
           {"outOfMemory", code(ErrorCode::out_of_memory)},
-          {"capacityExceeded", code(ErrorCode::capacity_exceeded)}});
+          {"capacityExceeded", code(ErrorCode::capacity_exceeded)},
+          {"unsupported", code(ErrorCode::unsupported)}});
   object(out, "What add() and addIfAbsent() return: cuckoo::AddFailure (none: added), or alreadyPresent.", "AddResult",
          {{"added", code(AddFailure::none)},
           {"tableFull", code(AddFailure::table_full)},

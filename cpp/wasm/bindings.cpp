@@ -17,121 +17,27 @@
 #include <string>
 
 #include "abi.hpp"
+#include "filter_bindings.hpp"
 #include "handles.hpp"
 
 namespace {
 
 using namespace cuckoo_wasm;
-
 using cuckoo::CuckooFilter;
 
-// Holds the filter and, for the demo, the trace of its last insert.
-struct Instance {
-  explicit Instance(CuckooFilter&& f) : filter(std::move(f)) {}
-  CuckooFilter filter;
-  cuckoo::InsertTrace trace;
-};
+// The calls of a filter that the lite module has too are in filter_bindings.hpp; these are the full
+// module's own: joins, the demo's view of the table and trace, and the line deduplicator.
 
-Instance& at(Handle h) { return object_at<Instance>(h); }
-CuckooFilter& filter(Handle h) { return at(h).filter; }
-
-Handle adopt(std::optional<CuckooFilter>& made) {
-  return handle_of(new (std::nothrow) Instance(std::move(*made)), "cannot allocate the filter object");
-}
-
-// The calls made once per filter (create, export, import, merge) are CUCKOO_COLD: compiled for size, with
-// what they inline (the package's size budget).
-
-// `options` is the address of a CreateOptions. The wrapper has already checked types and ranges; the core
-// checks again and has the last word.
-CUCKOO_COLD Handle create(std::uint32_t options) {
-  if (!memory_for_call()) return 0;
-  const auto& in = *reinterpret_cast<const CreateOptions*>(ptr(options));
-  cuckoo::Options o;
-  o.capacity = static_cast<std::uint64_t>(in.capacity);
-  if ((in.given & kGivenFpRate) != 0) o.fp_rate = in.fp_rate;
-  if ((in.given & kGivenFingerprintBits) != 0) o.fingerprint_bits = in.fingerprint_bits;
-  if ((in.given & kGivenBucketSize) != 0) o.bucket_size = in.bucket_size;
-  o.max_kicks = in.max_kicks;
-  o.seed = (static_cast<std::uint64_t>(in.seed_high) << 32) | in.seed_low;
-  if ((in.given & kGivenGrowth) != 0) o.growth = in.growth;
-  if ((in.given & kGivenMaxSubFilters) != 0) o.max_sub_filters = in.max_sub_filters;
-  if ((in.given & kGivenSemiSorted) != 0) o.semi_sorted = in.semi_sorted != 0;
-  // The instance's memory before the filter's, so that the table, allocated last, lies on the heap's top,
-  // where a table that doubles grows in place (detail::grow_block).
-  void* place = ::operator new(sizeof(Instance), std::nothrow);
-  if (place == nullptr) return handle_of(nullptr, "cannot allocate the filter object");
-  std::optional<CuckooFilter> made;
-  if (!record(CuckooFilter::make(o, made))) {
-    ::operator delete(place);
-    return 0;
-  }
-  return handle_of(new (place) Instance(std::move(*made)), "");
-}
-
-// Export and import in chunks (cuckoo::format::Exporter / Importer): neither ever holds a second copy of
-// the filter in the heap, so a filter larger than half the heap can be saved and loaded.
-using cuckoo::format::Exporter;
-using cuckoo::format::Importer;
-
-CUCKOO_COLD Handle export_begin(Handle h) {
-  if (!memory_for_call()) return 0;
-  return handle_of(filter(h).exporter().release(), "cannot allocate the exporter");
-}
-double export_size(Handle e) { return static_cast<double>(object_at<Exporter>(e).size()); }
-// Copies the next bytes (at most `capacity`) to `out`; returns how many, 0 at the end.
-double export_read(Handle e, std::uint32_t out, std::uint32_t capacity) {
-  return static_cast<double>(object_at<Exporter>(e).read(mutable_ptr(out), capacity));
-}
-void export_end(Handle e) { delete &object_at<Exporter>(e); }
-
-// total: the export's length when known (a negative number: unknown, a stream).
-CUCKOO_COLD Handle import_begin(double total) {
-  if (!memory_for_call()) return 0;
-  const std::uint64_t known = total >= 0 ? static_cast<std::uint64_t>(total) : Importer::kUnknownLength;
-  return handle_of(new (std::nothrow) Importer(known), "cannot allocate the importer");
-}
-// Returns a cuckoo::ErrorCode (message: lastErrorText).
-CUCKOO_COLD int import_push(Handle i, std::uint32_t address, std::uint32_t length) {
-  if (!memory_for_call()) return last_error_code();
-  record(object_at<Importer>(i).push(ptr(address), length));
-  return last_error_code();
-}
-// The filter's handle, or 0 (last_error_code() says why).
-CUCKOO_COLD Handle import_finish(Handle i) {
-  if (!memory_for_call()) return 0;
-  std::optional<CuckooFilter> made;
-  return record(CuckooFilter::from_import(object_at<Importer>(i), made)) ? adopt(made) : 0;
-}
-void import_end(Handle i) { delete &object_at<Importer>(i); }
-
-void destroy(Handle h) { delete &at(h); }
-
-// A cuckoo::AddFailure: none when the key was added, else why not, in the same call.
-unsigned add(Handle h, std::uint32_t address, std::uint32_t length) {
-  auto& f = filter(h);
-  return f.add(key(address, length)) ? static_cast<unsigned>(cuckoo::AddFailure::none)
-                                     : static_cast<unsigned>(f.last_add_failure());
-}
-bool contains(Handle h, std::uint32_t address, std::uint32_t length) {
-  return filter(h).contains(key(address, length));
-}
-bool remove_key(Handle h, std::uint32_t address, std::uint32_t length) {
-  return filter(h).remove(key(address, length));
-}
-unsigned count(Handle h, std::uint32_t address, std::uint32_t length) {
-  return static_cast<unsigned>(filter(h).count(key(address, length)));
-}
 // Why the last add returned false (cuckoo::AddFailure): read after a batch that stopped.
 unsigned last_add_failure(Handle h) { return static_cast<unsigned>(filter(h).last_add_failure()); }
 
-// addIfAbsent: one hash, then add only if no copy is there. kAlreadyPresent, or add()'s answer.
-unsigned add_if_absent(Handle h, std::uint32_t address, std::uint32_t length) {
-  auto& f = filter(h);
-  const auto hash = f.hash_of(ptr(address), length);
-  if (f.contains_hash(hash)) return kAlreadyPresent;
-  return f.add_hash(hash) ? static_cast<unsigned>(cuckoo::AddFailure::none)
-                          : static_cast<unsigned>(f.last_add_failure());
+// The length an export declares from its first `length` bytes (cuckoo::format::declared_length): the total
+// when these bytes tell it, else minus the length to read before asking again, or 0 for bytes that are
+// not an export.
+CUCKOO_COLD double declared_length(std::uint32_t address, std::uint32_t length) {
+  std::uint64_t need = 0;
+  const std::uint64_t total = cuckoo::format::declared_length(ptr(address), length, need);
+  return total != 0 ? static_cast<double>(total) : -static_cast<double>(need);
 }
 
 // Adds other's fingerprints; returns a cuckoo::ErrorCode (message: lastErrorText).
@@ -145,71 +51,12 @@ CUCKOO_COLD int union_with(Handle h, Handle other) {
   record(filter(h).union_with(filter(other)));
   return last_error_code();
 }
-unsigned growth(Handle h) { return filter(h).growth(); }
-unsigned max_sub_filters(Handle h) { return filter(h).max_sub_filters(); }
-bool semi_sorted(Handle h) { return filter(h).semi_sorted(); }
-unsigned sub_filter_count(Handle h) { return static_cast<unsigned>(filter(h).sub_filter_count()); }
-// Growth in place: the doublings so far, or -1 for a filter that does not double in place.
-int doublings(Handle h) { return filter(h).grows_in_place() ? static_cast<int>(filter(h).doublings()) : -1; }
-unsigned max_doublings(Handle h) { return filter(h).max_doublings(); }
-
-// Batches: keys are bytes[offsets[i], offsets[i+1]) relative to `bytes`; results get one byte per key.
-double add_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
-  return static_cast<double>(filter(h).add_many(ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)), count,
-                                                mutable_ptr(results)));
-}
-void contains_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
-  filter(h).contains_many(ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)), count,
-                          mutable_ptr(results));
-}
-double remove_many(Handle h, std::uint32_t bytes, std::uint32_t offsets, std::uint32_t count, std::uint32_t results) {
-  return static_cast<double>(filter(h).remove_many(ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(offsets)),
-                                                   count, mutable_ptr(results)));
-}
-
-// Batches of integer keys as a typed array holds them: `count` keys of `width` bytes (4: u32; 8: u64, or
-// i64 in two's complement) at the 8-aligned address `keys`, with room for `count` 8-byte keys there; `op`
-// is a BatchOp. Returns the keys added or removed (contains: 0). 32-bit keys are widened in place, last
-// first, so that only the core's 64-bit batches are compiled in: each one costs about 0.4 KB of the
-// package's gzipped size.
-double integer_batch(Handle h, std::uint32_t op, std::uint32_t keys, std::uint32_t width, std::uint32_t count,
-                     std::uint32_t results) {
-  std::uint8_t* bytes = mutable_ptr(keys);
-  if (width == 4) {
-    // Word i covers the 32-bit keys 2i and 2i + 1: key i itself, read just before, or later ones, widened already.
-    for (std::uint32_t i = count; i-- > 0;) {
-      std::uint32_t narrow;
-      std::memcpy(&narrow, bytes + 4 * std::size_t{i}, 4);
-      const std::uint64_t wide = narrow;
-      std::memcpy(bytes + 8 * std::size_t{i}, &wide, 8);
-    }
-  }
-  const std::span<const std::uint64_t> span(reinterpret_cast<const std::uint64_t*>(bytes), count);
-  CuckooFilter& f = filter(h);
-  if (op == kBatchAdd) return static_cast<double>(f.add_many(span, mutable_ptr(results)));
-  if (op == kBatchRemove) return static_cast<double>(f.remove_many(span, mutable_ptr(results)));
-  f.contains_many(span, mutable_ptr(results));
-  return 0;
-}
 
 double add_if_absent_ranges(Handle h, std::uint32_t bytes, std::uint32_t ranges, std::uint32_t count,
                             std::uint32_t results) {
   return static_cast<double>(filter(h).add_if_absent_ranges(
       ptr(bytes), reinterpret_cast<const std::uint32_t*>(ptr(ranges)), count, mutable_ptr(results)));
 }
-
-void clear(Handle h) { filter(h).clear(); }
-double size(Handle h) { return static_cast<double>(filter(h).size()); }
-double capacity(Handle h) { return static_cast<double>(filter(h).capacity()); }
-double byte_size(Handle h) { return static_cast<double>(filter(h).byte_size()); }
-double load_factor(Handle h) { return filter(h).load_factor(); }
-double expected_fp_rate(Handle h) { return filter(h).expected_fp_rate(); }
-unsigned fingerprint_bits(Handle h) { return filter(h).fingerprint_bits(); }
-unsigned bucket_size(Handle h) { return filter(h).bucket_size(); }
-double num_buckets(Handle h) { return static_cast<double>(filter(h).num_buckets()); }
-unsigned max_kicks(Handle h) { return filter(h).max_kicks(); }
-std::uint32_t seed_low(Handle h) { return static_cast<std::uint32_t>(filter(h).seed()); }
-std::uint32_t seed_high(Handle h) { return static_cast<std::uint32_t>(filter(h).seed() >> 32); }
 
 // Read-only view of the table and the key arithmetic, for the demo and the golden-vector tests.
 double slot(Handle h, double bucket, unsigned slot_index) {
@@ -272,11 +119,11 @@ struct Dedup {
 Dedup& dedup_at(Handle h) { return object_at<Dedup>(h); }
 
 // `rules`: cuckoo::LineRules.
-Handle dedup_create(Handle filter_handle, unsigned rules) {
+CUCKOO_COLD Handle dedup_create(Handle filter_handle, unsigned rules) {
   if (!memory_for_call()) return 0;
   return handle_of(new (std::nothrow) Dedup(filter(filter_handle), rules), "cannot allocate the line deduplicator");
 }
-void dedup_destroy(Handle h) { delete &dedup_at(h); }
+CUCKOO_COLD void dedup_destroy(Handle h) { delete &dedup_at(h); }
 // Keys from fields: `count` pairs of u32 field numbers at `ranges`, and with csv `names_length` bytes of
 // NUL-ended header names at `names` (LineDeduper::select_fields). An ErrorCode.
 CUCKOO_COLD int dedup_select(Handle h, unsigned delimiter, std::uint32_t ranges, std::uint32_t count,
@@ -369,9 +216,6 @@ int dedup_decide(Handle h, std::uint32_t hashes, std::uint32_t count) {
   return dedup_reported(d, d.engine.decide_hashes(reinterpret_cast<const std::uint64_t*>(ptr(hashes)), count));
 }
 
-// The length an export declares from its first `length` bytes (cuckoo::format::declared_length): the total
-// when these bytes tell it, else minus the length to read before asking again, or 0 for bytes that are
-// not an export.
 // The table a filter that doubles in place gets at this rate and capacity (cuckoo::in_place_shape): its
 // slot width times 256 plus its most doublings, or 0 for a rate too small to double at all.
 CUCKOO_COLD unsigned in_place_shape(double rate, double capacity) {
@@ -384,59 +228,14 @@ CUCKOO_COLD unsigned in_place_shape(double rate, double capacity) {
              : 0;
 }
 
-CUCKOO_COLD double declared_length(std::uint32_t address, std::uint32_t length) {
-  std::uint64_t need = 0;
-  const std::uint64_t total = cuckoo::format::declared_length(ptr(address), length, need);
-  return total != 0 ? static_cast<double>(total) : -static_cast<double>(need);
-}
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   using emscripten::function;
-  function("create", &create);
-  function("exportBegin", &export_begin);
-  function("exportSize", &export_size);
-  function("exportRead", &export_read);
-  function("exportEnd", &export_end);
-  function("importBegin", &import_begin);
-  function("importPush", &import_push);
-  function("importFinish", &import_finish);
-  function("importEnd", &import_end);
-  function("destroy", &destroy);
-  function("lastErrorCode", &last_error_code);
-  function("lastErrorText", &last_error_text);
-  function("add", &add);
-  function("contains", &contains);
-  function("remove", &remove_key);
-  function("count", &count);
-  function("addIfAbsent", &add_if_absent);
-  function("lastAddFailure", &last_add_failure);
+  cuckoo_wasm::bind_filter_functions();
   function("merge", &merge);
   function("union", &union_with);
-  function("growth", &growth);
-  function("maxSubFilters", &max_sub_filters);
-  function("semiSorted", &semi_sorted);
-  function("subFilterCount", &sub_filter_count);
-  function("doublings", &doublings);
-  function("maxDoublings", &max_doublings);
-  function("addMany", &add_many);
-  function("containsMany", &contains_many);
-  function("removeMany", &remove_many);
-  function("integerBatch", &integer_batch);
   function("addIfAbsentRanges", &add_if_absent_ranges);
-  function("clear", &clear);
-  function("size", &size);
-  function("capacity", &capacity);
-  function("byteSize", &byte_size);
-  function("loadFactor", &load_factor);
-  function("expectedFpRate", &expected_fp_rate);
-  function("fingerprintBits", &fingerprint_bits);
-  function("bucketSize", &bucket_size);
-  function("numBuckets", &num_buckets);
-  function("maxKicks", &max_kicks);
-  function("seedLow", &seed_low);
-  function("seedHigh", &seed_high);
   function("slot", &slot);
   function("bucketCode", &bucket_code);
   function("locate", &locate);
@@ -465,5 +264,6 @@ EMSCRIPTEN_BINDINGS(cuckoo_wasm) {
   function("dedupResolve", &dedup_resolve);
   function("dedupDecide", &dedup_decide);
   function("inPlaceShape", &in_place_shape);
+  function("lastAddFailure", &last_add_failure);
   function("declaredLength", &declared_length);
 }

@@ -1,6 +1,7 @@
-# The embind modules shipped in the npm package: cuckoo_wasm (CuckooFilter, the line deduplicator) and
-# cuckoo_redis_wasm (RedisCuckooFilter, loaded only by the package's cuckoo-wasm/redis entry, so that the
-# main module does not carry it). The wasm is not left as a file beside the glue: after each link,
+# The wasm modules shipped in the npm package: the embind modules cuckoo_wasm (CuckooFilter, the line
+# deduplicator) and cuckoo_redis_wasm (RedisCuckooFilter, loaded only by the package's cuckoo-wasm/redis
+# entry, so that the main module does not carry it), and cuckoo_lite_wasm (a sized CuckooFilter alone, for
+# cuckoo-wasm/lite: a plain module, below). The wasm is not left as a file beside the glue: after each link,
 # scripts/inline-wasm.mjs writes it deflated and in base64 into a JavaScript module, which the loader
 # (js/src/wasm_loader.ts) inflates and hands to the glue as `wasmBinary`. So the package needs no fetch,
 # fs or locateFile, and works in Node, browsers and workers without bundler configuration (as SINGLE_FILE
@@ -24,7 +25,7 @@ function(cuckoo_wasm_module name source export_name)
   target_link_libraries(${name}_objects PUBLIC cuckoo::cuckoo)
   target_compile_options(${name}_objects PRIVATE -fno-exceptions -flto -mbulk-memory)
   set(link_options
-    -fno-exceptions --bind -O3 -flto -mbulk-memory
+    -fno-exceptions -O3 -flto -mbulk-memory
     -sMODULARIZE=1 -sEXPORT_NAME=${export_name}
     -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB
     -sEXPORTED_FUNCTIONS=_malloc,_free
@@ -32,7 +33,8 @@ function(cuckoo_wasm_module name source export_name)
     -sFILESYSTEM=0
     -sINCOMING_MODULE_JS_API=[wasmBinary]
     -sTEXTDECODER=2
-    -sENVIRONMENT=web,worker)
+    -sENVIRONMENT=web,worker
+    --bind)
   foreach(format esm cjs)
     if(format STREQUAL "esm")
       set(target ${name})
@@ -62,5 +64,41 @@ function(cuckoo_wasm_module name source export_name)
   set_target_properties(${name}_names PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/names")
 endfunction()
 
+# A module without embind and without Emscripten's JavaScript glue: a standalone wasm binary whose exports
+# are its calls (cpp/wasm/filter_bindings.hpp's CUCKOO_FILTER_CALL names) and whose imports are two
+# functions, which the package's loader gives it (js/src/lite_module.ts). Outputs js/generated/NAME.wasm
+# and its binary modules NAME_binary.mjs and NAME_binary_cjs.cjs. emmalloc: Emscripten's small allocator
+# (a filter allocates a few blocks, not many).
+function(cuckoo_plain_wasm_module name source)
+  add_library(${name}_objects OBJECT ${source} cpp/wasm/memory_reserve.cpp)
+  target_link_libraries(${name}_objects PUBLIC cuckoo::cuckoo)
+  target_compile_options(${name}_objects PRIVATE -fno-exceptions -flto -mbulk-memory)
+  target_compile_definitions(${name}_objects PRIVATE CUCKOO_SIZED_ONLY CUCKOO_PLAIN_EXPORTS)
+  # -O2 without unrolled loops, where the other modules have -O3: the binary deflates to 21.1 KB instead of
+  # 23.7 (-Os: 19.1, but batches at 0.73-0.79 of the full module's speed), and the calls still run at
+  # 1.0-1.4 times the full module's through the package (no embind between; docs/PERFORMANCE.md).
+  target_compile_options(${name}_objects PRIVATE -O2 -fno-unroll-loops)
+  set(link_options
+    -fno-exceptions -O3 -flto -mbulk-memory --no-entry -sSTANDALONE_WASM
+    -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc
+    -sEXPORTED_FUNCTIONS=_malloc,_free -sFILESYSTEM=0)
+  add_executable(${name} $<TARGET_OBJECTS:${name}_objects>)
+  target_link_libraries(${name} PRIVATE cuckoo::cuckoo)
+  target_link_options(${name} PRIVATE ${link_options})
+  set_target_properties(${name} PROPERTIES SUFFIX ".wasm" RUNTIME_OUTPUT_DIRECTORY "${CUCKOO_WASM_OUT}")
+  foreach(binary_module "${name}_binary.mjs" "${name}_binary_cjs.cjs")
+    add_custom_command(TARGET ${name} POST_BUILD
+      COMMAND "${CUCKOO_NODE}" "${CMAKE_CURRENT_SOURCE_DIR}/scripts/inline-wasm.mjs" "${CUCKOO_WASM_OUT}/${name}.wasm"
+        "${CUCKOO_WASM_OUT}/${binary_module}"
+      VERBATIM)
+  endforeach()
+  add_executable(${name}_names EXCLUDE_FROM_ALL $<TARGET_OBJECTS:${name}_objects>)
+  target_link_libraries(${name}_names PRIVATE cuckoo::cuckoo)
+  target_link_options(${name}_names PRIVATE ${link_options} --profiling-funcs)
+  set_target_properties(${name}_names PROPERTIES SUFFIX ".wasm" RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/names")
+endfunction()
+
 cuckoo_wasm_module(cuckoo_wasm cpp/wasm/bindings.cpp createCuckooModule)
 cuckoo_wasm_module(cuckoo_redis_wasm cpp/wasm/redis_bindings.cpp createRedisModule)
+# The lite entry's module: the same core with growth, joins and semi-sorted buckets compiled out.
+cuckoo_plain_wasm_module(cuckoo_lite_wasm cpp/wasm/lite_bindings.cpp)

@@ -8,6 +8,7 @@ export const ErrorCode = {
   badFormat: 2,
   outOfMemory: 3,
   capacityExceeded: 4,
+  unsupported: 5,
 } as const;
 
 /** What add() and addIfAbsent() return: cuckoo::AddFailure (none: added), or alreadyPresent. */

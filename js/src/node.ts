@@ -2,10 +2,7 @@
 // dedupLines is a Node Transform, `createReadStream(a).pipe(dedupLines()).pipe(out)`. For web streams in
 // Node, dedupLineStream() is there as everywhere. And the wasm is unpacked with Buffer and node:zlib (see
 // useUnpacker).
-import { inflateSync } from 'node:zlib';
-import { useUnpacker } from './wasm_loader.js';
-
-useUnpacker((text) => inflateSync(Buffer.from(text, 'base64')));
+import './node_unpacker.js';
 
 export * from './index.js';
 export { dedupLines, LineDedupTransform } from './dedup_node.js';

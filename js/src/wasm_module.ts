@@ -1,62 +1,25 @@
 // The package's main WebAssembly module (cpp/wasm/bindings.cpp): loaded once, shared by every filter.
 import createCuckooModule from './generated/cuckoo_wasm.js';
 import deflatedWasm from './generated/cuckoo_wasm_binary.js';
-import { ErrorCode } from './abi.js';
-import { CuckooFilterError } from './errors.js';
-import { lastErrorMessage } from './heap.js';
-import { type HeapModule, moduleLoader } from './wasm_loader.js';
+import type { FilterModule } from './filter_base.js';
+import { moduleLoader } from './wasm_loader.js';
 
 /**
- * The embind surface of cpp/wasm/bindings.cpp. Handles and addresses are u32; counts are doubles; codes and
- * record layouts are in abi.ts, generated from the C++. Only heap.ts computes addresses.
+ * The embind surface of cpp/wasm/bindings.cpp: a filter's calls (FilterModule, which the lite module has too)
+ * and the full module's own. Handles and addresses are u32; counts are doubles; codes and record layouts
+ * are in abi.ts, generated from the C++. Only heap.ts computes addresses.
  */
-export interface CuckooModule extends HeapModule {
-  /** options: the address of a CreateOptions record (abi.ts). */
-  create(options: number): number;
-  exportBegin(handle: number): number;
-  exportSize(exporter: number): number;
-  exportRead(exporter: number, out: number, capacity: number): number;
-  exportEnd(exporter: number): void;
-  /** total: the export's length, or -1 when unknown (a stream). */
-  importBegin(total: number): number;
-  importPush(importer: number, address: number, length: number): number;
-  importFinish(importer: number): number;
-  importEnd(importer: number): void;
-  destroy(handle: number): void;
-  /** An AddResult (abi.ts): added, or why not. */
-  add(handle: number, address: number, length: number): number;
+export interface CuckooModule extends FilterModule {
   contains(handle: number, address: number, length: number): boolean;
   remove(handle: number, address: number, length: number): boolean;
-  count(handle: number, address: number, length: number): number;
-  /** An AddResult (abi.ts): added, alreadyPresent, or why not. */
-  addIfAbsent(handle: number, address: number, length: number): number;
+  semiSorted(handle: number): boolean;
+  /** Why the last add failed (an AddResult), read after a batch that stopped. */
   lastAddFailure(handle: number): number;
+  /** The length an export declares from its first bytes (format::declared_length; see filter.ts). */
+  declaredLength(address: number, length: number): number;
   merge(handle: number, other: number): number;
   union(handle: number, other: number): number;
-  growth(handle: number): number;
-  maxSubFilters(handle: number): number;
-  semiSorted(handle: number): boolean;
-  subFilterCount(handle: number): number;
-  /** Doublings so far of a filter that grows in place, -1 for any other. */
-  doublings(handle: number): number;
-  maxDoublings(handle: number): number;
-  addMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
-  containsMany(handle: number, bytes: number, offsets: number, count: number, results: number): void;
-  removeMany(handle: number, bytes: number, offsets: number, count: number, results: number): number;
-  integerBatch(handle: number, op: number, keys: number, width: number, count: number, results: number): number;
   addIfAbsentRanges(handle: number, bytes: number, ranges: number, count: number, results: number): number;
-  clear(handle: number): void;
-  size(handle: number): number;
-  capacity(handle: number): number;
-  byteSize(handle: number): number;
-  loadFactor(handle: number): number;
-  expectedFpRate(handle: number): number;
-  fingerprintBits(handle: number): number;
-  bucketSize(handle: number): number;
-  numBuckets(handle: number): number;
-  maxKicks(handle: number): number;
-  seedLow(handle: number): number;
-  seedHigh(handle: number): number;
   slot(handle: number, bucket: number, slot: number): number;
   /** A semi-sorted bucket's 12-bit code of its high nibbles (0 for plain buckets). */
   bucketCode(handle: number, bucket: number): number;
@@ -106,7 +69,6 @@ export interface CuckooModule extends HeapModule {
   dedupReport(handle: number): number;
   dedupPush(handle: number, address: number, length: number): number;
   dedupFinish(handle: number): number;
-  declaredLength(address: number, length: number): number;
 }
 
 const loader = moduleLoader(
@@ -124,13 +86,4 @@ export const loadedModule = (): CuckooModule | undefined => loader.loaded();
 /** The loaded module; NOT_READY before ready() has resolved. */
 export const requireModule = (): CuckooModule => loader.require();
 
-/** The error of the module's last failed call (its ErrorCode and message). */
-export function errorFromModule(m: CuckooModule): CuckooFilterError {
-  const code = m.lastErrorCode();
-  const message = lastErrorMessage(m);
-  if (code === ErrorCode.badFormat)
-    return new CuckooFilterError('BAD_FORMAT', `not a valid cuckoo filter export: ${message}`);
-  if (code === ErrorCode.outOfMemory) return new CuckooFilterError('OUT_OF_MEMORY', message);
-  if (code === ErrorCode.capacityExceeded) return new CuckooFilterError('CAPACITY_EXCEEDED', message);
-  return new CuckooFilterError('INVALID_ARGUMENT', message);
-}
+export { errorFromModule } from './filter_base.js';

@@ -1,7 +1,8 @@
 // The package bundled as users bundle it, minified, then gzipped against a size budget and run in Chromium:
 // esbuild and Vite, each from a project that depends on cuckoo-wasm (the repository, linked as
-// node_modules/cuckoo-wasm) and imports it by name. Two apps: one that only uses the filter, and one that
-// also deduplicates lines (the package's dedup.js is left out of the first: package.json's sideEffects).
+// node_modules/cuckoo-wasm) and imports it by name. Three apps: one that only uses the filter, one that
+// also deduplicates lines (the package's dedup.js is left out of the first: package.json's sideEffects),
+// and the first on the lite entry.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,8 @@ const lines = new Blob(['b\\na\\nb\\nc\\na\\n']).stream().pipeThrough(dedupLines
 document.body.dataset.result = JSON.stringify([f.has('a'), await new Response(lines).text()]);
 `;
 const dedupExpected = JSON.stringify([true, 'b\na\nc\n']);
+// The filter app on the lite entry (cuckoo-wasm/lite: a module of its own, the sized filter alone).
+const liteApp = filterApp.replaceAll("'cuckoo-wasm'", "'cuckoo-wasm/lite'");
 
 // Gzipped bytes (level 9) of each app's minified bundle, wasm included (it is inlined). Issue 45 aims at
 // 40 KB for the filter-only app and 72 KB with the deduplicator: on 2026-11-27 they were 71.6 and 75.0 KB
@@ -36,7 +39,11 @@ const dedupExpected = JSON.stringify([true, 'b\na\nc\n']);
 // 40-bit slots of the table that doubles (a third width of it; the 16- and 32-bit ones stay, for exports),
 // then 81.2 and 85.2 with the engine's partitioned runs (the command's second thread: line_dedup.hpp).
 // 81.3 and 85.2 KB on 2026-11-28; round 4's fixes and dedup's window (one wasm module): 82.1 and 86.4 KB.
-const budgets = { filter: 82_500, dedup: 87_000 };
+// The lite app (its own wasm module, without embind or Emscripten's glue): 29.2 KB with esbuild and 29.3
+// with Vite on 2026-11-29, where issue 59 asked for at most 30 KB with esbuild.
+const budgets = { filter: 82_500, dedup: 87_000, lite: 30_000 };
+// Vite's bundles of the same apps (a few bytes more: its module preamble).
+const viteBudgets = { ...budgets, lite: 30_500 };
 
 type App = keyof typeof budgets;
 
@@ -44,12 +51,17 @@ type App = keyof typeof budgets;
 // downloads N KB, one that also deduplicates lines M KB").
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ');
 const said = readme.match(
-  /an app that only uses the filter downloads (\d+) KB, one that also deduplicates lines (\d+) KB/,
+  /an app that only uses the filter downloads (\d+) KB, one that also deduplicates lines (\d+) KB, and one that uses the lite entry (\d+) KB/,
 );
-const readmeKB: Record<App, number | undefined> = { filter: Number(said?.[1]), dedup: Number(said?.[2]) };
+const readmeKB: Record<App, number | undefined> = {
+  filter: Number(said?.[1]),
+  dedup: Number(said?.[2]),
+  lite: Number(said?.[3]),
+};
 const apps: Record<App, [source: string, expected: string]> = {
   filter: [filterApp, filterExpected],
   dedup: [dedupApp, dedupExpected],
+  lite: [liteApp, filterExpected],
 };
 
 let project: string;
@@ -120,7 +132,7 @@ describe.each(Object.keys(apps) as App[])('the %s app', (app) => {
     const scripts = readdirSync(assets).filter((name) => name.endsWith('.js'));
     expect(scripts).toHaveLength(1);
     const bundle = readFileSync(join(assets, scripts[0]), 'utf8');
-    expect(gzipped(bundle)).toBeLessThanOrEqual(budgets[app]);
+    expect(gzipped(bundle)).toBeLessThanOrEqual(viteBudgets[app]);
     expect(await runInChromium(bundle)).toBe(expected);
   });
 });

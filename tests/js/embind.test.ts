@@ -1,11 +1,15 @@
-// The embind surface, declared twice: the functions cpp/wasm/bindings.cpp and redis_bindings.cpp register,
-// and the TypeScript interfaces the package calls them through (wasm_module.ts, redis_module.ts). The two
-// lists below are typed from the interfaces, so `tsc --noEmit` (npm test) fails when one lacks or adds a
-// name; this test holds them against the names the C++ registers and against each loaded module.
+// The modules' surfaces, declared twice: the functions the C++ registers with embind (bindings.cpp and the
+// filter's calls it shares with the lite module, filter_bindings.hpp; redis_bindings.cpp) or exports from
+// the lite module (CUCKOO_FILTER_CALL), and the TypeScript interfaces the package calls them through
+// (wasm_module.ts, redis_module.ts, filter_base.ts). The lists below are typed from the interfaces, so
+// `tsc --noEmit` (npm test) fails when one lacks or adds a name; this test holds them against the names
+// the C++ gives and against each loaded module.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CuckooModule, ready, requireModule } from '../../js/src/wasm_module';
 import { ready as redisReady, type RedisModule, requireModule as requireRedisModule } from '../../js/src/redis_module';
+import type { FilterModule } from '../../js/src/filter_base';
+import { ready as liteReady, requireModule as requireLiteModule } from '../../js/src/lite_module';
 import { repoRoot } from './helpers';
 
 /** Every function member of M, each once. */
@@ -107,18 +111,65 @@ const REDIS: Functions<RedisModule> = {
   lastErrorText: true,
 };
 
-// Functions Emscripten exports itself (the rest are embind's).
+const LITE: Functions<FilterModule> = {
+  create: true,
+  exportBegin: true,
+  exportSize: true,
+  exportRead: true,
+  exportEnd: true,
+  importBegin: true,
+  importPush: true,
+  importFinish: true,
+  importEnd: true,
+  destroy: true,
+  add: true,
+  contains: true,
+  remove: true,
+  count: true,
+  addIfAbsent: true,
+  growth: true,
+  maxSubFilters: true,
+  semiSorted: true,
+  subFilterCount: true,
+  doublings: true,
+  maxDoublings: true,
+  addMany: true,
+  containsMany: true,
+  removeMany: true,
+  integerBatch: true,
+  clear: true,
+  size: true,
+  capacity: true,
+  byteSize: true,
+  loadFactor: true,
+  expectedFpRate: true,
+  fingerprintBits: true,
+  bucketSize: true,
+  numBuckets: true,
+  maxKicks: true,
+  seedLow: true,
+  seedHigh: true,
+  _malloc: true,
+  _free: true,
+  lastErrorCode: true,
+  lastErrorText: true,
+};
+
+// Functions Emscripten exports itself (the rest are embind's, or the lite module's exports).
 const RUNTIME = ['_malloc', '_free'];
 
-function registered(file: string): string[] {
-  const source = readFileSync(join(repoRoot, 'cpp', 'wasm', file), 'utf8');
-  return [...source.matchAll(/\bfunction\("(\w+)"/g)].map((m) => m[1]);
+// The names `files` register with embind (function("name", ...)), or export from the lite module.
+function registered(files: readonly string[], pattern = /\bfunction\("(\w+)"/g): string[] {
+  return files.flatMap((file) =>
+    [...readFileSync(join(repoRoot, 'cpp', 'wasm', file), 'utf8').matchAll(pattern)].map((m) => m[1]),
+  );
 }
 
 test.each([
   [
     'bindings.cpp',
     MAIN,
+    ['bindings.cpp', 'filter_bindings.hpp'],
     async () => {
       await ready();
       return requireModule();
@@ -127,6 +178,7 @@ test.each([
   [
     'redis_bindings.cpp',
     REDIS,
+    ['redis_bindings.cpp'],
     async () => {
       await redisReady();
       return requireRedisModule();
@@ -134,14 +186,28 @@ test.each([
   ],
 ] as const)(
   '%s registers exactly the functions its TypeScript interface declares, and the module has each',
-  async (file, declared, load) => {
+  async (_file, declared, files, load) => {
     const names = Object.keys(declared)
       .filter((n) => !RUNTIME.includes(n))
       .sort();
-    const cpp = registered(file);
+    const cpp = registered(files);
     expect(new Set(cpp).size).toBe(cpp.length); // none registered twice
     expect([...cpp].sort()).toEqual(names);
     const m = (await load()) as unknown as Record<string, unknown>;
     for (const name of Object.keys(declared)) expect([name, typeof m[name]]).toEqual([name, 'function']);
   },
 );
+
+test("the lite module exports exactly FilterModule's calls (filter_bindings.hpp and lite_bindings.cpp), and has each", async () => {
+  const names = Object.keys(LITE)
+    .filter((n) => !RUNTIME.includes(n))
+    .sort();
+  const cpp = registered(['filter_bindings.hpp', 'lite_bindings.cpp'], /\bCUCKOO_FILTER_CALL\("(\w+)"\)/g);
+  expect(new Set(cpp).size).toBe(cpp.length);
+  expect([...cpp].sort()).toEqual(names);
+  // The full module registers the same names with embind.
+  expect(registered(['filter_bindings.hpp']).sort()).toEqual(names);
+  await liteReady();
+  const m = requireLiteModule() as unknown as Record<string, unknown>;
+  for (const name of Object.keys(LITE)) expect([name, typeof m[name]]).toEqual([name, 'function']);
+});

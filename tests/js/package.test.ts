@@ -88,37 +88,53 @@ test('the tarball holds the built package and nothing else of the repo', () => {
 // app downloads once bundled (tests/e2e/bundlers.test.ts holds those). The wasm binary ships deflated and
 // in base64 (scripts/inline-wasm.mjs): as Emscripten's SINGLE_FILE base64 of the raw binary it took 69-72
 // KB, because gzip cannot see through base64.
+// The lite entry (a standalone wasm module without embind or Emscripten's glue): 30.7-31.3 KB on
+// 2026-11-29; bundled, an app on it takes 29.2 KB (tests/e2e/bundlers.test.ts).
+const LITE_BUDGET = 32_500;
 const entryBudgets: Record<string, number> = {
   // 77.4-78.5 KB before 40-bit slots (2026-11-27), a third width of the table that doubles: +5.3 KB; then
   // 83.9-85.2 before the engine's partitioned runs (the command's second thread: line_dedup.hpp): +3.1 KB.
   // Then round 4's fixes (allocations past 2 GiB, the joins' horizon, a chain's rate by shape, a carried
   // line taken over, the messages) and dedup's window: +1.2 KB, 0.5 of it wasm (2026-11-29).
-  'js/dist/esm/index.js': 88_500, // 88.2 KB on 2026-11-29
+  // Then the filter's calls moved to filter_base.js, which the lite entry shares, and cold code of the core
+  // compiled for size: 0.0 KB (2026-11-29).
+  'js/dist/esm/index.js': 88_500, // 88.3 KB on 2026-11-29
   // The Node entries then took dedupLines({ threads: 2 }) (partitioned.js and node_helper.js, imported only
   // when a run asks for two threads, counted here all the same): +2.2 KB.
   'js/dist/esm/node.js': 91_000, // 90.7 KB
-  'js/dist/cjs/index.js': 89_500, // 89.0 KB
+  'js/dist/cjs/index.js': 89_500, // 89.1 KB
   'js/dist/cjs/node.js': 92_000, // 91.8 KB
   // The Redis filter's entry loads a wasm module of its own, and none of the main one.
   'js/dist/esm/redis.js': 30_000, // 28.9 KB
   'js/dist/cjs/redis.js': 30_000, // 29.4 KB
+  // cuckoo-wasm/lite: a sized filter in a module of its own (cpp/wasm/lite_bindings.cpp), 2026-11-29.
+  'js/dist/esm/lite.js': LITE_BUDGET,
+  'js/dist/cjs/lite.js': LITE_BUDGET,
+  'js/dist/esm/lite_node.js': LITE_BUDGET,
+  'js/dist/cjs/lite_node.js': LITE_BUDGET,
 };
 
-// What an entry loads (the entry and every module it imports, relative imports and requires, with its wasm
-// glue and binary modules), gzipped.
-function entryGzipped(entry: string): { files: number; bytes: number } {
-  const read = (p: string) => execFileSync('tar', ['-xzOf', tarball, `package/${p}`]);
+// What an entry loads: the entry and every module it imports (relative imports and requires), with its wasm
+// glue and binary modules.
+function entryFiles(entry: string): string[] {
   const seen = new Set<string>();
   const visit = (path: string) => {
     if (seen.has(path)) return;
     seen.add(path);
-    const source = read(path).toString();
+    const source = execFileSync('tar', ['-xzOf', tarball, `package/${path}`]).toString();
     for (const m of source.matchAll(/(?:from|import\(|require\()\s*["'](\.{1,2}\/[^"']+)["']/g)) {
       visit(join(path, '..', m[1]).replace(/\\/g, '/'));
     }
   };
   visit(entry);
-  return { files: seen.size, bytes: gzipSync(Buffer.concat([...seen].map(read)), { level: 9 }).length };
+  return [...seen];
+}
+
+// ... and all of that, gzipped.
+function entryGzipped(entry: string): { files: number; bytes: number } {
+  const files = entryFiles(entry);
+  const read = (p: string) => execFileSync('tar', ['-xzOf', tarball, `package/${p}`]);
+  return { files: files.length, bytes: gzipSync(Buffer.concat(files.map(read)), { level: 9 }).length };
 }
 
 test.each(Object.keys(entryBudgets))(
@@ -136,14 +152,17 @@ test.each(Object.keys(entryBudgets))(
 test("the README's figures for what an entry loads are the measured ones", () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ');
   const said = readme.match(
-    /one environment loads at most (\d+) KB gzipped in all, the Redis filter's entry at most (\d+) KB/,
+    /one environment loads at most (\d+) KB gzipped in all, the Redis filter's entry at most (\d+) KB, the lite entry at most (\d+) KB/,
   );
   expect(said).not.toBeNull();
   const largest = (entries: string[]) => Math.max(...entries.map((e) => entryGzipped(e).bytes));
   const entries = Object.keys(entryBudgets);
-  const main = largest(entries.filter((e) => !e.includes('redis')));
+  const main = largest(entries.filter((e) => !e.includes('redis') && !e.includes('lite')));
   const redis = largest(entries.filter((e) => e.includes('redis')));
-  expect([Number(said![1]), Number(said![2])]).toEqual([Math.ceil(main / 1000), Math.ceil(redis / 1000)]);
+  const lite = largest(entries.filter((e) => e.includes('lite')));
+  expect([Number(said![1]), Number(said![2]), Number(said![3])]).toEqual(
+    [main, redis, lite].map((bytes) => Math.ceil(bytes / 1000)),
+  );
 });
 
 test('works from an ES module', () => {
@@ -210,6 +229,33 @@ test('cuckoo-wasm/redis works from ESM and CommonJS, without the main module', (
   expect(redisEntry).not.toMatch(/wasm_module/);
 });
 
+test('cuckoo-wasm/lite works from ESM and CommonJS, without the main module, and Node inflates it with node:zlib', () => {
+  const use = (load: string) => `delete globalThis.DecompressionStream; delete globalThis.Response;
+${load}
+(async () => {
+  const f = await CuckooFilter.create({ capacity: 1000 });
+  f.add('a');
+  const copy = CuckooFilter.import(f.export());
+  let code;
+  try { new CuckooFilter({ capacity: 10, growth: 2 }); } catch (e) { code = e instanceof CuckooFilterError && e.code; }
+  console.log(JSON.stringify([f.has('a'), copy.has('a'), copy.has('b'), code]));
+})();`;
+  const load = (how: string) =>
+    `${how} { CuckooFilter, CuckooFilterError } ${how === 'import' ? "from 'cuckoo-wasm/lite'" : "= require('cuckoo-wasm/lite')"};`;
+  writeFileSync(join(project, 'lite.mjs'), use(load('import')));
+  writeFileSync(join(project, 'lite.cjs'), use(load('const')));
+  for (const file of ['lite.mjs', 'lite.cjs']) {
+    expect([file, execFileSync('node', [file], { cwd: project, encoding: 'utf8' }).trim()]).toEqual([
+      file,
+      '[true,true,false,"UNSUPPORTED"]',
+    ]);
+  }
+  // None of the main module, the deduplicator or the Redis filter.
+  for (const entry of ['esm/lite.js', 'cjs/lite.js', 'esm/lite_node.js', 'cjs/lite_node.js']) {
+    expect(entryFiles(`js/dist/${entry}`).filter((p) => /wasm_module|cuckoo_wasm|dedup|redis/.test(p))).toEqual([]);
+  }
+});
+
 test('Node gets dedupLines as a Transform, from ESM and CommonJS', () => {
   const use = `const { Readable } = require('node:stream');
 const { dedupLines } = require('cuckoo-wasm');
@@ -249,6 +295,9 @@ test('are-the-types-wrong finds no problem in any resolution mode', () => {
   // runIn throws when attw exits non-zero, which it does for any problem it was not told to ignore.
   const all = runIn(project, bin('attw'), [tarball, '--format', 'table-flipped', '--profile', 'node16']);
   expect(all.split('\n').find((line) => line.includes('"cuckoo-wasm/redis"'))).toMatch(
+    /🟢 \(CJS\).*🟢 \(ESM\).*🟢.*\(ignored\)/,
+  );
+  expect(all.split('\n').find((line) => line.includes('"cuckoo-wasm/lite"'))).toMatch(
     /🟢 \(CJS\).*🟢 \(ESM\).*🟢.*\(ignored\)/,
   );
 });
@@ -300,6 +349,10 @@ const e: CuckooFilterError | undefined = undefined;
 console.log(added, many, e, JSON.stringify(f));
 f.dispose();
 `;
+  // The lite entry's filter: the same calls, and merge() typed as one that throws.
+  const useLite = use
+    .replace("from 'cuckoo-wasm'", "from 'cuckoo-wasm/lite'")
+    .replace('f.dispose();', 'const joined: never = (() => f.merge(f))();\nconsole.log(joined);\nf.dispose();');
   test.each(['node16', 'nodenext'])('%s resolution, ES module and CommonJS files', (mode) => {
     const out = compile(
       mode,
@@ -308,6 +361,9 @@ f.dispose();
         'use.mts': use,
         'use.cts':
           "import { CuckooFilter } from 'cuckoo-wasm';\nexport const make = () => new CuckooFilter({ capacity: 10 });\n",
+        'lite.mts': useLite,
+        'lite.cts':
+          "import { CuckooFilter } from 'cuckoo-wasm/lite';\nexport const make = () => new CuckooFilter({ capacity: 10 });\n",
       },
     );
     expect(out).toBe('');
@@ -328,7 +384,7 @@ f.dispose();
     const out = compile(
       'browser',
       { module: 'esnext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], types: [] },
-      { 'use.ts': use },
+      { 'use.ts': use, 'lite.ts': useLite },
     );
     expect(out).toBe('');
   });

@@ -20,6 +20,28 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+test("the lite entry's example runs, and what it says of the export is true", async () => {
+  const source = tsBlocks().find((code) => code.includes("from 'cuckoo-wasm/lite'"));
+  expect(source).toBeDefined();
+  const lite = `from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'lite.js'))}`;
+  const full = JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'index.js'));
+  const program = `Symbol.dispose ??= Symbol.for('Symbol.dispose');
+import { ready as fullReady, CuckooFilter as Full } from ${full};
+${source!.replace("from 'cuckoo-wasm/lite'", lite).replace(/^(shown\.addIfAbsent\('item-42'\));\s*\/\/ (true|false)$/gm, "if ($1 !== $2) throw new Error('$1');")}
+await fullReady();
+const again = new Full({ capacity: 10_000, fpRate: 0.001 });
+again.addIfAbsent('item-42');
+if (Buffer.compare(Buffer.from(again.export()), Buffer.from(saved)) !== 0) throw new Error('different bytes');
+if (!Full.import(saved).has('item-42') || !CuckooFilter.import(again.export()).has('item-42')) throw new Error('not read');
+console.log('ok');`;
+  const js = ts.transpileModule(program, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+  }).outputText;
+  const file = join(dir, 'lite.mjs');
+  writeFileSync(file, js);
+  expect(execFileSync('node', [file], { encoding: 'utf8' }).trim()).toBe('ok');
+});
+
 test('the TypeScript example runs', () => {
   const source = block('ts').replace(
     "from 'cuckoo-wasm'",
@@ -136,7 +158,13 @@ test('every TypeScript example type-checks against the package as written, and r
   expect(blocks.length).toBeGreaterThanOrEqual(3);
   const files = blocks.map((code, i) => {
     const file = join(dir, `block-${i}.mts`);
-    writeFileSync(file, code.replace("from 'cuckoo-wasm'", `from ${JSON.stringify(entry)}`));
+    const lite = join(repoRoot, 'js', 'dist', 'esm', 'lite.js');
+    writeFileSync(
+      file,
+      code
+        .replace("from 'cuckoo-wasm/lite'", `from ${JSON.stringify(lite)}`)
+        .replace("from 'cuckoo-wasm'", `from ${JSON.stringify(entry)}`),
+    );
     return file;
   });
   const program = ts.createProgram(files, {

@@ -25,6 +25,7 @@
 
 #include "detail/bits.hpp"
 #include "detail/compiler.hpp"
+#include "detail/edition.hpp"
 #include "detail/semi_sort.hpp"
 #include "detail/table_memory.hpp"
 
@@ -74,7 +75,7 @@ class BucketTable {
     TableMemory memory = allocate_table_memory(bytes, kTailPadding);
     if (!memory) return false;
     data_ = std::move(memory);
-    spread_ = semi_sorted ? semi_sort::spread_table(fingerprint_bits) : nullptr;
+    spread_ = !detail::kSizedOnly && semi_sorted ? semi_sort::spread_table(fingerprint_bits) : nullptr;
     semi_sorted_ = semi_sorted;
     num_buckets_ = num_buckets;
     bucket_size_ = bucket_size;
@@ -100,7 +101,7 @@ class BucketTable {
     // lookup's time (wasm, 1M keys, 1.7 MB of table).
     prefetch_both_ends_ = bytes >= kPrefetchBothEndsBytes;
     // The SWAR constants of a plain bucket's word, of semi_word()'s, or of a pair-words bucket's two words.
-    if (fits_word_ || spread_ || pair_words_) {
+    if (fits_word_ || spread() || pair_words_) {
       low_bits_ = 0;
       const unsigned fields = pair_words_ ? 2 : bucket_size;
       for (unsigned s = 0; s < fields; ++s) low_bits_ |= std::uint64_t{1} << (s * fingerprint_bits);
@@ -108,13 +109,13 @@ class BucketTable {
       // floor(n / f) == (n * ceil(2^16 / f)) >> 16 for every n <= 64 and f <= 32.
       slot_reciprocal_ = ((1u << 16) + fingerprint_bits - 1) / fingerprint_bits;
     }
-    if (spread_ != nullptr)
+    if (spread() != nullptr)
       for (unsigned s = 0; s < semi_sort::kSlots; ++s)
         low_at_[s] = ((std::uint64_t{1} << (fingerprint_bits - 4)) - 1) << (s * fingerprint_bits);
     return true;
   }
 
-  [[nodiscard]] bool semi_sorted() const noexcept { return semi_sorted_; }
+  [[nodiscard]] bool semi_sorted() const noexcept { return semi(); }
 
   [[nodiscard]] std::uint64_t num_buckets() const noexcept { return num_buckets_; }
   [[nodiscard]] unsigned bucket_size() const noexcept { return bucket_size_; }
@@ -126,14 +127,14 @@ class BucketTable {
   [[nodiscard]] std::uint8_t* mutable_data() noexcept { return data_.get(); }
 
   [[nodiscard]] std::uint32_t get(std::uint64_t bucket, unsigned slot) const noexcept {
-    if (semi_sorted_) return semi_get(bucket, slot);
+    if (semi()) return semi_get(bucket, slot);
     return plain_get(bucket, slot);
   }
 
   // Replaces the fingerprint in `slot`; returns the slot it is in afterwards (the first of its copies in
   // a semi-sorted bucket, which is re-sorted; `slot` itself in a plain one, where only its bits change).
   unsigned set(std::uint64_t bucket, unsigned slot, std::uint32_t fingerprint) noexcept {
-    if (semi_sorted_) return semi_set(bucket, slot, fingerprint);
+    if (semi()) return semi_set(bucket, slot, fingerprint);
     plain_set(bucket, slot, fingerprint);
     return slot;
   }
@@ -149,7 +150,7 @@ class BucketTable {
 
   [[nodiscard]] bool contains(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
     if (fits_word_) return has_field_equal(raw_bucket_word(bucket), fingerprint);
-    if (semi_sorted_) return semi_contains(bucket, fingerprint);
+    if (semi()) return semi_contains(bucket, fingerprint);
     for (unsigned s = 0; s < bucket_size_; ++s)
       if (plain_get(bucket, s) == fingerprint) return true;
     return false;
@@ -168,7 +169,7 @@ class BucketTable {
       return (zero_field_bits(pair_low(b1) ^ pattern) | zero_field_bits(pair_high(b1) ^ pattern) |
               zero_field_bits(pair_low(b2) ^ pattern) | zero_field_bits(pair_high(b2) ^ pattern)) != 0;
     }
-    if (spread_) return semi_contains_either(b1, b2, fingerprint);
+    if (spread()) return semi_contains_either(b1, b2, fingerprint);
     return contains(b1, fingerprint) || contains(b2, fingerprint);
   }
 
@@ -230,7 +231,7 @@ class BucketTable {
       if (high != 0) return 2 + static_cast<int>(lowest_field(high, slot_reciprocal_));
       return -1;
     }
-    if (semi_sorted_) return semi_find(bucket, fingerprint);
+    if (semi()) return semi_find(bucket, fingerprint);
     for (unsigned s = 0; s < bucket_size_; ++s)
       if (plain_get(bucket, s) == fingerprint) return static_cast<int>(s);
     return -1;
@@ -273,7 +274,7 @@ class BucketTable {
 
   [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM unsigned count(std::uint64_t bucket,
                                                           std::uint32_t fingerprint) const noexcept {
-    if (semi_sorted_) return semi_count(bucket, fingerprint);
+    if (semi()) return semi_count(bucket, fingerprint);
     unsigned n = 0;
     for (unsigned s = 0; s < bucket_size_; ++s) n += plain_get(bucket, s) == fingerprint;
     return n;
@@ -281,7 +282,7 @@ class BucketTable {
 
   // Empties one slot holding `fingerprint`; false (nothing changed) when the bucket holds none.
   bool remove_one(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
-    if (semi_sorted_) return semi_remove_one(bucket, fingerprint);
+    if (semi()) return semi_remove_one(bucket, fingerprint);
     const int slot = find(bucket, fingerprint);
     if (slot < 0) return false;
     plain_set(bucket, static_cast<unsigned>(slot), 0);
@@ -291,7 +292,7 @@ class BucketTable {
   // Stores into an empty slot; returns the slot the fingerprint is in afterwards, or -1 when the bucket
   // is full.
   int insert_if_room(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
-    if (semi_sorted_) return semi_insert_if_room(bucket, fingerprint);
+    if (semi()) return semi_insert_if_room(bucket, fingerprint);
     const int slot = find(bucket, 0);
     if (slot >= 0) set(bucket, static_cast<unsigned>(slot), fingerprint);
     return slot;
@@ -335,7 +336,7 @@ class BucketTable {
   // none, or fingerprints out of order), or num_buckets() when there is none: bytes read from an export
   // are checked with it before anything else reads them. Plain buckets are always as written.
   [[nodiscard]] CUCKOO_COLD std::uint64_t first_noncanonical_bucket() const noexcept {
-    if (!semi_sorted_) return num_buckets_;
+    if (!semi()) return num_buckets_;
     for (std::uint64_t b = 0; b < num_buckets_; ++b)
       if (!semi_sort::canonical_bucket(data_.get(), b * bucket_bits_, bits_)) return b;
     return num_buckets_;
@@ -438,7 +439,7 @@ class BucketTable {
   }
   [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM bool semi_contains(std::uint64_t bucket,
                                                               std::uint32_t fingerprint) const noexcept {
-    if (spread_) return has_field_equal(semi_word(bucket), fingerprint);
+    if (spread()) return has_field_equal(semi_word(bucket), fingerprint);
     return semi_find(bucket, fingerprint) >= 0;
   }
   [[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM bool semi_contains_either(std::uint64_t b1, std::uint64_t b2,
@@ -488,6 +489,10 @@ class BucketTable {
   bool pair_words_ = false;          // a plain table of 4-slot buckets tested as two words (see allocate)
   unsigned touch_span_ = 0;          // the last byte a read of a bucket touches, from its first (see allocate)
   bool prefetch_both_ends_ = false;  // prefetch() touches the bucket's last byte too (see allocate)
+  // Whether the buckets are semi-sorted, and their decoding table: constants in a build without them
+  // (detail/edition.hpp), so that the semi-sorted code is left out.
+  [[nodiscard]] bool semi() const noexcept { return !detail::kSizedOnly && semi_sorted_; }
+  [[nodiscard]] const std::uint64_t* spread() const noexcept { return detail::kSizedOnly ? nullptr : spread_; }
   bool semi_sorted_ = false;
   // Semi-sorted tables with word lookups: the shared table of the four nibbles of each code placed as in
   // a plain word (semi_sort::spread_table), and where each low field goes in it. Null otherwise.

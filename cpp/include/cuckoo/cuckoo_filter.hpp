@@ -28,6 +28,7 @@
 
 #include "bucket_table.hpp"
 #include "detail/compiler.hpp"
+#include "detail/edition.hpp"
 #include "doubling_filter.hpp"
 #include "format.hpp"
 #include "hashing.hpp"
@@ -46,7 +47,14 @@ class CuckooFilter {
   using WideTable = DoublingFilter<std::uint32_t>;
   using PackedTable = DoublingFilter<Slot40>;
 
-  // fn(the table), whichever width it has (layout_.in_place).
+  // Whether the filter is a table that doubles in place, and whether it is one sub-filter: constants in a
+  // build of sized filters only (detail/edition.hpp), which then leaves the rest out.
+  [[nodiscard]] bool in_place_now() const noexcept { return !detail::kSizedOnly && layout_.in_place; }
+  [[nodiscard]] bool single() const noexcept { return detail::kSizedOnly || tail_.empty(); }
+  // No trace is attached (always, in that build: its module has no call that attaches one).
+  [[nodiscard]] bool untraced() const noexcept { return detail::kSizedOnly || trace_ == nullptr; }
+
+  // fn(the table), whichever width it has (in_place_now()).
   template <class Fn>
   decltype(auto) in_place(Fn&& fn) {
     return packed_ ? fn(*packed_) : narrow_ ? fn(*narrow_) : fn(*wide_);
@@ -142,29 +150,29 @@ class CuckooFilter {
     return hasher_(data, length);
   }
   bool add_hash(std::uint64_t hash) {
-    if (layout_.in_place) [[unlikely]]
+    if (in_place_now()) [[unlikely]]
       return in_place([&](auto& t) { return t.add_hash(hash); });
     return add_located(locate_hash(hash));
   }
   [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept {
-    if (layout_.in_place) [[unlikely]]
+    if (in_place_now()) [[unlikely]]
       return in_place([&](const auto& t) { return t.contains_hash(hash); });
     return contains_located(locate_hash(hash));
   }
   bool remove_hash(std::uint64_t hash) noexcept {
-    if (layout_.in_place) [[unlikely]]
+    if (in_place_now()) [[unlikely]]
       return in_place([&](auto& t) { return t.remove_hash(hash); });
     return remove_located(locate_hash(hash));
   }
   [[nodiscard]] std::size_t count_hash(std::uint64_t hash) const noexcept {
-    if (layout_.in_place) return in_place([&](const auto& t) { return t.count_hash(hash); });
+    if (in_place_now()) return in_place([&](const auto& t) { return t.count_hash(hash); });
     std::size_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.count(s.locate(hash)); });
     return n;
   }
   // In place: the key's two buckets at the table's present size, and the entry it would get.
   [[nodiscard]] Location locate_hash(std::uint64_t hash) const noexcept {
-    if (layout_.in_place) [[unlikely]]
+    if (in_place_now()) [[unlikely]]
       return in_place([&](const auto& t) {
         const auto at = t.locate(hash);
         const auto entry = std::uint64_t{at.value};
@@ -174,7 +182,7 @@ class CuckooFilter {
   }
 
   [[nodiscard]] AddFailure last_add_failure() const noexcept {
-    if (layout_.in_place) return in_place([](const auto& t) { return t.last_failure(); });
+    if (in_place_now()) return in_place([](const auto& t) { return t.last_failure(); });
     return last_failure_;
   }
 
@@ -254,7 +262,7 @@ class CuckooFilter {
 
   // --- whole filter -----------------------------------------------------------------------------------
   void clear() noexcept {
-    if (layout_.in_place) return in_place([](auto& t) { t.clear(); });
+    if (in_place_now()) return in_place([](auto& t) { t.clear(); });
     head_.table.clear();
     head_.size = 0;
     tail_.clear();
@@ -262,7 +270,7 @@ class CuckooFilter {
   }
   // 64-bit counts, also in the 32-bit wasm build: a chain can pass 2^32 slots.
   [[nodiscard]] std::uint64_t size() const noexcept {
-    if (layout_.in_place) return in_place([](const auto& t) { return t.size(); });
+    if (in_place_now()) return in_place([](const auto& t) { return t.size(); });
     std::uint64_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.size; });
     return n;
@@ -270,7 +278,7 @@ class CuckooFilter {
   // The capacity of the whole chain (the first sub-filter's, without growth); in place, the items the
   // table takes before it doubles again.
   [[nodiscard]] std::uint64_t capacity() const noexcept {
-    if (layout_.in_place) return in_place([](const auto& t) { return t.fill_limit(); });
+    if (in_place_now()) return in_place([](const auto& t) { return t.fill_limit(); });
     std::uint64_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.capacity; });
     return n;
@@ -280,13 +288,13 @@ class CuckooFilter {
   // which can hold up to 2 MiB more than this once its last page is touched; the count stays the same
   // on every platform, so that native and wasm statistics agree.
   [[nodiscard]] std::uint64_t byte_size() const noexcept {
-    if (layout_.in_place) return in_place([](const auto& t) { return t.byte_size(); });
+    if (in_place_now()) return in_place([](const auto& t) { return t.byte_size(); });
     std::uint64_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.table.allocated_bytes(); });
     return n;
   }
   [[nodiscard]] std::uint64_t slot_count() const noexcept {
-    if (layout_.in_place) return num_buckets() * layout_.bucket_size;
+    if (in_place_now()) return num_buckets() * layout_.bucket_size;
     std::uint64_t n = 0;
     for_each_sub_filter([&](const SubFilter& s) { n += s.num_buckets; });
     return n * layout_.bucket_size;
@@ -303,47 +311,44 @@ class CuckooFilter {
   // chains of 8-bit fingerprints said 0.310 where 0.361 was measured, and merge's 0.361 of the same parts.
   // Sub-filters that growth adds are each of a shape of their own.
   [[nodiscard]] double expected_fp_rate() const noexcept {
-    if (layout_.in_place) return in_place([](const auto& t) { return t.expected_fp_rate(); });
+    if (in_place_now()) return in_place([](const auto& t) { return t.expected_fp_rate(); });
+    if (detail::kSizedOnly) return 1.0 - head_.miss_probability();
     return chain_fp_rate();
   }
+  // Plain loops, not for_each_sub_filter: its lambdas would be functions of their own, compiled for speed.
   [[nodiscard]] CUCKOO_COLD double chain_fp_rate() const noexcept {
-    const auto same_shape = [](const SubFilter& a, const SubFilter& b) {
-      return a.num_buckets == b.num_buckets && a.fingerprint_bits == b.fingerprint_bits;
-    };
+    const std::size_t n = sub_filter_count();
+    const auto at = [&](std::size_t k) -> const SubFilter& { return k == 0 ? head_ : tail_[k - 1]; };
     double none = 1.0;
-    std::size_t i = 0;
-    for_each_sub_filter([&](const SubFilter& s) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const SubFilter& s = at(i);
       // The first sub-filter of its shape counts for all of them; a later one was counted with it.
       bool first = true;
       double shape_rate = 0;
       std::size_t alike = 0;
-      std::size_t j = 0;
-      for_each_sub_filter([&](const SubFilter& t) {
-        if (!same_shape(s, t)) {
-          ++j;
-          return;
-        }
-        if (j++ < i) first = false;
+      for (std::size_t j = 0; j < n; ++j) {
+        const SubFilter& t = at(j);
+        if (t.num_buckets != s.num_buckets || t.fingerprint_bits != s.fingerprint_bits) continue;
+        if (j < i) first = false;
         shape_rate += 1.0 - t.miss_probability();
         ++alike;
-      });
-      ++i;
+      }
       if (first) none *= alike == 1 ? s.miss_probability() : 1.0 - std::min(1.0, shape_rate);
-    });
+    }
     return 1.0 - none;
   }
   [[nodiscard]] const Layout& layout() const noexcept { return layout_; }
   // The first sub-filter's shape (the whole filter's, without growth; in place, the table's now, and the
   // slot width).
   [[nodiscard]] std::uint64_t num_buckets() const noexcept {
-    if (layout_.in_place) return in_place([](const auto& t) { return t.num_buckets(); });
+    if (in_place_now()) return in_place([](const auto& t) { return t.num_buckets(); });
     return head_.num_buckets;
   }
   [[nodiscard]] unsigned fingerprint_bits() const noexcept { return layout_.fingerprint_bits; }
   // Growth in place: whether this filter has it, how often its table has doubled, and how often it may.
-  [[nodiscard]] bool grows_in_place() const noexcept { return layout_.in_place; }
+  [[nodiscard]] bool grows_in_place() const noexcept { return in_place_now(); }
   [[nodiscard]] unsigned doublings() const noexcept {
-    return layout_.in_place ? in_place([](const auto& t) { return t.generation(); }) : 0;
+    return in_place_now() ? in_place([](const auto& t) { return t.generation(); }) : 0;
   }
   [[nodiscard]] unsigned max_doublings() const noexcept { return layout_.max_doublings; }
   [[nodiscard]] unsigned bucket_size() const noexcept { return layout_.bucket_size; }
@@ -351,21 +356,21 @@ class CuckooFilter {
   [[nodiscard]] std::uint64_t seed() const noexcept { return layout_.seed; }
   [[nodiscard]] unsigned growth() const noexcept { return layout_.growth; }
   [[nodiscard]] unsigned max_sub_filters() const noexcept { return layout_.max_sub_filters; }
-  [[nodiscard]] std::size_t sub_filter_count() const noexcept { return 1 + tail_.size(); }
-  [[nodiscard]] bool semi_sorted() const noexcept { return layout_.semi_sorted; }
+  [[nodiscard]] std::size_t sub_filter_count() const noexcept { return 1 + (detail::kSizedOnly ? 0 : tail_.size()); }
+  [[nodiscard]] bool semi_sorted() const noexcept { return !detail::kSizedOnly && layout_.semi_sorted; }
 
   // Read-only view of the first sub-filter's table, for visualisation and tests.
   [[nodiscard]] std::uint64_t slot(std::uint64_t bucket, unsigned slot_index) const noexcept {
-    if (layout_.in_place) return in_place([&](const auto& t) { return std::uint64_t{t.slot(bucket, slot_index)}; });
+    if (in_place_now()) return in_place([&](const auto& t) { return std::uint64_t{t.slot(bucket, slot_index)}; });
     return head_.table.get(bucket, slot_index);
   }
   // A semi-sorted bucket's 12-bit code of its four high nibbles (0 for a plain table): what the table stores
   // in place of them.
   [[nodiscard]] std::uint32_t bucket_code(std::uint64_t bucket) const noexcept {
-    return layout_.semi_sorted ? head_.table.semi_sorted_code(bucket) : 0;
+    return semi_sorted() ? head_.table.semi_sorted_code(bucket) : 0;
   }
   [[nodiscard]] std::span<const std::uint8_t> table_bytes() const noexcept {
-    if (layout_.in_place)
+    if (in_place_now())
       return in_place([](const auto& t) {
         return std::span<const std::uint8_t>{t.data(), static_cast<std::size_t>(t.byte_size())};
       });
@@ -380,15 +385,16 @@ class CuckooFilter {
   // Filters without growth write format version 3, chains version 4, tables that double version 5
   // (format.hpp).
   [[nodiscard]] std::uint64_t serialized_size() const noexcept {
-    if (layout_.in_place) return format::kInPlaceHeaderSize + byte_size() + format::kChecksumSize;
-    if (layout_.growth == 0) return format::kHeaderSize + head_.table.byte_length() + format::kChecksumSize;
+    if (in_place_now()) return format::kInPlaceHeaderSize + byte_size() + format::kChecksumSize;
+    if (detail::kSizedOnly || layout_.growth == 0)
+      return format::kHeaderSize + head_.table.byte_length() + format::kChecksumSize;
     std::uint64_t n = format::kChainHeaderSize + format::kChecksumSize;
     for_each_sub_filter([&](const SubFilter& s) { n += format::kSubFilterHeaderSize + s.table.byte_length(); });
     return n;
   }
   // Writes exactly serialized_size() bytes.
   CUCKOO_COLD void serialize_into(std::uint8_t* out) const noexcept {
-    if (layout_.in_place) {
+    if (in_place_now()) {
       format::Exporter exporter(layout_, in_place_table());
       exporter.read(out, static_cast<std::size_t>(exporter.size()));
       return;
@@ -404,7 +410,7 @@ class CuckooFilter {
   // A reader of the export in pieces (for exports larger than a second copy would allow), or null when it
   // cannot be allocated. The filter must not change while it is read.
   [[nodiscard]] std::unique_ptr<format::Exporter> exporter() const noexcept {
-    if (layout_.in_place)
+    if (in_place_now())
       return std::unique_ptr<format::Exporter>(new (std::nothrow) format::Exporter(layout_, in_place_table()));
     return std::unique_ptr<format::Exporter>(new (std::nothrow) format::Exporter(layout_, head_, tail_));
   }
@@ -415,13 +421,15 @@ class CuckooFilter {
     if (Status s = importer.finish(chain); !s.ok()) return s;
     CuckooFilter filter;
     if (Status s = filter.take_layout(chain.layout); !s.ok()) return s;
-    if (chain.layout.in_place) {
+    if (!detail::kSizedOnly && chain.layout.in_place) {
       if (Status s = filter.adopt_in_place(chain); !s.ok()) return s;
       out.emplace(std::move(filter));
       return {};
     }
     filter.head_ = std::move(chain.sub_filters.front());
-    for (std::size_t k = 1; k < chain.sub_filters.size(); ++k) filter.tail_.push_back(std::move(chain.sub_filters[k]));
+    if constexpr (!detail::kSizedOnly)
+      for (std::size_t k = 1; k < chain.sub_filters.size(); ++k)
+        filter.tail_.push_back(std::move(chain.sub_filters[k]));
     filter.first_bucket_decides_ = false;  // whatever made these tables, it was not this filter's adds
     out.emplace(std::move(filter));
     return {};
@@ -467,11 +475,11 @@ class CuckooFilter {
   template <class HashAt>
   [[gnu::noinline]] std::size_t add_if_absent_keys(HashAt&& hash_at, std::size_t count, std::uint8_t* results) {
     std::memset(results, static_cast<int>(KeyResult::not_tried), count);
-    if (layout_.in_place) return add_in_place(hash_at, count, results, true);
+    if (in_place_now()) return add_in_place(hash_at, count, results, true);
     std::size_t added = 0;
     // In such a filter most keys are decided on their first bucket: one bucket loaded instead of two, and
     // read once for both the lookup and the store (docs/PERFORMANCE.md, "Measured reasons in the code").
-    const bool first_bucket = first_bucket_decides_ && tail_.empty() && trace_ == nullptr;
+    const bool first_bucket = first_bucket_decides_ && single() && untraced();
     for_each_located(
         count, hash_at, results,
         [&](const Location& at) {
@@ -500,14 +508,14 @@ class CuckooFilter {
   // got its own copy.
   template <class HashAt>
   [[gnu::noinline]] void contains_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) const noexcept {
-    if (layout_.in_place) {
+    if (in_place_now()) {
       in_place_groups(hash_at, count, [&](const std::uint64_t* hashes, std::size_t start, std::size_t n) {
         in_place([&](const auto& t) { t.contains_group(hashes, n, results + start); });
         return true;
       });
       return;
     }
-    if (tail_.empty() && head_.table.fits_word()) {
+    if (single() && head_.table.fits_word()) {
       const auto probe = std::as_const(head_.table).word_probe();
       for_each_located(count, hash_at, results, [&](const Location& at) {
         return yes_or_no(probe.contains_either(at.index, at.alternate_index, at.fingerprint));
@@ -520,8 +528,8 @@ class CuckooFilter {
   template <class HashAt>
   [[gnu::noinline]] std::size_t add_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) {
     std::memset(results, static_cast<int>(KeyResult::not_tried), count);
-    if (layout_.in_place) return add_in_place(hash_at, count, results, false);
-    if (tail_.empty() && trace_ == nullptr && head_.table.fits_word()) return add_many_word(hash_at, count, results);
+    if (in_place_now()) return add_in_place(hash_at, count, results, false);
+    if (single() && untraced() && head_.table.fits_word()) return add_many_word(hash_at, count, results);
     std::size_t added = 0;
     for_each_located(count, hash_at, results, [&](const Location& at) {
       const bool ok = add_located(at);
@@ -533,7 +541,7 @@ class CuckooFilter {
 
   template <class HashAt>
   [[gnu::noinline]] std::size_t remove_hashes(HashAt&& hash_at, std::size_t count, std::uint8_t* results) noexcept {
-    if (layout_.in_place) {
+    if (in_place_now()) {
       std::size_t removed = 0;
       in_place_groups(hash_at, count, [&](const std::uint64_t* hashes, std::size_t start, std::size_t n) {
         removed += in_place([&](auto& t) { return t.remove_group(hashes, n, results + start); });
@@ -557,7 +565,7 @@ class CuckooFilter {
     layout_ = layout;
     hasher_ = KeyHasher(layout.seed);
     if (!detail::reserve_nothrow(path_, layout.max_kicks) ||
-        !detail::reserve_nothrow(tail_, layout.max_sub_filters - 1))
+        (!detail::kSizedOnly && !detail::reserve_nothrow(tail_, layout.max_sub_filters - 1)))
       return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter's bookkeeping");
     path_.resize(layout.max_kicks);
     return {};
@@ -565,7 +573,7 @@ class CuckooFilter {
 
   [[nodiscard]] CUCKOO_COLD static Status make_from_layout(const Layout& layout, std::optional<CuckooFilter>& out) {
     CuckooFilter filter;
-    if (layout.in_place) {
+    if (!detail::kSizedOnly && layout.in_place) {
       if (Status s = filter.take_layout(layout); !s.ok()) return s;
       const auto options = in_place_options(layout);
       if (Status s = layout.fingerprint_bits == 40   ? PackedTable::make(options, filter.packed_)
@@ -592,7 +600,8 @@ class CuckooFilter {
   template <class Fn>
   void for_each_sub_filter(Fn&& fn) const {
     fn(head_);
-    for (const SubFilter& s : tail_) fn(s);
+    if constexpr (!detail::kSizedOnly)
+      for (const SubFilter& s : tail_) fn(s);
   }
 
   // With one sub-filter the answer is the head's, with no branch on it: a branch on whether the key was
@@ -602,7 +611,7 @@ class CuckooFilter {
   // reasons in the code"). From JavaScript the call costs far more than the mispredict.
   [[nodiscard]] bool contains_located(const Location& at) const noexcept {
     const bool in_head = head_.contains(at);
-    if (tail_.empty()) return in_head;
+    if (single()) return in_head;
     return in_head || contains_in_tail(at.hash);
   }
   // Kept out of line so that contains_located stays small enough to inline into callers' loops; it takes
@@ -619,7 +628,8 @@ class CuckooFilter {
   // delete). Newer sub-filters have longer fingerprints and hold most keys, which makes that least likely.
   bool remove_located(const Location& at) noexcept {
     bool removed = false;
-    for (auto it = tail_.rbegin(); it != tail_.rend() && !removed; ++it) removed = it->remove(it->locate(at.hash));
+    if constexpr (!detail::kSizedOnly)
+      for (auto it = tail_.rbegin(); it != tail_.rend() && !removed; ++it) removed = it->remove(it->locate(at.hash));
     if (!removed) removed = head_.remove(at);
     if (removed) first_bucket_decides_ = false;
     return removed;
@@ -642,8 +652,8 @@ class CuckooFilter {
     std::size_t added = 0;
     auto probe = head_.table.word_probe();
     for_each_located(count, hash_at, results, [&](const Location& at) {
-      if (tail_.empty() && (probe.insert_if_room(at.index, at.fingerprint) >= 0 ||
-                            probe.insert_if_room(at.alternate_index, at.fingerprint) >= 0)) {
+      if (single() && (probe.insert_if_room(at.index, at.fingerprint) >= 0 ||
+                       probe.insert_if_room(at.alternate_index, at.fingerprint) >= 0)) {
         ++head_.size;
         last_failure_ = AddFailure::none;
         ++added;
@@ -661,7 +671,7 @@ class CuckooFilter {
   bool add_located(const Location& head_at) {
     // The common case, kept small enough to inline into callers' loops: one sub-filter, no trace, and a
     // free slot in one of the two buckets (insert() starts with the same place_direct).
-    if (tail_.empty() && trace_ == nullptr && head_.place_direct(head_at).slot >= 0) {
+    if (single() && untraced() && head_.place_direct(head_at).slot >= 0) {
       ++head_.size;
       last_failure_ = AddFailure::none;
       return true;
@@ -672,13 +682,13 @@ class CuckooFilter {
   // Both buckets full (a kick-out walk), a trace to record, or a chain of sub-filters. It takes the hash
   // alone (and locates it again) so that the fast path's Location can stay in registers.
   [[gnu::noinline]] bool add_located_slow(std::uint64_t hash) {
-    SubFilter& target = tail_.empty() ? head_ : tail_.back();
+    SubFilter& target = single() ? head_ : tail_.back();
     const InsertOutcome outcome = insert_traced(target, target.locate(hash));
     if (outcome == InsertOutcome::placed) {
       last_failure_ = AddFailure::none;
       return true;
     }
-    if (outcome == InsertOutcome::duplicate_limit || layout_.growth == 0) {
+    if (outcome == InsertOutcome::duplicate_limit || detail::kSizedOnly || layout_.growth == 0) {
       last_failure_ = outcome == InsertOutcome::duplicate_limit ? AddFailure::duplicate_limit : AddFailure::table_full;
       return false;
     }
@@ -691,7 +701,7 @@ class CuckooFilter {
 
   // Appends the next sub-filter of the chain.
   [[nodiscard]] AddFailure grow() noexcept {
-    const SubFilter& last = tail_.empty() ? head_ : tail_.back();
+    const SubFilter& last = single() ? head_ : tail_.back();
     if (1 + tail_.size() >= layout_.max_sub_filters) return AddFailure::growth_limit;
     if (last.fingerprint_bits >= kMaxFingerprintBits) return AddFailure::growth_limit;
     if (last.capacity > detail::kMaxCapacity / layout_.growth) return AddFailure::growth_limit;
@@ -707,7 +717,7 @@ class CuckooFilter {
   }
 
   InsertOutcome insert_traced(SubFilter& s, const Location& at) {
-    return trace_ != nullptr ? insert_recording(s, at) : s.insert<false>(at, layout_.max_kicks, path_.data(), nullptr);
+    return untraced() ? s.insert<false>(at, layout_.max_kicks, path_.data(), nullptr) : insert_recording(s, at);
   }
 
   // Inserts while recording a trace: for teaching and tests, so compiled for size.
@@ -852,7 +862,7 @@ class CuckooFilter {
 // this filter untouched, then takes the copies.
 CUCKOO_COLD inline Status CuckooFilter::combine(const CuckooFilter& other, detail::Combine mode) {
   if (Status s = detail::check_mergeable(layout_, other.layout_, mode); !s.ok()) return s;
-  if (layout_.in_place) return combine_in_place(other, mode);
+  if (in_place_now()) return combine_in_place(other, mode);
   std::vector<SubFilter> work;
   if (!detail::reserve_nothrow(work, layout_.max_sub_filters))
     return Status::error(ErrorCode::out_of_memory, "cannot allocate the merge's bookkeeping");

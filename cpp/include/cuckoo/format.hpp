@@ -73,6 +73,7 @@
 
 #include "detail/bits.hpp"
 #include "detail/compiler.hpp"
+#include "detail/edition.hpp"
 #include "detail/table_memory.hpp"
 #include "doubling_filter.hpp"
 #include "hashing.hpp"
@@ -204,6 +205,8 @@ struct CommonFields {
     return bad_format("unknown flags " + std::to_string(flags) + " (version " + std::to_string(version) +
                       " has only bit 0, semi-sorted buckets)");
   const bool semi_sorted = (flags & kFlagSemiSorted) != 0;
+  if (detail::kSizedOnly && semi_sorted)
+    return Status::error(ErrorCode::unsupported, "the export's buckets are semi-sorted");
   const auto bucket_size = get_le(p + offset::bucket_size, 1);
   if (!detail::valid_bucket_size(bucket_size))
     return bad_format("bucket size " + std::to_string(bucket_size) + " is not 2, 4 or 8");
@@ -225,6 +228,12 @@ struct CommonFields {
   for (unsigned i = 0; i < 4; ++i)
     if (p[offset::magic + i] != kMagic[i]) return bad_format("bad magic: this is not a cuckoo filter export");
   version = static_cast<std::uint16_t>(get_le(p + offset::version, 2));
+  if (detail::kSizedOnly &&
+      (version == kVersionChained || version == kVersionInPlace || version == kVersionInPlaceLegacy))
+    return Status::error(ErrorCode::unsupported,
+                         "format version " + std::to_string(version) + ": a filter that grows (" +
+                             (version == kVersionChained ? "a chain of sub-filters" : "a table that doubles in place") +
+                             ")");
   if (version == kVersion || version == kVersionChained || version == kVersionInPlace ||
       version == kVersionInPlaceLegacy)
     return {};
@@ -280,7 +289,8 @@ struct CommonFields {
 // The checks every table's description passes, in either version: `which` names the sub-filter in
 // messages ("" for version 3). The fingerprint bits were checked by the caller to be from 4 to 32.
 [[nodiscard]] CUCKOO_COLD inline Status check_table_fields(const std::string& which, unsigned bucket_size,
-                                                           bool semi_sorted, const SubFilterInfo& info) {
+                                                           bool semi_sorted_buckets, const SubFilterInfo& info) {
+  const bool semi_sorted = !detail::kSizedOnly && semi_sorted_buckets;
   const auto bad = [&](const std::string& what) { return bad_format(which + what); };
   if (semi_sorted && !detail::semi_sortable(bucket_size, info.fingerprint_bits))
     return bad("fingerprint bits " + std::to_string(info.fingerprint_bits) + " in semi-sorted buckets (5 to 32)");
@@ -476,7 +486,7 @@ class Exporter {
   CUCKOO_COLD Exporter(const Layout& layout, const detail::SubFilter& head,
                        std::span<const detail::SubFilter> tail) noexcept {
     std::uint8_t* h = headers_;
-    if (layout.growth == 0) {
+    if (detail::kSizedOnly || layout.growth == 0) {
       write_header(h, layout, head.size);
       add(h, kHeaderSize);
       add(head.table.data(), head.table.byte_length());
@@ -642,6 +652,7 @@ class Importer {
         return begin_sub_filter(info);
       }
       case Phase::in_place_header: {
+        if constexpr (detail::kSizedOnly) return {};  // read_version refused it
         InPlaceInfo& info = chain_.in_place;
         if (Status s = read_in_place_header(pending_, chain_.layout, info); !s.ok()) return s;
         const std::uint64_t total = kInPlaceHeaderSize + info.table_length + kChecksumSize;
@@ -660,11 +671,13 @@ class Importer {
         return {};
       }
       case Phase::chain_header:
+        if constexpr (detail::kSizedOnly) return {};  // read_version refused it
         if (Status s = read_chain_header(pending_, chain_.layout, sub_filters_left_); !s.ok()) return s;
         phase_ = Phase::sub_filter_header;
         want_ = kSubFilterHeaderSize;
         return {};
       case Phase::sub_filter_header: {
+        if constexpr (detail::kSizedOnly) return {};  // read_version refused the chain
         SubFilterInfo info;
         const std::uint64_t k = infos_.size();
         if (Status s = read_sub_filter_header(pending_, k, chain_.layout, info); !s.ok()) return s;
@@ -710,7 +723,7 @@ class Importer {
   }
 
   CUCKOO_COLD Status next_after_table() {
-    if (chain_.layout.growth != 0 && sub_filters_left_ > 0) {
+    if (!detail::kSizedOnly && chain_.layout.growth != 0 && sub_filters_left_ > 0) {
       phase_ = Phase::sub_filter_header;
       want_ = kSubFilterHeaderSize;
       return {};
@@ -737,7 +750,7 @@ class Importer {
       if (used_bits % 8 != 0 && (last >> (used_bits % 8)) != 0)
         return bad_format(which + "the unused bits after the last slot are not zero");
       // Before anything decodes a semi-sorted bucket.
-      if (const std::uint64_t b = s.table.first_noncanonical_bucket(); b != info.num_buckets)
+      if (const std::uint64_t b = s.table.first_noncanonical_bucket(); !detail::kSizedOnly && b != info.num_buckets)
         return bad_format(
             which + "bucket " + std::to_string(b) +
             " is not a semi-sorted bucket this library writes (an unknown code, or fingerprints out of order)");
@@ -753,16 +766,19 @@ class Importer {
     const std::string n = "truncated: " + std::to_string(received_) + " bytes";
     if (phase_ == Phase::version || phase_ == Phase::single_header)
       return bad_format(n + ", but a filter export is at least " + std::to_string(kHeaderSize + kChecksumSize));
-    if (phase_ == Phase::chain_header)
-      return bad_format(n + ", but a version 4 export is at least " +
-                        std::to_string(kChainHeaderSize + kSubFilterHeaderSize + kChecksumSize));
-    if (phase_ == Phase::in_place_header)
-      return bad_format(n + ", but a version 5 or 6 export is at least " +
-                        std::to_string(kInPlaceHeaderSize + kChecksumSize));
-    if (chain_.layout.in_place)
-      return bad_format(n + ", but the header describes " +
-                        std::to_string(kInPlaceHeaderSize + chain_.in_place.table_length + kChecksumSize));
-    if (chain_.layout.growth == 0)
+    // A build of sized filters reads version 3 alone: past its header, only its table or checksum is cut.
+    if (!detail::kSizedOnly) {
+      if (phase_ == Phase::chain_header)
+        return bad_format(n + ", but a version 4 export is at least " +
+                          std::to_string(kChainHeaderSize + kSubFilterHeaderSize + kChecksumSize));
+      if (phase_ == Phase::in_place_header)
+        return bad_format(n + ", but a version 5 or 6 export is at least " +
+                          std::to_string(kInPlaceHeaderSize + kChecksumSize));
+      if (chain_.layout.in_place)
+        return bad_format(n + ", but the header describes " +
+                          std::to_string(kInPlaceHeaderSize + chain_.in_place.table_length + kChecksumSize));
+    }
+    if (detail::kSizedOnly || chain_.layout.growth == 0)
       return bad_format(n + ", but the header describes " +
                         std::to_string(kHeaderSize + infos_[0].table_length + kChecksumSize));
     const std::string where = phase_ == Phase::checksum ? "the checksum"

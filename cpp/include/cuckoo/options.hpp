@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "detail/compiler.hpp"
+#include "detail/edition.hpp"
 #include "detail/semi_sort.hpp"
 #include "doubling_filter.hpp"
 #include "hashing.hpp"
@@ -158,6 +159,9 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     return invalid("max_kicks must be at most " + std::to_string(kMaxKicksLimit) + " (got " +
                    std::to_string(options.max_kicks) + ")");
 
+  if (detail::kSizedOnly && (options.growth || options.max_sub_filters || options.semi_sorted.value_or(false)))
+    return Status::error(ErrorCode::unsupported,
+                         options.semi_sorted.value_or(false) ? "semi-sorted buckets" : "growth");
   const unsigned growth = options.growth.value_or(0);
   if (options.growth && (growth < kMinGrowth || growth > kMaxGrowth))
     return invalid("growth must be from 2 to " + std::to_string(kMaxGrowth) + " (got " + std::to_string(growth) + ")");

@@ -9,7 +9,16 @@ namespace cuckoo {
 inline namespace v1 {
 
 // The numbers cross the wasm boundary (js/src/abi.ts is generated from cpp/wasm/abi.hpp): never renumber.
-enum class ErrorCode : int { ok = 0, invalid_argument = 1, bad_format = 2, out_of_memory = 3, capacity_exceeded = 4 };
+// unsupported: a build of sized filters only (detail/edition.hpp) was asked for growth or semi-sorted buckets,
+// or given an export of such a filter; the message names what (the caller says which build has it).
+enum class ErrorCode : int {
+  ok = 0,
+  invalid_argument = 1,
+  bad_format = 2,
+  out_of_memory = 3,
+  capacity_exceeded = 4,
+  unsupported = 5,
+};
 
 // The one funnel for errors of the non-throwing API (used by the wasm binding, which is built without
 // exceptions); the throwing API turns a Status into an exception.

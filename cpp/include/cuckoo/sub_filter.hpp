@@ -64,8 +64,8 @@ struct SubFilter {
   std::uint64_t size = 0;  // stored fingerprints (invariant: the table's occupied slots)
 
   // An empty table of this shape; false (and nothing held) when the memory cannot be had.
-  [[nodiscard]] bool allocate(std::uint64_t items, std::uint64_t buckets, unsigned bits, unsigned bucket_size,
-                              bool semi_sorted) noexcept {
+  [[nodiscard]] CUCKOO_COLD bool allocate(std::uint64_t items, std::uint64_t buckets, unsigned bits,
+                                          unsigned bucket_size, bool semi_sorted) noexcept {
     capacity = items;
     num_buckets = buckets;
     fingerprint_bits = bits;

@@ -1,0 +1,208 @@
+// cuckoo-wasm/lite: the sized filter in its own small module (cpp/wasm/lite_bindings.cpp). The same
+// property test as the full filter's (model.test.ts), exports exchanged with the full entry both ways and
+// byte for byte, and the errors for what it leaves out.
+import { CuckooFilter as FullFilter, ready as fullReady } from '../../js/src/index';
+import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/lite';
+import { rng } from './helpers';
+
+beforeAll(() => Promise.all([ready(), fullReady()]));
+
+const keys = (n: number, prefix = 'k') => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+function expectUnsupported(run: () => unknown, what: RegExp): void {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(CuckooFilterError);
+  expect((thrown as CuckooFilterError).code).toBe('UNSUPPORTED');
+  expect((thrown as Error).message).toMatch(what);
+  expect((thrown as Error).message).toContain("from 'cuckoo-wasm'");
+}
+
+test.each([
+  [4, 12, 5000],
+  [2, 8, 1000],
+  [8, 16, 4000],
+  [4, 9, 2000],
+  [4, 24, 3000],
+])(
+  'against an exact multiset: bucketSize %i, %i-bit fingerprints, capacity %i',
+  (bucketSize, fingerprintBits, capacity) => {
+    using f = new CuckooFilter({ capacity, bucketSize: bucketSize as 2 | 4 | 8, fingerprintBits, seed: 11 });
+    const random = rng(bucketSize * 100 + fingerprintBits);
+    const pool = Math.floor(capacity * 1.5);
+    const model = new Map<number, number>();
+    const present: number[] = [];
+    let size = 0;
+    let failedAdds = 0;
+    for (let op = 0; op < 150_000; op++) {
+      const roll = random();
+      if (roll < 0.4) {
+        const k = Math.floor(random() * pool);
+        if (f.add(`m-${k}`)) {
+          model.set(k, (model.get(k) ?? 0) + 1);
+          present.push(k);
+          size++;
+        } else failedAdds++;
+      } else if (roll < 0.45) {
+        // addIfAbsent: false only for a key it finds (a model key, or a false positive), never a lost add.
+        const k = Math.floor(random() * pool);
+        let added: boolean;
+        try {
+          added = f.addIfAbsent(`m-${k}`);
+        } catch (error) {
+          expect((error as CuckooFilterError).code).toBe('CAPACITY_EXCEEDED');
+          continue;
+        }
+        if (added) {
+          model.set(k, (model.get(k) ?? 0) + 1);
+          present.push(k);
+          size++;
+        } else expect(f.has(`m-${k}`)).toBe(true);
+      } else if (roll < 0.75) {
+        if (present.length === 0) continue;
+        const pick = Math.floor(random() * present.length);
+        const k = present[pick];
+        present[pick] = present[present.length - 1];
+        present.pop();
+        expect(f.delete(`m-${k}`)).toBe(true);
+        const left = model.get(k)! - 1;
+        if (left === 0) model.delete(k);
+        else model.set(k, left);
+        size--;
+      } else {
+        const k = Math.floor(random() * pool);
+        if (model.has(k)) expect(f.has(`m-${k}`)).toBe(true);
+      }
+      if (op % 25_000 === 0) {
+        expect(f.size).toBe(size);
+        const inModel = [...model.keys()];
+        expect(f.hasMany(inModel.map((k) => `m-${k}`)).every(Boolean)).toBe(true);
+        expect(f.hasMany(new BigUint64Array(0))).toEqual(new Uint8Array(0));
+        for (const k of inModel.slice(0, 300)) expect(f.count(`m-${k}`)).toBeGreaterThanOrEqual(model.get(k)!);
+      }
+    }
+    expect(failedAdds).toBeGreaterThan(0);
+    expect(f.size).toBe(size);
+    // The batches against the model too: delete every key once, then nothing is left of them.
+    const once = [...model.keys()].map((k) => `m-${k}`);
+    expect(f.deleteMany(once).every(Boolean)).toBe(true);
+  },
+);
+
+test('integer batches: the same keys as single calls', () => {
+  using f = new CuckooFilter({ capacity: 10_000, fpRate: 1e-6 });
+  const ids = new BigUint64Array(5000).map((_, i) => BigInt(i) * 7919n);
+  expect(f.addMany(ids).every((r) => r === 1)).toBe(true);
+  expect(f.has(7919n)).toBe(true);
+  expect(f.has(7919)).toBe(true);
+  expect(f.hasMany(new Uint32Array([0, 7919, 7920]))).toEqual(new Uint8Array([1, 1, 0]));
+  expect(f.deleteMany(ids).every((r) => r === 1)).toBe(true);
+  expect(f.size).toBe(0);
+});
+
+test.each([
+  [{ capacity: 1000 }],
+  [{ capacity: 50_000, fpRate: 1e-5, seed: 7 }],
+  [{ capacity: 3000, bucketSize: 8 as const, fingerprintBits: 11, maxKicks: 20 }],
+])('a filter of %j: the same export as the full entry, and each reads the other', (options) => {
+  using lite = new CuckooFilter(options);
+  using full = new FullFilter(options);
+  const some = keys(Math.floor(options.capacity * 0.9));
+  expect(lite.addMany(some)).toEqual(full.addMany(some));
+  expect(lite.deleteMany(some.slice(0, 100))).toEqual(full.deleteMany(some.slice(0, 100)));
+  const fromLite = lite.export();
+  // One core: the same table, byte for byte.
+  expect(Buffer.from(fromLite).equals(Buffer.from(full.export()))).toBe(true);
+  using inFull = FullFilter.import(fromLite);
+  using inLite = CuckooFilter.import(full.export());
+  const rest = some.slice(100);
+  expect(inFull.hasMany(rest).every(Boolean)).toBe(true);
+  expect(inLite.hasMany(rest).every(Boolean)).toBe(true);
+  expect([
+    inLite.size,
+    inLite.capacity,
+    inLite.fingerprintBits,
+    inLite.bucketSize,
+    inLite.seed,
+    inLite.maxKicks,
+  ]).toEqual([full.size, full.capacity, full.fingerprintBits, full.bucketSize, full.seed, full.maxKicks]);
+  expect(inLite.expectedFpRate).toBe(full.expectedFpRate);
+  expect(String(inLite)).toBe(String(full));
+});
+
+test('toJSON, fromJSON and the chunked export cross between the entries', async () => {
+  using lite = new CuckooFilter({ capacity: 20_000 });
+  lite.addMany(keys(15_000));
+  using viaJson = FullFilter.fromJSON(JSON.stringify(lite));
+  expect(viaJson.hasMany(keys(15_000)).every(Boolean)).toBe(true);
+  using full = new FullFilter({ capacity: 20_000 });
+  full.addMany(keys(15_000));
+  using viaChunks = await CuckooFilter.importChunks(full.exportChunks(1000));
+  expect(viaChunks.hasMany(keys(15_000)).every(Boolean)).toBe(true);
+  using back = CuckooFilter.fromJSON(lite.toJSON());
+  expect(back.size).toBe(15_000);
+});
+
+test('what only the full entry has throws UNSUPPORTED naming it, and changes nothing', () => {
+  expectUnsupported(() => new CuckooFilter({ capacity: 100, growth: 2 }), /growth/);
+  expectUnsupported(() => new CuckooFilter({ capacity: 100, growth: 4, maxSubFilters: 3 }), /growth/);
+  expectUnsupported(() => new CuckooFilter({ capacity: 100, semiSorted: true }), /semiSorted/);
+  using f = new CuckooFilter({ capacity: 100 });
+  f.add('a');
+  expectUnsupported(() => f.merge(f), /merge\(\)/);
+  expectUnsupported(() => f.union(f), /union\(\)/);
+  expect(f.size).toBe(1);
+  // Exports of filters the lite module leaves out: the reason, not a "bad format".
+  using doubling = new FullFilter({ capacity: 100, growth: 2 });
+  using chain = new FullFilter({ capacity: 100, growth: 2, maxSubFilters: 4 });
+  using semi = new FullFilter({ capacity: 100, semiSorted: true });
+  expectUnsupported(
+    () => CuckooFilter.import(doubling.export()),
+    /version 6: a filter that grows \(a table that doubles/,
+  );
+  expectUnsupported(() => CuckooFilter.import(chain.export()), /version 4: a filter that grows \(a chain/);
+  expectUnsupported(() => CuckooFilter.import(semi.export()), /semi-sorted/);
+  // Options the lite entry has are checked as the full entry checks them.
+  expect(() => new CuckooFilter({ capacity: 0 })).toThrow(/capacity/);
+  expect(() => new CuckooFilter({ capacity: 10, fpRate: 2 })).toThrow(CuckooFilterError);
+});
+
+test('bad bytes are BAD_FORMAT, and a disposed filter DISPOSED', () => {
+  using f = new CuckooFilter({ capacity: 100 });
+  f.add('x');
+  const bytes = f.export();
+  bytes[bytes.length - 1] ^= 1;
+  expect(() => CuckooFilter.import(bytes)).toThrow(/checksum/);
+  expect(() => CuckooFilter.import(bytes.subarray(0, 20))).toThrow(/truncated/);
+  expect(() => CuckooFilter.import('x' as unknown as Uint8Array)).toThrow(TypeError);
+  f.dispose();
+  expect(() => f.has('x')).toThrow(expect.objectContaining({ code: 'DISPOSED' }));
+  expect(String(f)).toBe('CuckooFilter { disposed }');
+});
+
+test('a full table: add() is false and changes nothing; addIfAbsent() throws CAPACITY_EXCEEDED', () => {
+  using f = new CuckooFilter({ capacity: 50, maxKicks: 10 });
+  let added = 0;
+  for (let i = 0; i < 1000 && f.add(`x${i}`); i++) added++;
+  const size = f.size;
+  expect(size).toBe(added);
+  const before = f.export();
+  expect(f.add('another')).toBe(false);
+  expect(Buffer.from(f.export()).equals(Buffer.from(before))).toBe(true);
+  expect(() => {
+    for (let i = 0; i < 1000; i++) f.addIfAbsent(`y${i}`);
+  }).toThrow(expect.objectContaining({ code: 'CAPACITY_EXCEEDED' }));
+  expect(f.hasMany(Array.from({ length: added }, (_, i) => `x${i}`)).every(Boolean)).toBe(true);
+});
+
+test('a table larger than the heap can hold: OUT_OF_MEMORY, and the module goes on working', () => {
+  expect(() => new CuckooFilter({ capacity: 4e9, fpRate: 1e-6 })).toThrow(
+    expect.objectContaining({ code: 'OUT_OF_MEMORY' }),
+  );
+  using f = new CuckooFilter({ capacity: 10 });
+  expect(f.add('still')).toBe(true);
+});
