@@ -2,6 +2,7 @@
 // names (Node 18, 20 and 22, Bun, Deno), from a project that installed the packed tarball. Prints "ok".
 import { ready, CuckooFilter, CuckooFilterError, dedupLineStream } from 'cuckoo-wasm';
 import { RedisCuckooFilter } from 'cuckoo-wasm/redis';
+import { ready as liteReady, CuckooFilter as LiteFilter } from 'cuckoo-wasm/lite';
 
 const check = (what, actual, expected) => {
   if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(`${what}: got ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
@@ -39,4 +40,16 @@ loaded.dispose();
 const input = new Blob(['b\na\nb\r\nc\na']).stream();
 const out = await new Response(input.pipeThrough(dedupLineStream())).text();
 check('dedupLineStream', out, 'b\na\nc\n');
+// The lite entry (a standalone wasm module it instantiates itself), its export read by the full entry.
+await liteReady();
+const lite = new LiteFilter({ capacity: 1000, fpRate: 0.001 });
+check('lite addMany', lite.addMany(['x', 'y']), [true, true]);
+check('lite has', [lite.has('x'), lite.has('z')], [true, false]);
+const inFull = CuckooFilter.import(lite.export());
+check('lite export in the full entry', [inFull.has('y'), inFull.size], [true, 2]);
+let liteCode = '';
+try { new LiteFilter({ capacity: 10, growth: 2 }); } catch (e) { liteCode = e.code; }
+check('lite UNSUPPORTED', liteCode, 'UNSUPPORTED');
+lite.dispose();
+inFull.dispose();
 console.log('ok');
