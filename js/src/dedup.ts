@@ -280,7 +280,7 @@ export function checkOptions(options: unknown): LineDeduperOptions {
     if (o[name] !== undefined && typeof o[name] !== 'boolean')
       throw invalid(`${name} must be true or false, got ${describe(o[name])}`);
   }
-  if (isForeignFilter(o.seen)) throw invalid(anotherCopy('seen', 'seen: CuckooFilter.import(filter.export())'));
+  if (isForeignFilter(o.seen)) throw invalid(anotherCopy('seen', 'seen: CuckooFilter.import(filter.export())', o.seen));
   if (
     o.seen !== undefined &&
     !(

@@ -87,12 +87,17 @@ export function isForeignFilter(value: unknown): boolean {
   );
 }
 
-/** @internal What is said of a filter of another copy of the package given as `name`, and how to move it. */
-export function anotherCopy(name: string, remedy: string): string {
-  return (
-    `${name} is a CuckooFilter of another copy of cuckoo-wasm (one loaded with import and one with ` +
-    `require, or two installs: each has its own memory); move it as bytes: ${remedy}`
-  );
+/**
+ * @internal What is said of `value`, a filter of another copy of the package or of its lite entry, given as
+ * `name`, and how to move it.
+ */
+export function anotherCopy(name: string, remedy: string, value: unknown): string {
+  // The lite entry's filter has no demo calls (addTraced among them).
+  const where =
+    typeof (value as { addTraced?: unknown }).addTraced === 'function'
+      ? 'another copy of cuckoo-wasm (one loaded with import and one with require, or two installs'
+      : 'cuckoo-wasm/lite (its module of its own';
+  return `${name} is a CuckooFilter of ${where}: each has its own memory); move it as bytes: ${remedy}`;
 }
 
 /**
@@ -270,7 +275,7 @@ export class CuckooFilter extends FilterBase<CuckooModule> {
     if (!(other instanceof CuckooFilter)) {
       throw new TypeError(
         isForeignFilter(other)
-          ? anotherCopy('other', `${how}(CuckooFilter.import(other.export()))`)
+          ? anotherCopy('other', `${how}(CuckooFilter.import(other.export()))`, other)
           : `other must be a CuckooFilter, got ${describe(other)}`,
       );
     }

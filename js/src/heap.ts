@@ -33,7 +33,20 @@ export function keyLength(): number {
   return lastKeyLength;
 }
 
+// The most a block of the 4 GiB heap can hold. A size past it given to _malloc, a u32, would wrap round to
+// a small one that it grants: a scratch area doubled from 2.2 GB asked for 4.4 GB, got 105 MB, and a key
+// of 2.3 GB was copied into it over other filters.
+const MAX_BLOCK = 2 ** 32 - 2 ** 16;
+
+/** The size ensureScratch() asks for, for `size` bytes when it holds `current`: double, never past the heap. */
+export function nextScratchSize(size: number, current: number): number {
+  return Math.max(size, Math.min(current * 2, MAX_BLOCK), 4096);
+}
+
 function malloc(m: HeapModule, size: number): number {
+  if (size > MAX_BLOCK) {
+    throw new CuckooFilterError('OUT_OF_MEMORY', `cannot allocate ${size} bytes: the WebAssembly heap holds 4 GiB`);
+  }
   // Addresses at or above 2 GiB come back negative from _malloc: read them as unsigned.
   const address = m._malloc(size) >>> 0;
   if (address === 0) {
@@ -46,7 +59,7 @@ function malloc(m: HeapModule, size: number): number {
 function ensureScratch(m: HeapModule, size: number): number {
   if (m !== owner) switchTo(m);
   if (size > scratchSize) {
-    const next = Math.max(size, scratchSize * 2, 4096);
+    const next = nextScratchSize(size, scratchSize);
     const address = malloc(m, next);
     if (scratch !== 0) m._free(scratch);
     scratch = address;

@@ -1,7 +1,7 @@
 // cuckoo-wasm/lite: the sized filter in its own small module (cpp/wasm/lite_bindings.cpp). The same
 // property test as the full filter's (model.test.ts), exports exchanged with the full entry both ways and
 // byte for byte, and the errors for what it leaves out.
-import { CuckooFilter as FullFilter, ready as fullReady } from '../../js/src/index';
+import { CuckooFilter as FullFilter, ready as fullReady, LineDeduper } from '../../js/src/index';
 import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/lite';
 import { rng } from './helpers';
 
@@ -205,4 +205,21 @@ test('a table larger than the heap can hold: OUT_OF_MEMORY, and the module goes 
   );
   using f = new CuckooFilter({ capacity: 10 });
   expect(f.add('still')).toBe(true);
+});
+
+// Before: "other is a CuckooFilter of another copy of cuckoo-wasm (one loaded with import and one with require,
+// or two installs...)" for a lite filter of the same install (found by an adversarial pass).
+test("a lite filter given to the full entry's joins or LineDeduper is named as one, with the way to move it", () => {
+  using lite = new CuckooFilter({ capacity: 100 });
+  lite.add('from-lite');
+  using full = new FullFilter({ capacity: 100 });
+  expect(() => full.merge(lite as unknown as FullFilter)).toThrow(
+    /other is a CuckooFilter of cuckoo-wasm\/lite .*move it as bytes: merge\(CuckooFilter.import\(other.export\(\)\)\)/,
+  );
+  expect(() => full.union(lite as unknown as FullFilter)).toThrow(TypeError);
+  expect(() => new LineDeduper({ seen: lite as unknown as FullFilter })).toThrow(
+    /seen is a CuckooFilter of cuckoo-wasm\/lite/,
+  );
+  full.merge(FullFilter.import(lite.export()));
+  expect(full.has('from-lite')).toBe(true);
 });

@@ -126,6 +126,10 @@ test('a filter past 2 GiB is made in a fresh module, saved with exportChunks() a
   }
 });
 
+test('cuckoo-wasm/lite: a table that does not fit beside another is OUT_OF_MEMORY, and the other keeps every key', () => {
+  expect(run('lite_no_room.cjs')).toEqual({ code: 'OUT_OF_MEMORY', unchanged: true, found: true, after: true });
+});
+
 test('an addMany() stopped by a full heap says the keys before the one named were added, as they were', () => {
   expect(run('batch_out_of_memory.cjs')).toEqual({
     code: 'OUT_OF_MEMORY',
