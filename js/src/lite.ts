@@ -1,7 +1,7 @@
-// cuckoo-wasm/lite: a cuckoo filter sized at creation, in a WebAssembly module of its own a third of the
-// full one's weight (cpp/wasm/lite_bindings.cpp: the same core, growth, joins and semi-sorted buckets
-// compiled out). The same names, options and calls as the full entry's CuckooFilter; what only the full
-// entry has throws CuckooFilterError('UNSUPPORTED') naming it. Exports move both ways: a lite filter's
+// cuckoo-wasm/lite: a cuckoo filter sized at creation, in a WebAssembly module of its own, under two fifths
+// of the full entry's weight (cpp/wasm/lite_bindings.cpp: the same core, growth, joins and semi-sorted
+// buckets compiled out). The same names, options and calls as the full entry's CuckooFilter; what only the
+// full entry has throws CuckooFilterError('UNSUPPORTED') naming it. Exports move both ways: a lite filter's
 // export imports in the full entry, and a sized filter's export from it imports here.
 //   import { ready, CuckooFilter } from 'cuckoo-wasm/lite';
 //   await ready(); const seen = new CuckooFilter({ capacity: 100_000, fpRate: 0.001 });
