@@ -1,4 +1,4 @@
-// cuckoo-wasm/lite: a cuckoo filter sized at creation, in a WebAssembly module of its own, under two fifths
+// cuckoo-wasm/lite: a cuckoo filter sized at creation, in a WebAssembly module of its own, under three eighths
 // of the full entry's weight (cpp/wasm/lite_bindings.cpp: the same core, growth, joins and semi-sorted
 // buckets compiled out). The same names, options and calls as the full entry's CuckooFilter; what only the
 // full entry has throws CuckooFilterError('UNSUPPORTED') naming it. Exports move both ways: a lite filter's
