@@ -1,6 +1,7 @@
 // The lite module's malloc, free, calloc and realloc (linked with -sMALLOC=none): small_heap.hpp over the
 // module's linear memory, from __heap_base (after the data and the stack) up. Nothing else in the module
 // moves the break: sbrk is not called.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -20,11 +21,17 @@ struct LinearMemory {
   static constexpr std::uint64_t kEnd = std::uint64_t{1} << 32;  // wasm32 addresses
 
   [[nodiscard]] void* base() const noexcept { return &__heap_base; }
+  // Grows by an eighth of the memory at the least (then by what `end` needs, if that much more cannot be
+  // had): a memory.grow costs a millisecond or so, and growing by the pages asked for, one filter's at a
+  // time, made 256 MB of small filters take 4,274 of them (10.8 s, against the full entry's 1.7).
   [[nodiscard]] bool reach(std::uint64_t end) const noexcept {
     const std::uint64_t have = std::uint64_t{__builtin_wasm_memory_size(0)} * kPage;
     if (end <= have) return true;
     if (end > kEnd) return false;
-    if (__builtin_wasm_memory_grow(0, static_cast<std::size_t>((end - have + kPage - 1) / kPage)) == SIZE_MAX)
+    const std::uint64_t needed = (end - have + kPage - 1) / kPage;
+    const std::uint64_t ahead = std::min(std::max(needed, have / kPage / 8), (kEnd - have) / kPage);
+    if (__builtin_wasm_memory_grow(0, static_cast<std::size_t>(ahead)) == SIZE_MAX &&
+        __builtin_wasm_memory_grow(0, static_cast<std::size_t>(needed)) == SIZE_MAX)
       return false;
     emscripten_notify_memory_growth(0);  // the page's views of the memory are made anew
     return true;

@@ -68,7 +68,7 @@ endfunction()
 # are its calls (cpp/wasm/filter_bindings.hpp's CUCKOO_FILTER_CALL names) and whose imports are two
 # functions, which the package's loader gives it (js/src/lite_module.ts). Outputs js/generated/NAME.wasm
 # and its binary modules NAME_binary.mjs and NAME_binary_cjs.cjs. The allocator is small_heap.hpp
-# (lite_malloc.cpp, -sMALLOC=none): 1.8 KB less of the deflated binary than dlmalloc's. Emscripten's
+# (lite_malloc.cpp, -sMALLOC=none): 2.7 KB less of the deflated binary than dlmalloc's. Emscripten's
 # emmalloc is as small, but a table that did not fit beside others (1.5 GB held, 3.7 GB asked for) trapped
 # in it and overwrote another filter's bytes (its fit test wraps round near 4 GiB).
 function(cuckoo_plain_wasm_module name source)

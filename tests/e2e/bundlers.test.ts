@@ -42,7 +42,7 @@ const liteApp = filterApp.replaceAll("'cuckoo-wasm'", "'cuckoo-wasm/lite'");
 // The lite app (its own wasm module, without embind or Emscripten's glue): issue 59 asks for at most 30 KB
 // with esbuild. 31.8 KB (Vite 32.0) with dlmalloc as the module's allocator, 29.2 with emmalloc, which an
 // adversarial pass found overwriting live filters when a table did not fit (tests/js/memory.test.ts);
-// 29.9 KB with small_heap.hpp (2026-11-29).
+// 29.0 KB with small_heap.hpp (2026-11-29).
 const budgets = { filter: 82_500, dedup: 87_000, lite: 30_000 };
 // Vite's bundles of the same apps (a few bytes more: its module preamble).
 const viteBudgets = { ...budgets, lite: 30_500 };
