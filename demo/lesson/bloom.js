@@ -90,6 +90,13 @@ function boxWidth() {
 }
 
 /** The keys (of those drawn) that set `bit`. */
+/** What the drawn Bloom filter holds of `key`: its bits, those other keys set too, and those keys' names. */
+export function bitsSharedBy(key) {
+  const counts = new Map();
+  for (const bits of drawn.bitsOf.values()) for (const bit of bits) counts.set(bit, (counts.get(bit) ?? 0) + 1);
+  return sharers(key, drawn.bitsOf, (bit) => counts.get(bit) ?? 0);
+}
+
 function ownersOf(bit) {
   const out = [];
   for (const [key, bits] of drawn.bitsOf) if (bits.includes(bit)) out.push(key);
@@ -198,7 +205,8 @@ function bitList(bits) {
 /** The other keys that set any of `key`'s bits, and which of its bits they set. */
 function sharers(key, bitsOf, counts) {
   const bits = bitsOf.get(key) ?? [];
-  const sharedBits = bits.filter((bit) => counts[bit] > 1);
+  const count = typeof counts === 'function' ? counts : (bit) => counts[bit];
+  const sharedBits = bits.filter((bit) => count(bit) > 1);
   const others = new Set();
   if (sharedBits.length > 0) {
     for (const [other, theirs] of bitsOf) if (other !== key && theirs.some((bit) => sharedBits.includes(bit))) others.add(other);
@@ -259,7 +267,7 @@ export function drawSizing() {
   });
   series.push({ name: 'optimal Bloom filter: log2(1/ε) / ln 2', className: 'bloom-line', kind: 'line', points: grid.map((rate) => ({ x: rate, y: bloomBitsPerItem(rate) })) });
   const points = crossoverPoints();
-  const [two, four, eight, semi] = points;
+  const four = points[1];
   const yMax = Math.ceil(Math.max(...series.flatMap((s) => s.points.map((p) => p.y))) / 5) * 5;
   // Only the default's two lines are marked, the headline's: below the left one the cuckoo filter is the
   // smaller, above the right one the Bloom filter; the other bucket sizes are in the list under the chart.
@@ -289,21 +297,9 @@ export function drawSizing() {
   $('sizing-formula-cross').textContent = `By the formula, the two meet at about ${percent(formulaCrossover(4))} for b = 4 (α = ${Math.round(LOAD_REACHED[4] * 100)}%). ` +
     'The library\'s real filters differ from the formula because they round each fingerprint up to whole bits (the steps in their lines) ' +
     'and size their tables for loads of their own, not exactly these α.';
-  const say = (p) => (p.first === undefined
-    ? 'the Bloom filter is smaller at every rate shown'
-    : `the cuckoo filter is smaller below about ${percent(p.always ?? p.first)}, the Bloom filter above about ${percent(p.first)}`);
-  const item = (title, p) => {
-    const li = document.createElement('li');
-    li.textContent = `${title}: ${say(p)}.`;
-    return li;
-  };
-  $('sizing-others').replaceChildren(
-    item('2 slots per bucket', two),
-    item('8 slots per bucket', eight),
-    item('4 slots, semi-sorted (the option semiSorted: true, one bit less per item)', semi),
-  );
-  $('sizing-text').textContent = 'The paper\'s crossover of about 3% assumes semi-sorted buckets, which save one bit per item; ' +
-    'without them, this library\'s filters need a much smaller rate before they take less space than a Bloom filter.';
+  // The other rows (semi-sorted buckets, the paper's figure) are in one table, the lesson's chapter 6: the
+  // page states each crossing once.
+  $('sizing-text').textContent = 'Where the two cross with semi-sorted buckets, by the formula and in the cuckoo filter paper: the table in chapter 6 of the lesson, at the top of the page.';
   return points;
 }
 

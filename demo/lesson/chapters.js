@@ -3,15 +3,20 @@
 // the page). Each chapter has one thing to do, a question and its answer; the workbench below has the rest.
 import { bloomBits, bloomShape } from './bloom.js';
 import { filterWithBuckets } from './params.js';
-import { bloomBitsPerItem, crossover, cuckooSizing, expectedFpRate, formulaCrossover } from './sizing.js';
+import { scenarios } from './scenarios.js';
+import { bloomBitsPerItem, crossover, cuckooSizing, expectedFpRate, formulaCrossover, LOAD_REACHED } from './sizing.js';
 import { $, hex, modSteps, percent, plural, quote } from './text.js';
 
 const SHAPE = { buckets: 8, slots: 4, bits: 8, seed: 1, maxKicks: 100 };
 const FIRST_KEY = 'apple';
 const MORE_KEYS = ['pear', 'plum', 'fig', 'lime', 'kiwi'];
 const PROBES = 1000;
-// Where the textbook formula's two sizes cross (sizing.js), before rounding fingerprints to whole bits.
-const FORMULA_CROSSING = percent(formulaCrossover(SHAPE.slots));
+// The tour's stop whose table refuses a key while a slot is free (chapter 3's answer points at it).
+const NO_ROOM_STOP = scenarios.findIndex((scenario) => scenario.unreachableFreeSlot);
+// What a large table of 4-slot buckets reaches before an add first fails, with this page's 100 kicks and
+// with 500 (the core's walk looks one step ahead): measured with the real filter, 100,000 buckets, 8-bit
+// fingerprints, seeds 1-3, by tests/e2e/page_text.test.ts, which holds the sentence to them.
+const LARGE_TABLE_FULL = { 100: '95 to 96%', 500: 'about 97%' };
 
 const lesson = {
   filter: /** @type {any} */ (undefined),
@@ -53,7 +58,7 @@ const chapters = [
     title: 'Keep a fingerprint, not the key',
     prose: [
       'A cuckoo filter is a table of <strong>buckets</strong> (the figure\'s 8 numbered columns) of 4 <strong>slots</strong>.',
-      'To add a key, the filter hashes it and stores only a few bits of the hash, its <strong>fingerprint</strong> (here 8 bits, two hex digits), in a slot of a bucket the hash picks. Not the key.',
+      'To add a key, the filter hashes it and keeps a small number made from the hash, its <strong>fingerprint</strong>, in a slot of a bucket the hash picks. Not the key. Here a fingerprint has 8 bits (two hex digits in the figure): the hash\'s low 32 bits scaled down to 1 … 255, as 0 marks an empty slot.',
     ],
     action: 'key',
     button: 'Add the key',
@@ -77,7 +82,8 @@ const chapters = [
   {
     title: 'Two buckets for each key',
     prose: [
-      'Each key has <strong>two</strong> buckets it may live in. The first comes from the hash. The second is computed from the first bucket and the <em>fingerprint</em> alone: <code>i2 = (N − i1 − r) mod N</code>, with N = 8 buckets and r an odd number from 1 to N − 1 made from the fingerprint f: r = ⌊(f × 0x9E3779B1 mod 2³²) × N / 2³²⌋, made odd (odd, so that with an even N the two buckets always differ).',
+      'Each key has <strong>two</strong> buckets it may live in. The first comes from the hash. The second is computed from the first bucket and the <em>fingerprint</em> alone: <code>i2 = (N − i1 − r) mod N</code>, with N = 8 buckets and r an odd number from 1 to N − 1 made from the fingerprint f.',
+      '<details class="lesson-more lesson-r"><summary>How r is made from f</summary><p>r = ⌊(f × 0x9E3779B1 mod 2³²) × N / 2³²⌋, made odd: odd, so that with an even N the two buckets always differ.</p></details>',
       'The same formula turns i2 back into i1, so a fingerprint in either bucket can always find the other one, without the key. Why two and not one: with a choice, a full bucket can pass a fingerprint on (chapter 3), and tables fill to about 95% instead of failing at the first full bucket.',
     ],
     action: 'button',
@@ -103,7 +109,7 @@ const chapters = [
     title: 'Kicks, and a full table',
     prose: [
       'A new fingerprint goes into a free slot of its first bucket, else of its second. When both are full, it takes a slot in one of them (chosen at random) anyway and <strong>kicks out</strong> a fingerprint that was there (one whose other bucket has room, if any), which moves to <em>its</em> other bucket, and may kick out another: the cuckoo bird\'s way.',
-      'After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. This small table usually fills every slot first; a large one with 4 slots a bucket fails at about 95% full (a little later when it may kick more: the workbench\'s experiment, allowed 500 kicks, gets to 97 or 98%). (An add also fails when both its buckets hold only its own fingerprint: a ninth add of the same key.)',
+      `After too many kicks (100 here) the add gives up, undoes its walk and reports the table full. This small table usually fills every slot first. A large one with 4 slots a bucket first fails at ${LARGE_TABLE_FULL[100]} full with 100 kicks, ${LARGE_TABLE_FULL[500]} with 500: before each kick, this filter looks one step ahead for a fingerprint whose other bucket has room (the cuckoo filter paper, kicking at random, reports 95% with 500). (An add also fails when both its buckets hold only its own fingerprint: a ninth add of the same key.)`,
     ],
     action: 'button',
     button: 'Add keys until one kicks',
@@ -132,12 +138,13 @@ const chapters = [
       return result('The table took 200 more keys.');
     },
     question: 'In a large table, adds start to fail at about 95% full, while 1 slot in 20 is still empty. Why can\'t the new fingerprint use those?',
-    answer: 'A fingerprint may only live in its own two buckets, and each kick moves one fingerprint between its own two. In a large table the last empty slots are in buckets that a walk from the new key\'s buckets does not reach within 100 kicks; allowing more kicks helps a little, but near full each added kick buys less, so the filter stops and reports full. In 8 buckets every walk soon reaches every bucket, which is why this one fills completely.',
+    answer: `A fingerprint may only live in its own two buckets, and each kick moves one fingerprint between its own two. In a large table the last empty slots are in buckets that a walk from the new key\'s buckets does not reach within 100 kicks; allowing more kicks helps a little, but near full each added kick buys less, so the filter stops and reports full. In a table of 8 buckets a walk soon reaches most buckets, so this one usually fills completely; not always: the tour\'s stop ${NO_ROOM_STOP + 1}, "${scenarios[NO_ROOM_STOP].title}", shows a table of 8 buckets whose free slot lies in a bucket that no walk from the new key reaches.`,
   },
   {
     title: 'False positives',
     prose: [
-      'To look a key up, the filter computes its fingerprint and two buckets and compares the 8 slots there. A key that was added is always found (unless a key never added was deleted: chapter 5).',
+      'To look a key up, the filter computes its fingerprint and two buckets and compares the 8 slots there.',
+      '<strong>A key that was added is always found.</strong> Its fingerprint is only ever stored in one of its own two buckets; a kick moves a fingerprint only between its own two; an add whose walk fails is undone, so no fingerprint is dropped; and deleting a key that was added removes its own copy, or one that is interchangeable with it. Only deleting a key that was never added can remove another key\'s fingerprint (chapter 5).',
       'A key never added is reported "possibly present" when one of those 8 slots happens to hold the same fingerprint: a <strong>false positive</strong>. With 8-bit fingerprints each slot matches about 1 time in 255.',
     ],
     action: 'button',
@@ -196,8 +203,12 @@ const chapters = [
           : otherKeys.length === 1 ? 'the other key is still found' : `all ${plural(otherKeys.length, 'other key')} are still found`;
       const answer = copiesLeft > 0 ? `"possibly present": it was added ${copiesLeft + 1} times, and ${copiesLeft === 1 ? 'one copy remains' : `${copiesLeft} copies remain`}`
         : still ? '"possibly present" (a false positive: another key\'s fingerprint matches)'
-          : '"not present" (no copy of its fingerprint is left; another key\'s matching fingerprint could still make it "possibly present", a false positive)';
-      result(`${note}Deleted ${html(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${html(key)}: <strong>${answer}</strong>; ${found}. Had these keys and ${html(key)} been in a Bloom filter (${shape.m} bits, ${shape.k} set for each key), ${shared.size} of ${html(key)}'s ${mine.size} bits would be set by other keys too: clearing them would lose those keys.`);
+          : '"not present": no copy of its fingerprint is left (another key\'s could still match it: a false positive)';
+      // Said of the count it names: "1 of its 5 bits ... clearing it", never "clearing them".
+      const bloom = shared.size === 0
+        ? `none of its ${plural(mine.size, 'bit')} would be another key's yet, but the array could not know that`
+        : `${shared.size} of its ${plural(mine.size, 'bit')} would also be ${shared.size === 1 ? 'another key\'s: clearing it would lose that key' : 'other keys\': clearing them would lose those keys'}`;
+      result(`${note}Deleted ${html(key)}: bucket ${Math.floor(freed / SHAPE.slots)}, slot ${freed % SHAPE.slots} is empty again. ${html(key)}: <strong>${answer}</strong>; ${found}. In a Bloom filter of these keys, ${bloom}.`);
     },
     question: 'Why must you only delete keys that you added?',
     answer: 'The filter cannot tell a key from another key with the same fingerprint and buckets. Deleting a key never added may remove that other key\'s fingerprint, and then that key is missed: the one way a cuckoo filter can say "not present" for a key it holds. Deleting a key you did add is always safe: if another key shares its fingerprint and buckets, their copies are interchangeable, and whichever copy goes, the other key keeps one.',
@@ -205,14 +216,12 @@ const chapters = [
   {
     title: 'Space, against a Bloom filter',
     // A function: its numbers come from the library's sizing, which needs the wasm module.
-    prose: () => {
-      const { first, always } = crossover(SHAPE.slots);
-      return [
-        'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of log2(1/ε) + 3 bits (3 = log2 8: a lookup compares 8 slots, chapter 4), <em>rounded up to whole bits</em>, in a table about 95% full: the fingerprint / 0.95 bits a key.',
-        `Each halving of ε adds 1.44 bits a key to the Bloom filter and only 1 / 0.95 ≈ 1.05 to the cuckoo filter, which starts 3 / 0.95 ≈ 3.2 bits behind. So the cuckoo filter wins at small rates: <strong>below ${percent(always)} it is always the smaller</strong>.`,
-        `<strong>Slide the rate</strong> under the bars: the cuckoo numbers are the bits per key of a real filter this library builds for that rate (4 slots a bucket). Between ${percent(always)} and ${percent(first)} the winner changes back and forth as you slide: fingerprints are rounded up to whole bits (without the rounding the two would cross once, at about ${FORMULA_CROSSING}).`,
-      ];
-    },
+    prose: () => [
+      'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of log2(1/ε) + 3 bits (3 = log2 8: a lookup compares 8 slots, chapter 4), <em>rounded up to whole bits</em>, in a table about 95% full: the fingerprint / 0.95 bits a key.',
+      'Each halving of ε adds 1.44 bits a key to the Bloom filter and only 1 / 0.95 ≈ 1.05 to the cuckoo filter, which starts 3 / 0.95 ≈ 3.2 bits behind: the cuckoo filter wins at small rates. Where it starts to win depends on what is counted:',
+      spaceTable(),
+      'Semi-sorted buckets (an option of this library) save a bit a key, which moves the crossing to larger rates. A real filter rounds its fingerprint up to whole bits, which costs it up to about 1.05 bits a key (one bit over a 95% full table) and makes the crossing a band; the formula and the paper leave the rounding out. <strong>Slide the rate</strong> under the bars: inside the band the smaller filter changes back and forth.',
+    ],
     action: 'rate',
     act() {
       const exponent = Number($('lesson-rate').value);
@@ -234,14 +243,40 @@ const chapters = [
     },
     question: `Slide to ${percent(1e-4)}, one false positive in 10,000 lookups: which filter is smaller there, and by how much?`,
     answer() {
-      const { first, always } = crossover(SHAPE.slots);
-      const semi = crossover(SHAPE.slots, undefined, true);
       const [c, b] = [cuckooSizing(1e-4, SHAPE.slots).bitsPerItem, bloomBitsPerItem(1e-4)];
-      return `At ${percent(1e-4)} the cuckoo filter takes ${c.toFixed(1)} bits a key and the Bloom filter ${b.toFixed(1)}: the ${c < b ? 'cuckoo' : 'Bloom'} filter is smaller by ${Math.abs(b - c).toFixed(1)} bits a key (${Math.round((100 * Math.abs(b - c)) / Math.max(b, c))}%). With 4-slot buckets: below about ${percent(always)} the cuckoo filter is always the smaller; above about ${percent(first)} the Bloom filter is; in between, either, as the rounding to whole bits falls. (The ${FORMULA_CROSSING} of the formula without rounding lies in the Bloom filter's range: the rounding costs the cuckoo filter up to a bit a key.)` +
-        `<details class="lesson-more"><summary>More: semi-sorted buckets, and the "3%" of the paper</summary>The slider's filters have plain buckets. Semi-sorted buckets (an option of this library: one bit less a fingerprint) move the line to about ${percent(semi.always)}; the "below 3%" often quoted from the cuckoo filter paper counts that saved bit and no rounding (its formula with them: about ${percent(formulaCrossover(SHAPE.slots, true))}). The workbench's "Where the space goes" chart has them all.</details>`;
+      const { always } = crossover(SHAPE.slots);
+      const row = always !== undefined && 1e-4 < always ? ` ${percent(1e-4)} is below ${percent(always)}, where the table\'s first row says the cuckoo filter is always the smaller.` : '';
+      return `At ${percent(1e-4)} the cuckoo filter takes ${c.toFixed(1)} bits a key and the Bloom filter ${b.toFixed(1)}: the ${c < b ? 'cuckoo' : 'Bloom'} filter is smaller by ${Math.abs(b - c).toFixed(1)} bits a key (${Math.round((100 * Math.abs(b - c)) / Math.max(b, c))}%).${row}`;
     },
   },
 ];
+
+// The cuckoo filter paper's "below 3%" (Fan et al., 2014): semi-sorted buckets, fingerprints not rounded.
+const PAPER_CROSSING = 0.03;
+
+/**
+ * Where each filter is the smaller, one row for each way of counting: this library's real filters (a band:
+ * below its left edge the cuckoo filter is always the smaller, above its right edge the Bloom filter), and
+ * the formulas, whose lines cross once. The page's one statement of these rates.
+ */
+export function spaceRows() {
+  const plain = crossover(SHAPE.slots);
+  const semi = crossover(SHAPE.slots, undefined, true);
+  const formula = formulaCrossover(SHAPE.slots);
+  return [
+    { name: 'this library, 4 slots a bucket', below: plain.always, above: plain.first },
+    { name: 'this library, 4 slots, semi-sorted', below: semi.always, above: semi.first },
+    { name: `the formula, without rounding (α = ${Math.round(LOAD_REACHED[SHAPE.slots] * 100)}%)`, below: formula, above: formula },
+    { name: 'the cuckoo filter paper (semi-sorted, without rounding)', below: PAPER_CROSSING, above: PAPER_CROSSING },
+  ];
+}
+
+function spaceTable() {
+  const cell = (rate) => `<td>${rate === undefined ? 'never' : percent(rate)}</td>`;
+  const rows = spaceRows().map((row) => `<tr><th scope="row">${row.name}</th>${cell(row.below)}${cell(row.above)}</tr>`);
+  return '<table id="lesson-space" class="lesson-space"><thead><tr><th scope="col">counted as</th><th scope="col">cuckoo always smaller below</th>' +
+    `<th scope="col">Bloom always smaller above</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
 
 function drawFigure() {
   // Before the filter exists (the wasm module still compiling), an empty table of the same shape.
@@ -293,6 +328,30 @@ function drawFigure() {
   $('lesson-caption').textContent = `A real filter, ${SHAPE.buckets} × ${SHAPE.slots} slots: ${plural(size, 'fingerprint')}, ${percent(lesson.filter.loadFactor)} full.${outlined}${later}`;
 }
 
+/**
+ * In two columns, the chapter's side is as tall as the tallest chapter's, so that the card keeps its height
+ * from chapter to chapter and "Next chapter" its place (style.css pins it to the bottom). On one column each
+ * chapter takes its own length: the figure stays at the top of the screen there, and the tallest chapter
+ * (the space table) is twice the shortest.
+ */
+function equalizeChapters() {
+  const text = /** @type {HTMLElement} */ (document.querySelector('.lesson-text'));
+  text.style.minHeight = '';
+  if (getComputedStyle($('lesson-body')).gridTemplateColumns.split(' ').length < 2) return;
+  const saved = { chapter: lesson.chapter, marks: lesson.marks, result: $('lesson-result').innerHTML, act: $('lesson-act').textContent, verdict: lesson.verdict };
+  let tallest = 0;
+  for (let i = 0; i < chapters.length; i++) {
+    showChapter(i);
+    tallest = Math.max(tallest, text.getBoundingClientRect().height);
+  }
+  showChapter(saved.chapter);
+  Object.assign(lesson, { marks: saved.marks, verdict: saved.verdict });
+  $('lesson-result').innerHTML = saved.result;
+  $('lesson-act').textContent = saved.act;
+  drawFigure();
+  text.style.minHeight = `${Math.ceil(tallest)}px`;
+}
+
 function showChapter(index) {
   lesson.chapter = index;
   lesson.marks = { first: -1, second: -1, slots: [] };
@@ -300,7 +359,8 @@ function showChapter(index) {
   $('chapter-number').textContent = `Chapter ${index + 1} of ${chapters.length}`;
   $('chapter-title').textContent = chapter.title;
   const prose = typeof chapter.prose === 'function' ? chapter.prose() : chapter.prose;
-  $('chapter-prose').innerHTML = prose.map((p) => `<p>${p}</p>`).join('');
+  // A fold (how a formula's part is made) and a table are blocks of their own, not paragraphs.
+  $('chapter-prose').innerHTML = prose.map((p) => (/^<(details|table)/.test(p) ? p : `<p>${p}</p>`)).join('');
   $('lesson-key-label').hidden = chapter.action !== 'key';
   $('lesson-rate-label').hidden = chapter.action !== 'rate';
   $('lesson-act').hidden = chapter.action === 'rate';
@@ -365,6 +425,11 @@ export function startLesson() {
     // dragged in the figure above it.
     if (chapters[lesson.chapter].action !== 'rate') $('lesson-result').scrollIntoView({ block: 'nearest' });
   };
+  // The figure's height, for the scroll margins of what is brought on screen under it (on a phone it stays
+  // at the top of the screen: style.css).
+  new ResizeObserver(() => {
+    $('lesson').style.setProperty('--lesson-figure-h', `${Math.ceil($('lesson-figure').getBoundingClientRect().height) + 8}px`);
+  }).observe($('lesson-figure'));
   $('lesson-act').addEventListener('click', () => run('act'));
   $('lesson-act-second').addEventListener('click', () => run('actSecond'));
   $('lesson-key').addEventListener('keydown', (event) => {
@@ -386,6 +451,13 @@ export function startLesson() {
     $('lesson-next').focus({ preventScroll: true });
   });
   showChapter(0);
+  equalizeChapters();
+  let width = window.innerWidth;
+  window.addEventListener('resize', () => {
+    if (window.innerWidth === width) return; // a phone's toolbar showing or hiding changes the height only
+    width = window.innerWidth;
+    equalizeChapters();
+  });
   return {
     get filter() { return lesson.filter; },
     get keys() { return lesson.keys; },

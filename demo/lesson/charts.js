@@ -4,7 +4,8 @@ import { svgElement } from './text.js';
 
 const WIDTH = [300, 620]; // drawn at its width on screen (within these), so that text is 12 px as in the CSS
 const HEIGHT = 260;
-const LEFT = 58;
+const MIN_LEFT = 58; // the plot's left edge at the least; further right when the y labels are wider
+const Y_TITLE_RIGHT = 18; // the rotated y-axis title (12 px text centred at x = 12) ends before this x
 const RIGHT = 26; // room for the last x label ("100%") to be drawn whole
 const TOP_MARGIN = 14;
 const BOTTOM = 40;
@@ -33,6 +34,16 @@ export function drawChart(svg, legend, chart) {
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.dataset.width = String(W);
   svg.replaceChildren();
+  // The plot starts right of the widest y label, which starts right of the y axis's title: a fixed edge let
+  // "0.0010%" run into the title.
+  const probe = svgElement('text', { class: 'chart-label', x: 0, y: -100 }, undefined, svg);
+  const widthOf = (label) => {
+    probe.textContent = label;
+    return probe.getComputedTextLength() || label.length * 7.1; // 0 while the chart is not rendered
+  };
+  const widestY = Math.max(0, ...chart.y.ticks.map((t) => widthOf(chart.y.format(t))));
+  probe.remove();
+  const LEFT = Math.max(MIN_LEFT, Math.ceil(Y_TITLE_RIGHT + 3 + widestY + 5));
   const x = scale(chart.x, LEFT, W - RIGHT);
   const y = scale(chart.y, H - BOTTOM, TOP);
   for (const t of chart.y.ticks) {

@@ -183,9 +183,12 @@ export function insertFrames(filter, key, seed) {
             : `No resident of bucket ${step.bucket} has a free other bucket, so a random one was chosen.`;
           let cycle = '';
           const last = i + 1 === steps.length || steps[i + 1].kind === 'undo';
-          if (!last && visitedAt.has(to)) {
+          if (visitedAt.has(to)) {
             cycles++;
-            cycle = ` Bucket ${to} was already visited at kick ${visitedAt.get(to)}: the walk is going round a cycle, moving the same fingerprints back and forth.`;
+            // The last kick of a failed walk too: its repeat is the one that ends the walk (scenario 3).
+            cycle = last
+              ? ` Bucket ${to} was already visited at kick ${visitedAt.get(to)}: the walk has gone round a cycle, and this was its last kick.`
+              : ` Bucket ${to} was already visited at kick ${visitedAt.get(to)}: the walk is going round a cycle, moving the same fingerprints back and forth.`;
           }
           if (!visitedAt.has(to)) visitedAt.set(to, kicks + 1);
           // The slot marked is where the arriving fingerprint now is; the one it replaced is in hand.

@@ -29,7 +29,7 @@ const state = {
   frame: undefined, // the frame on screen
   focus: undefined, // the key pointed at in the key list
   trace: undefined, // the last insert's trace (for the tests)
-  lastOp: 'insert', // what Enter in the key field does
+  lastOp: 'insert', // what Enter in the key field does: 'insert' or 'lookup'
   answer: undefined, // the last operation's answer: [text, kind], shown once the replay reaches its end
   pending: '', // what the replay shows, for the answer line until then
   snapshot: undefined, // { keys, lost, deleted } before the operations that have run but are not shown yet
@@ -364,8 +364,10 @@ function perform(results, key, { animate = true } = {}) {
 }
 
 function run(op, key = $('key-input').value, options) {
-  state.lastOp = op;
-  $('enter-hint').textContent = `Enter: ${op === 'insert' ? 'Insert' : op === 'lookup' ? 'Look up' : 'Delete'}`;
+  // Enter repeats an insert or a lookup, never a delete: after Delete it looks the key up (did it go?), so
+  // that an accidental delete is never one key away.
+  state.lastOp = op === 'delete' ? 'lookup' : op;
+  $('enter-hint').textContent = `Enter: ${state.lastOp === 'insert' ? 'Insert' : 'Look up'}`;
   const result = op === 'insert' ? insertOp(key) : op === 'lookup' ? lookupOp(key) : deleteOp(key);
   perform([result], key, options);
   return result;
@@ -493,6 +495,16 @@ $('params').addEventListener('submit', (event) => {
   }
   reset(read.params);
 });
+// On one column the table stays at the top of the screen during the tour (style.css): a step's sentence,
+// under the player, is brought on screen under it, never scrolling ▶ itself under the table.
+function keepStepOnScreen() {
+  const box = $('table-box');
+  if (!$('workbench').classList.contains('touring') || getComputedStyle(box).position !== 'sticky') return;
+  const over = $('narration').getBoundingClientRect().bottom + 8 - window.innerHeight;
+  const room = $('step').getBoundingClientRect().top - box.getBoundingClientRect().height - 4;
+  if (over > 0 && room > 0) window.scrollBy(0, Math.min(over, room));
+}
+for (const id of ['restart', 'back', 'step', 'end']) $(id).addEventListener('click', () => keepStepOnScreen());
 $('add').addEventListener('click', () => run('insert'));
 $('lookup').addEventListener('click', () => run('lookup'));
 $('delete').addEventListener('click', () => run('delete'));

@@ -1,6 +1,7 @@
 // The scenarios: each sets up a table with the real filter and runs one operation (or a short sequence)
 // for the reader to step through, with a question and an answer that can be revealed.
 import { reachableBuckets, freeSlotsIn } from './frames.js';
+import { bitsSharedBy } from './bloom.js';
 import { $ } from './text.js';
 
 export const scenarios = [
@@ -44,6 +45,7 @@ export const scenarios = [
   },
   {
     title: 'An insert that finds no room: the walk fails and is undone',
+    unreachableFreeSlot: true, // run() finds a table whose free slot no walk from the new key reaches
     text: 'A small table filled until an insert fails, with at most 12 kicks. A free slot is still visible, yet the walk never gets there: it goes round a cycle among the shaded buckets, the only ones it can reach. Then it puts every fingerprint back where it was.',
     question: 'What would go wrong if a failed insert were not undone?',
     answer: 'The walk ends with a fingerprint in hand and no slot for it. Dropping it would lose a key that was added earlier: that key would then be reported "definitely not present", a false negative. Undoing the walk restores every moved fingerprint, so a failed insert changes nothing and only the new key is refused.',
@@ -126,7 +128,15 @@ export const panelStops = [
     top: 'bloom-title',
     place: (card) => $('bloom-title').after(card),
     question: 'The cuckoo filter has just deleted "word-3". The Bloom filter below holds the same keys: why can it not delete "word-3" too?',
-    answer: 'Its bits are shared and unlabelled: other keys set some of the same bits (the dark ones), and nothing records which key set a bit. Clearing word-3\'s bits could clear a bit another key needs, and that key would then be reported "definitely not present", a false negative. So its bits stay set (outlined in red), and the Bloom filter goes on answering "possibly present" for word-3. The cuckoo filter can delete because a key\'s fingerprint sits in one of its own two buckets, and removing one copy of it is safe for every key that was added (scenario 6 shows the one exception: deleting a key that was never added).',
+    // Said of the bits on screen: whether other keys set any of word-3's (with 12 keys, often none does).
+    answer() {
+      const { bits, sharedBits, names } = bitsSharedBy('word-3');
+      const list = (b) => `${b.length === 1 ? 'bit' : 'bits'} ${b.join(', ')}`;
+      const now = sharedBits.length > 0
+        ? `Here ${list(sharedBits)} of word-3's ${bits.length} ${sharedBits.length === 1 ? 'is' : 'are'} also set by ${names}: clearing ${sharedBits.length === 1 ? 'it' : 'them'} would make ${sharedBits.length === 1 && !names.includes(',') ? 'that key' : 'those keys'} "definitely not present", a false negative.`
+        : `Here none of word-3's ${list(bits)} is set by another key yet, but a bit does not record which keys set it, so the Bloom filter cannot know that clearing them is safe; as it fills, more and more bits are set by two keys or more (the dark ones), and clearing one of those would make another key "definitely not present", a false negative.`;
+      return `${sharedBits.length > 0 ? 'Its bits are shared and unlabelled.' : 'Its bits carry no label.'} ${now} So word-3's bits stay set (outlined in red), and the Bloom filter goes on answering "possibly present" for it. The cuckoo filter can delete because a key's fingerprint sits in one of its own two buckets, and removing one copy of it is safe for every key that was added (scenario 6 shows the one exception: deleting a key that was never added).`;
+    },
     run(lesson) {
       lesson.reset({ buckets: 16, slots: 4, bits: 8, seed: 1n, maxKicks: 100 });
       lesson.fill('word-', 12);
@@ -147,7 +157,7 @@ export const panelStops = [
     top: 'experiment-title',
     place: (card) => $('experiment-title').after(card),
     question: 'Guess first, then run the experiment: as the table fills, what happens to the false-positive rate, and to the kicks an insert needs?',
-    answer: 'The false-positive rate grows in step with the load, from 0 at an empty table: an absent key is compared with the fingerprints in its two buckets, and the fuller they are, the more fingerprints can match by chance (the theory line is straight). The kicks stay near 0 while most buckets have a free slot, and climb steeply in the last few percent, where both of a new key\'s buckets are usually full and each kick lands in another full bucket; the run stops at the first insert that fails.',
+    answer: 'The false-positive rate grows in step with the load, from 0 at an empty table: an absent key is compared with the fingerprints in its two buckets, and the fuller they are, the more fingerprints can match by chance (the theory line rises with the load). The kicks stay near 0 while most buckets have a free slot, and climb steeply in the last few percent, where both of a new key\'s buckets are usually full and each kick lands in another full bucket; the run stops at the first insert that fails.',
     run() {},
   },
 ];
@@ -196,8 +206,12 @@ function buildTour(lesson) {
   const endTour = () => {
     const at = stop;
     stop = -1;
+    // The view stays where the reader ended the tour: on one column the table, kept at the top of the screen
+    // while touring, goes back into the page's flow, and the browser's scroll anchoring moved the view.
+    const y = window.scrollY;
     $('tour').hidden = true;
     $('workbench').classList.remove('touring');
+    window.scrollTo(window.scrollX, y);
     for (const card of cards) card.hidden = true;
     // The keyboard stays where the reader ended the tour: on the table, or on the panel's heading (it went to
     // "Take the tour", far above the view).
@@ -218,6 +232,9 @@ function buildTour(lesson) {
       $('tour').hidden = true;
       $('workbench').classList.remove('touring');
       panelStops[k].run(lesson);
+      // An answer that speaks of what the panel shows is written after the panel is drawn.
+      if (typeof panelStops[k].answer === 'function')
+        /** @type {HTMLElement} */ (cards[k].querySelector('.tour-card-answer p')).textContent = panelStops[k].answer();
       cards[k].hidden = false;
       // The panel's heading on screen too, with the card under it (a card at the top hid what it asks about).
       $(panelStops[k].top).scrollIntoView({ block: 'start' });
@@ -293,7 +310,7 @@ function questionAndAnswer({ question, answer }, answerClass) {
   const summary = document.createElement('summary');
   summary.textContent = 'Show the answer';
   const body = document.createElement('p');
-  body.textContent = answer;
+  body.textContent = typeof answer === 'function' ? '' : answer; // a function's is written when its stop is shown
   details.append(summary, body);
   return [line, details];
 }
