@@ -299,7 +299,7 @@ export function drawSizing() {
     'and size their tables for loads of their own, not exactly these α.';
   // The other rows (semi-sorted buckets, the paper's figure) are in one table, the lesson's chapter 6: the
   // page states each crossing once.
-  $('sizing-text').textContent = 'Where the two cross with semi-sorted buckets, by the formula and in the cuckoo filter paper: the table in chapter 6 of the lesson, at the top of the page.';
+  $('sizing-text').textContent = 'Where the two cross with semi-sorted buckets, by the formula without rounding, and in the cuckoo filter paper: the table in chapter 6 of the lesson, at the top of the page.';
   return points;
 }
 

@@ -220,7 +220,7 @@ const chapters = [
       'For a false-positive rate ε, a Bloom filter needs about 1.44 × log2(1/ε) bits a key. A cuckoo filter needs a fingerprint of log2(1/ε) + 3 bits (3 = log2 8: a lookup compares 8 slots, chapter 4), <em>rounded up to whole bits</em>, in a table about 95% full: the fingerprint / 0.95 bits a key.',
       'Each halving of ε adds 1.44 bits a key to the Bloom filter and only 1 / 0.95 ≈ 1.05 to the cuckoo filter, which starts 3 / 0.95 ≈ 3.2 bits behind: the cuckoo filter wins at small rates. Where it starts to win depends on what is counted:',
       spaceTable(),
-      'Semi-sorted buckets (an option of this library) save a bit a key, which moves the crossing to larger rates. A real filter rounds its fingerprint up to whole bits, which costs it up to about 1.05 bits a key (one bit over a 95% full table) and makes the crossing a band; the formula and the paper leave the rounding out. <strong>Slide the rate</strong> under the bars: inside the band the smaller filter changes back and forth.',
+      `Semi-sorted buckets (an option of this library) save a bit a key, which moves the crossing to larger rates. A real filter rounds its fingerprint up to whole bits, which costs it up to about 1.05 bits a key (one bit over a 95% full table) and makes the crossing a band; the formula and the paper leave the rounding out (the paper's figure also rests on its own assumptions of load and hashing, not on this formula's). <strong>Slide the rate</strong> under the bars: inside the band the smaller filter changes back and forth.`,
     ],
     action: 'rate',
     act() {
@@ -263,10 +263,12 @@ export function spaceRows() {
   const plain = crossover(SHAPE.slots);
   const semi = crossover(SHAPE.slots, undefined, true);
   const formula = formulaCrossover(SHAPE.slots);
+  const semiFormula = formulaCrossover(SHAPE.slots, true);
   return [
     { name: 'this library, 4 slots a bucket', below: plain.always, above: plain.first },
     { name: 'this library, 4 slots, semi-sorted', below: semi.always, above: semi.first },
     { name: `the formula, without rounding (α = ${Math.round(LOAD_REACHED[SHAPE.slots] * 100)}%)`, below: formula, above: formula },
+    { name: 'the formula, semi-sorted, without rounding', below: semiFormula, above: semiFormula },
     { name: 'the cuckoo filter paper (semi-sorted, without rounding)', below: PAPER_CROSSING, above: PAPER_CROSSING },
   ];
 }
@@ -330,7 +332,7 @@ function drawFigure() {
 
 /**
  * In two columns, the chapter's side is as tall as the tallest chapter's, so that the card keeps its height
- * from chapter to chapter and "Next chapter" its place (style.css pins it to the bottom). On one column each
+ * from chapter to chapter ("Next chapter" follows the question, on screen, the room left under it). On one column each
  * chapter takes its own length: the figure stays at the top of the screen there, and the tallest chapter
  * (the space table) is twice the shortest.
  */

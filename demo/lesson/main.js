@@ -495,16 +495,6 @@ $('params').addEventListener('submit', (event) => {
   }
   reset(read.params);
 });
-// On one column the table stays at the top of the screen during the tour (style.css): a step's sentence,
-// under the player, is brought on screen under it, never scrolling ▶ itself under the table.
-function keepStepOnScreen() {
-  const box = $('table-box');
-  if (!$('workbench').classList.contains('touring') || getComputedStyle(box).position !== 'sticky') return;
-  const over = $('narration').getBoundingClientRect().bottom + 8 - window.innerHeight;
-  const room = $('step').getBoundingClientRect().top - box.getBoundingClientRect().height - 4;
-  if (over > 0 && room > 0) window.scrollBy(0, Math.min(over, room));
-}
-for (const id of ['restart', 'back', 'step', 'end']) $(id).addEventListener('click', () => keepStepOnScreen());
 $('add').addEventListener('click', () => run('insert'));
 $('lookup').addEventListener('click', () => run('lookup'));
 $('delete').addEventListener('click', () => run('delete'));

@@ -102,7 +102,7 @@ export const scenarios = [
   {
     title: 'An unsafe delete',
     text: '"victim" is added. Another key is never added: the first of "twin-0", "twin-1", … whose fingerprint equals victim\'s and which shares a bucket with it. The replay looks that key up ("possibly present"), deletes it — which removes victim\'s fingerprint — and looks victim up again.',
-    question: 'Victim is now reported absent although it was added: which guarantee did the delete break, and why?',
+    question: 'At the end of the replay victim is reported absent, although it was added: which guarantee did the delete break, and why?',
     answer: '"No false negatives." The filter stores fingerprints, not keys, so it cannot tell the other key from victim: deleting a key that was never added removed a fingerprint that only happened to match, victim\'s. Delete only keys you know were added.',
     shape: { buckets: 8, slots: 4, bits: 4, maxKicks: 100 },
     run(lesson) {
@@ -252,12 +252,15 @@ function buildTour(lesson) {
     // ▼: the next stop is further down the page. (One short label: a longer one wrapped on a phone.)
     $('tour-next').textContent = i + 1 === scenarios.length ? 'Next stop ▼' : 'Next stop';
     lesson.bringIntoView();
-    // Scrolled just enough to show the tour, ▶ and the step's sentence under it (on a narrow screen the
-    // tour comes before the player), never past the answer line.
+    // Scrolled just enough to show the tour, the step's sentence and ▶ (on a narrow screen they come in that
+    // order under the table), never past the answer line; on a narrow screen past it if need be, as the
+    // table then stays at the top of the screen (style.css) and the last step says the answer. The steps
+    // themselves never scroll: ▶ stays under the reader's finger.
     const bottom = Math.max(...['tour', 'step', 'step-texts'].map((id) => $(id).getBoundingClientRect().bottom));
     if (bottom > window.innerHeight) {
       const answerTop = document.querySelector('.answer-box').getBoundingClientRect().top;
-      window.scrollBy(0, Math.max(0, Math.min(bottom - window.innerHeight + 8, answerTop - 4)));
+      const sticky = getComputedStyle($('table-box')).position === 'sticky';
+      window.scrollBy(0, Math.max(0, sticky ? bottom - window.innerHeight + 8 : Math.min(bottom - window.innerHeight + 8, answerTop - 4)));
     }
     // The keyboard goes on where the tour asks the reader to act: the step button, on screen. (Focus stayed
     // on "Take the tour", scrolled far out of view.)
@@ -283,14 +286,17 @@ function buildTour(lesson) {
     bench.classList.remove('touring');
     let table = 0;
     let answer = 0;
+    let texts = 0;
     for (const scenario of scenarios) {
       scenario.run(lesson);
       const box = $('table-box');
       table = Math.max(table, box.scrollHeight + box.offsetHeight - box.clientHeight);
       answer = Math.max(answer, document.querySelector('.answer-box').getBoundingClientRect().height);
+      texts = Math.max(texts, $('step-texts').getBoundingClientRect().height);
     }
     bench.style.setProperty('--tour-table-h', `${Math.ceil(table)}px`);
     bench.style.setProperty('--tour-answer-h', `${Math.ceil(answer)}px`);
+    bench.style.setProperty('--tour-texts-h', `${Math.ceil(texts)}px`);
   };
   $('tour-start').addEventListener('click', () => {
     measure();

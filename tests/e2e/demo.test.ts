@@ -1785,7 +1785,11 @@ test.each(VIEWPORTS)(
       // The answer waits to be opened; the scenario's replay is loaded at its first step.
       expect(await page.isVisible('#tour-answer-text')).toBe(false);
       expect(await text(page, '[data-testid=step-counter]')).toMatch(/^Step 1 of \d+$/);
-      for (const selector of ['#tour-question', '#tour-end', '[data-testid=step]', '[data-testid=answer]']) {
+      // On a phone the answer line goes above the screen, the table staying at its top: the question, the
+      // table, the step's sentence and ▶ do not fit under it (issue 61), and the last step says the answer.
+      const arrival = ['#tour-question', '#tour-end', '[data-testid=step]', '#narration'];
+      if (name === 'desktop') arrival.push('[data-testid=answer]');
+      for (const selector of arrival) {
         expect({ i, ...(await usable(page, selector)) }).toMatchObject({ i, inView: true, onTop: true });
       }
       if (i === 1) await screenshot(page, `demo-${name}-tour`);

@@ -168,6 +168,7 @@ describe.each(VIEWPORTS)('the teaching page at %s size', (name, viewport) => {
       'this library, 4 slots a bucket',
       'this library, 4 slots, semi-sorted',
       'the formula, without rounding (α = 95%)',
+      'the formula, semi-sorted, without rounding',
       'the cuckoo filter paper (semi-sorted, without rounding)',
     ]);
     // The library's rows from its real filters' sizes, over the page's grid of rates.
@@ -193,8 +194,15 @@ describe.each(VIEWPORTS)('the teaching page at %s size', (name, viewport) => {
         return `${v >= 10 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toPrecision(2)}%`;
       };
       const formula = 2 ** -(Math.log2(8) / (0.95 / Math.LN2 - 1));
+      const semiFormula = 2 ** -((Math.log2(8) - 1) / (0.95 / Math.LN2 - 1));
       // The paper's "below 3%", as the page writes a rate.
-      return [edges(false).map(fmt), edges(true).map(fmt), [fmt(formula), fmt(formula)], [fmt(0.03), fmt(0.03)]];
+      return [
+        edges(false).map(fmt),
+        edges(true).map(fmt),
+        [fmt(formula), fmt(formula)],
+        [fmt(semiFormula), fmt(semiFormula)],
+        [fmt(0.03), fmt(0.03)],
+      ];
     });
     expect({ rows: rows.map((r) => r.slice(1)) }).toEqual({ rows: computed });
     // The chapter states no other rate than the table's and the question's 0.010%.
@@ -339,14 +347,18 @@ describe.each(VIEWPORTS)('the teaching page at %s size', (name, viewport) => {
     await page.close();
   });
 
-  test('at every step of the tour the table, the step button and its sentence are on screen together', async () => {
+  test('at every step of the tour the table, the step button and its sentence are on screen together, and ▶ stays put', async () => {
     const { page, errors } = await openPage(session, '', viewport);
     await tourStop(page, 0);
+    const stepTop = () => page.$eval('#step', (e) => Math.round(e.getBoundingClientRect().top));
     for (let stop = 0; stop < 6; stop++) {
       if (stop > 0) await page.click('#tour-next');
       const steps = await page.evaluate(() => (window as any).cuckooDemo.frames.length);
+      // (A page that scrolled to follow a longer sentence moved ▶ under the reader's finger: found by a reader.)
+      const at = await stepTop();
       for (let i = 1; i < steps; i++) {
         await page.click('#step');
+        expect({ stop, i, step: await stepTop() }).toEqual({ stop, i, step: at });
         const seen = await page.evaluate(() => {
           const r = (id: string) => document.getElementById(id)!.getBoundingClientRect();
           const inView = (b: DOMRect) => b.top >= -1 && b.bottom <= window.innerHeight + 1;
@@ -356,10 +368,11 @@ describe.each(VIEWPORTS)('the teaching page at %s size', (name, viewport) => {
           const label = document.querySelector('#table text')!.getBoundingClientRect();
           // On one column the table is above the player (not under it); on two they are side by side.
           const sameColumn = (a: DOMRect, b: DOMRect) => a.left < b.right && b.left < a.right;
+          const hand = document.getElementById('hand')!;
           return {
             table: inView(label) && (!sameColumn(label, step) || label.bottom <= step.top),
             step: inView(step) && (!sameColumn(table, step) || step.top >= table.bottom - 1),
-            sentence: inView(r('narration')),
+            sentence: inView(r('narration')) && (hand.hidden || inView(r('hand'))),
           };
         });
         expect({ stop, i, ...seen }).toEqual({ stop, i, table: true, step: true, sentence: true });
@@ -373,7 +386,6 @@ describe.each(VIEWPORTS)('the teaching page at %s size', (name, viewport) => {
   test('the lesson: a chapter\'s result never moves its question or "Next chapter"; in two columns every chapter has the card\'s height', async () => {
     const { page, errors } = await openPage(session, '', viewport);
     const heights: number[] = [];
-    const nexts: number[] = [];
     for (let c = 0; c < 6; c++) {
       await chapter(page, c);
       const before = await page.$eval('#lesson-question', (e) => e.getBoundingClientRect().top + window.scrollY);
@@ -389,12 +401,14 @@ describe.each(VIEWPORTS)('the teaching page at %s size', (name, viewport) => {
           await page.$eval('#lesson-next-bottom', (e) => e.getBoundingClientRect().top + window.scrollY),
         ).toBeCloseTo(next, 0);
       }
-      nexts.push(next);
+      // "Next chapter" follows the question, on screen (pinned to the bottom of the tallest chapter's height,
+      // it fell off a 900 px screen: found by a reader).
+      if (c < 5 && name === 'desktop')
+        expect(await page.$eval('#lesson-next-bottom', (e) => e.getBoundingClientRect().bottom)).toBeLessThanOrEqual(
+          viewport.height,
+        );
     }
-    if (name === 'desktop') {
-      expect(heights.map(Math.round)).toEqual(heights.map(() => Math.round(heights[0])));
-      expect(new Set(nexts.slice(0, 5).map(Math.round)).size).toBe(1);
-    }
+    if (name === 'desktop') expect(heights.map(Math.round)).toEqual(heights.map(() => Math.round(heights[0])));
     expect(errors).toEqual([]);
     await page.close();
   });
