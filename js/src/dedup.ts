@@ -13,7 +13,15 @@
 import { CuckooFilterError, invalid } from './errors.js';
 import { anotherCopy, CuckooFilter, disposeSymbol, isForeignFilter, liveHandle } from './filter.js';
 import { describe, ownUint8View, typedLength } from './key_codec.js';
-import { copyToScratch, heapBlocks, isHeapView, readDedupReport } from './heap.js';
+import {
+  copyToScratch,
+  heapBlocks,
+  heapBytes,
+  isHeapView,
+  readDedupReport,
+  withOwnCopy,
+  withRoomHeld,
+} from './heap.js';
 import { ErrorCode, LineRules } from './abi.js';
 import { type CuckooModule, errorFromModule, ready, requireModule } from './wasm_module.js';
 import { checkRate } from './options.js';
@@ -658,8 +666,7 @@ export class LineDeduper {
   outgoing(thread: number): Uint8Array {
     if (this.engine === 0) return new Uint8Array(0);
     const n = this.m.dedupOutgoingSize(this.engine, thread);
-    const at = this.m.dedupOutgoing(this.engine, thread) >>> 0;
-    return this.m.HEAPU8.subarray(at, at + 8 * n);
+    return heapBytes(this.m, this.m.dedupOutgoing(this.engine, thread) >>> 0, 8 * n);
   }
 
   /**
@@ -671,12 +678,9 @@ export class LineDeduper {
     this.checkOpen('resolve');
     // Not in the scratch memory, where a block pushed as a copy may still lie, pending.
     for (const [i, v] of verdicts.entries()) {
-      const address = this.m._malloc(Math.max(1, v.length));
-      if (address === 0)
-        throw new CuckooFilterError('OUT_OF_MEMORY', "the WebAssembly heap is full (a thread's verdicts)");
-      this.m.HEAPU8.set(v, address);
-      const code = this.m.dedupSupply(this.engine, i + 1, address, v.length);
-      this.m._free(address);
+      const code = withOwnCopy(this.m, v, 1, "a thread's verdicts", (address) =>
+        this.m.dedupSupply(this.engine, i + 1, address, v.length),
+      );
       if (code !== ErrorCode.ok) this.fail();
     }
     if (this.m.dedupResolve(this.engine) !== ErrorCode.ok) this.fail();
@@ -697,12 +701,9 @@ export class LineDeduper {
     this.checkOpen('decide');
     this.start(new Uint8Array(0));
     const count = hashes.length / 8;
-    const address = this.m._malloc(Math.max(8, hashes.length));
-    if (address === 0)
-      throw new CuckooFilterError('OUT_OF_MEMORY', 'the WebAssembly heap is full (the hashes to decide)');
-    this.m.HEAPU8.set(hashes, address);
-    const code = this.m.dedupDecide(this.engine, address, count);
-    this.m._free(address);
+    const code = withOwnCopy(this.m, hashes, 8, 'the hashes to decide', (address) =>
+      this.m.dedupDecide(this.engine, address, count),
+    );
     if (code !== ErrorCode.ok) this.fail();
     return this.report().output;
   }
@@ -811,12 +812,11 @@ export class LineDeduper {
   // old place behind, as much memory again as the table (RSS of a 20M-line file, whose table starts at
   // 34 MB: 310 MiB -> 211-217 MiB). The room is address space only until the blocks use it.
   private makeFilter(plan: DedupPlan, blockBytes: number): CuckooFilter {
-    const room = this.m._malloc(5 * Math.min(blockBytes, PIECE) + 65_536);
-    try {
-      return new CuckooFilter({ capacity: plan.capacity, fpRate: plan.fpRate, growth: 2 });
-    } finally {
-      if (room !== 0) this.m._free(room);
-    }
+    return withRoomHeld(
+      this.m,
+      5 * Math.min(blockBytes, PIECE) + 65_536,
+      () => new CuckooFilter({ capacity: plan.capacity, fpRate: plan.fpRate, growth: 2 }),
+    );
   }
 
   private report(): ReturnType<typeof readDedupReport> {

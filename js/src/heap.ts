@@ -311,6 +311,47 @@ export function copyToScratch(m: HeapModule, bytes: Uint8Array): number {
   return address;
 }
 
+/**
+ * Runs `use` with the address of a copy of `bytes` in a block of its own (at least `minimum` bytes), freed
+ * after: for bytes the core reads while a block pushed as a copy may still lie in the scratch area.
+ * OUT_OF_MEMORY, naming `what`, when the heap cannot hold them.
+ */
+export function withOwnCopy<T>(
+  m: HeapModule,
+  bytes: Uint8Array,
+  minimum: number,
+  what: string,
+  use: (address: number) => T,
+): T {
+  let address: number;
+  try {
+    address = malloc(m, Math.max(minimum, bytes.length));
+  } catch (error) {
+    if (error instanceof CuckooFilterError)
+      throw new CuckooFilterError('OUT_OF_MEMORY', `the WebAssembly heap is full (${what})`);
+    throw error;
+  }
+  try {
+    m.HEAPU8.set(bytes, address);
+    return use(address);
+  } finally {
+    m._free(address);
+  }
+}
+
+/**
+ * Runs `use` while `bytes` of the heap are held as free room below what it allocates (dedup.ts: a table made
+ * on the heap's top), then gives them back. When the heap cannot give the room, `use` runs without it.
+ */
+export function withRoomHeld<T>(m: HeapModule, bytes: number, use: () => T): T {
+  const room = bytes > MAX_BLOCK ? 0 : m._malloc(bytes) >>> 0;
+  try {
+    return use();
+  } finally {
+    if (room !== 0) m._free(room);
+  }
+}
+
 /** A view of `length` bytes the core wrote at `address`, valid until the next call into the module. */
 export function heapBytes(m: HeapModule, address: number, length: number): Uint8Array {
   return m.HEAPU8.subarray(address, address + length);

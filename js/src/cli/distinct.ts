@@ -5,7 +5,7 @@ import { ErrorCode } from '../abi.js';
 import { checkOptions, LONG_LINES, type LineDeduperOptions, makeEngine } from '../dedup.js';
 import { CuckooFilterError, invalid } from '../errors.js';
 import { CuckooFilter } from '../filter.js';
-import { copyToScratch, isHeapView, readDedupReport } from '../heap.js';
+import { copyToScratch, heapBytes, isHeapView, readDedupReport } from '../heap.js';
 import { type CuckooModule, errorFromModule, requireModule } from '../wasm_module.js';
 import { type BlockBuffers, type FilePart, InputError, readBlocks, splitInputs } from './io.js';
 
@@ -66,7 +66,7 @@ export class DistinctKeyCounter {
   registers(): Uint8Array {
     const engine = this.open();
     const at = this.m.dedupDistinctRegisters(engine);
-    return this.m.HEAPU8.slice(at, at + DISTINCT_REGISTERS);
+    return heapBytes(this.m, at >>> 0, DISTINCT_REGISTERS).slice();
   }
 
   /**
