@@ -259,7 +259,7 @@ const PAPER_CROSSING = 0.03;
  * below its left edge the cuckoo filter is always the smaller, above its right edge the Bloom filter), and
  * the formulas, whose lines cross once. The page's one statement of these rates.
  */
-export function spaceRows() {
+function spaceRows() {
   const plain = crossover(SHAPE.slots);
   const semi = crossover(SHAPE.slots, undefined, true);
   const formula = formulaCrossover(SHAPE.slots);

@@ -8,6 +8,14 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 export const repoRoot = join(__dirname, '..', '..');
 export const screenshotDir = join(__dirname, 'screenshots');
 
+/** The two sizes the page is tested at: a desktop and a phone. */
+export const DESKTOP = { width: 1440, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+export const VIEWPORTS = [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const;
+
 export interface Session {
   browser: Browser;
   server: ChildProcess;

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { openPage, screenshot, type Session, startSession, stopSession } from './browser';
+import { DESKTOP, openPage, PHONE, screenshot, type Session, startSession, stopSession, VIEWPORTS } from './browser';
 
 let session: Session;
 let dir: string; // the files the tests write and download, removed at the end
@@ -17,13 +17,6 @@ afterAll(async () => {
   await stopSession(session);
   rmSync(dir, { recursive: true, force: true });
 });
-
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
-const VIEWPORTS = [
-  ['desktop', DESKTOP],
-  ['phone', PHONE],
-] as const;
 
 /** The slots as drawn: data-bucket / data-slot elements, their text read as hex (empty: 0). */
 function drawnSlots(page: Page): Promise<number[]> {

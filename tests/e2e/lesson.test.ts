@@ -2,7 +2,7 @@
 // first thing on screen, its figure is the real filter's table after every action, each chapter's numbers
 // are the filter's, and the controls stay where they are while the reader goes through it.
 import type { Page } from 'playwright-core';
-import { openPage, screenshot, type Session, startSession, stopSession } from './browser';
+import { openPage, screenshot, type Session, startSession, stopSession, VIEWPORTS } from './browser';
 
 let session: Session;
 beforeAll(async () => {
@@ -11,11 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopSession(session);
 });
-
-const VIEWPORTS = [
-  ['desktop', { width: 1440, height: 900 }],
-  ['phone', { width: 390, height: 844 }],
-] as const;
 
 /** The lesson's figure as drawn, slot by slot (hex text; empty: 0), and the filter's real slots. */
 async function figureAndFilter(page: Page): Promise<{ drawn: number[]; real: number[] }> {

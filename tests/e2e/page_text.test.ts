@@ -2,7 +2,7 @@
 // the page's own data (its real filter, its drawings, its frames), one table for where a cuckoo filter is
 // smaller than a Bloom filter, and a layout in which what a step talks about stays on screen with it.
 import type { Page } from 'playwright-core';
-import { openPage, screenshot, type Session, startSession, stopSession } from './browser';
+import { openPage, screenshot, type Session, startSession, stopSession, VIEWPORTS } from './browser';
 
 let session: Session;
 beforeAll(async () => {
@@ -11,11 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopSession(session);
 });
-
-const VIEWPORTS = [
-  ['desktop', { width: 1440, height: 900 }],
-  ['phone', { width: 390, height: 844 }],
-] as const;
 
 const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').replace(/\s+/g, ' ');
 
