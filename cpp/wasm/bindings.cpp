@@ -216,15 +216,18 @@ int dedup_decide(Handle h, std::uint32_t hashes, std::uint32_t count) {
   return dedup_reported(d, d.engine.decide_hashes(reinterpret_cast<const std::uint64_t*>(ptr(hashes)), count));
 }
 
-// The table a filter that doubles in place gets at this rate and capacity (cuckoo::in_place_shape): its
-// slot width times 256 plus its most doublings, or 0 for a rate too small to double at all.
+// The table a filter that doubles in place gets at this rate and capacity (cuckoo::in_place_slot_bits and
+// cuckoo::in_place_shape): its slot width times 256 plus its most doublings, or 0 for a rate too small to
+// double at all.
 CUCKOO_COLD unsigned in_place_shape(double rate, double capacity) {
   using Table = cuckoo::DoublingFilter<cuckoo::Slot40>;
   const auto items = static_cast<std::uint64_t>(capacity);
   if (items == 0 || items > Table::kMaxCapacity) return 0;
+  const std::uint64_t buckets = Table::base_buckets_for(items);
+  const unsigned slot_bits = cuckoo::in_place_slot_bits(rate, buckets);
   unsigned max_doublings = 0;
-  return cuckoo::in_place_shape(rate, Table::base_buckets_for(items), Table::kSlotBits, max_doublings)
-             ? Table::kSlotBits * 256 + max_doublings
+  return slot_bits != 0 && cuckoo::in_place_shape(rate, buckets, slot_bits, max_doublings)
+             ? slot_bits * 256 + max_doublings
              : 0;
 }
 

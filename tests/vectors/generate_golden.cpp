@@ -157,10 +157,12 @@ int main() {
         f.sub_filter_count(), results.c_str(), f.size(), hex(bytes.data(), bytes.size()).c_str());
     first = false;
   }
-  // Filters that double in place (growth 2, format version 6; golden_v5.json keeps version 5's, frozen):
-  // 16-bit slots doubled twice, 32-bit slots once, the second with deletes of every third key after the
-  // doubling (what filters got before 40-bit slots), and 40-bit slots (what a filter gets now) doubled
-  // twice, with deletes.
+  // Filters that double in place (growth 2, format version 7; golden_v5.json and golden_v6.json keep the
+  // earlier versions', frozen), with the slot width their rate gives: 16-bit slots doubled twice, 32-bit
+  // slots once, with deletes of every third key after the doubling, 40-bit slots twice, with deletes, 20-
+  // and 24-bit slots twice, and 16-bit slots doubled 8 times from the smallest table, so that the first
+  // entries ran out of ext bits and were copied into both halves (then every third key removed: copies of
+  // removed keys stay).
   struct InPlaceCase {
     std::uint64_t capacity;
     const char* fp_rate;
@@ -168,11 +170,13 @@ int main() {
     std::uint64_t seed;
     int key_count;
     bool deletes;
-    unsigned slot_bits;
   };
-  const std::vector<InPlaceCase> in_place = {{100, "0.001", 500, cuckoo::kDefaultSeed, 2000, false, 16},
-                                             {300, "0.00001", 100, 31337, 1500, true, 32},
-                                             {250, "0.001", 500, 4242, 3000, true, 40}};
+  const std::vector<InPlaceCase> in_place = {{100, "0.01", 500, cuckoo::kDefaultSeed, 2000, false},
+                                             {300, "0.00001", 100, 31337, 1500, true},
+                                             {250, "1e-09", 500, 4242, 3000, true},
+                                             {150, "0.001", 500, 5150, 2000, false},
+                                             {200, "0.0001", 300, 2024, 3000, true},
+                                             {1, "0.01", 500, 77, 200000, true}};
   std::printf("\n  ],\n  \"in_place\": [\n");
   first = true;
   for (const auto& c : in_place) {
@@ -182,7 +186,6 @@ int main() {
     o.max_kicks = c.max_kicks;
     o.seed = c.seed;
     o.growth = 2;
-    o.slot_bits = c.slot_bits;
     cuckoo::CuckooFilter f(o);
     for (int i = 0; i < c.key_count; ++i) (void)f.add("golden-" + std::to_string(i));
     if (c.deletes)

@@ -44,6 +44,8 @@ inline namespace v1 {
 class CuckooFilter {
   // Growth in place (defined first: the members below return what these return).
   using NarrowTable = DoublingFilter<std::uint16_t>;
+  using Table20 = DoublingFilter<Slot20>;
+  using Table24 = DoublingFilter<Slot24>;
   using WideTable = DoublingFilter<std::uint32_t>;
   using PackedTable = DoublingFilter<Slot40>;
 
@@ -57,11 +59,24 @@ class CuckooFilter {
   // fn(the table), whichever width it has (in_place_now()).
   template <class Fn>
   decltype(auto) in_place(Fn&& fn) {
-    return packed_ ? fn(*packed_) : narrow_ ? fn(*narrow_) : fn(*wide_);
+    return packed_    ? fn(*packed_)
+           : narrow_  ? fn(*narrow_)
+           : table20_ ? fn(*table20_)
+           : table24_ ? fn(*table24_)
+                      : fn(*wide_);
   }
   template <class Fn>
   decltype(auto) in_place(Fn&& fn) const {
-    return packed_ ? fn(std::as_const(*packed_)) : narrow_ ? fn(std::as_const(*narrow_)) : fn(std::as_const(*wide_));
+    return const_cast<CuckooFilter&>(*this).in_place([&](auto& t) { return fn(std::as_const(t)); });
+  }
+  // fn(the member that holds a table of `slot_bits`), for making one.
+  template <class Fn>
+  decltype(auto) in_place_member(unsigned slot_bits, Fn&& fn) {
+    return slot_bits == 40   ? fn(packed_)
+           : slot_bits == 16 ? fn(narrow_)
+           : slot_bits == 20 ? fn(table20_)
+           : slot_bits == 24 ? fn(table24_)
+                             : fn(wide_);
   }
 
  public:
@@ -576,9 +591,9 @@ class CuckooFilter {
     if (!detail::kSizedOnly && layout.in_place) {
       if (Status s = filter.take_layout(layout); !s.ok()) return s;
       const auto options = in_place_options(layout);
-      if (Status s = layout.fingerprint_bits == 40   ? PackedTable::make(options, filter.packed_)
-                     : layout.fingerprint_bits == 16 ? NarrowTable::make(options, filter.narrow_)
-                                                     : WideTable::make(options, filter.wide_);
+      if (Status s = filter.in_place_member(
+              layout.fingerprint_bits,
+              [&](auto& table) { return std::remove_reference_t<decltype(*table)>::make(options, table); });
           !s.ok())
         return s;
       out.emplace(std::move(filter));
@@ -770,7 +785,7 @@ class CuckooFilter {
 
   // --- growth in place --------------------------------------------------------------------------------
   [[nodiscard]] static DoublingOptions in_place_options(const Layout& layout) noexcept {
-    return {layout.capacity, layout.max_kicks, layout.seed, layout.max_doublings, true, layout.legacy_position};
+    return {layout.capacity, layout.max_kicks, layout.seed, layout.max_doublings, true, layout.in_place_version};
   }
   [[nodiscard]] format::InPlaceTable in_place_table() const noexcept {
     return in_place([](const auto& t) {
@@ -781,11 +796,9 @@ class CuckooFilter {
     const auto options = in_place_options(chain.layout);
     const format::InPlaceInfo& info = chain.in_place;
     std::uint8_t* slots = chain.slots.release();
-    if (chain.layout.fingerprint_bits == 40)
-      return PackedTable::adopt(options, info.generation, info.item_count, slots, packed_);
-    if (chain.layout.fingerprint_bits == 16)
-      return NarrowTable::adopt(options, info.generation, info.item_count, slots, narrow_);
-    return WideTable::adopt(options, info.generation, info.item_count, slots, wide_);
+    return in_place_member(chain.layout.fingerprint_bits, [&](auto& table) {
+      return std::remove_reference_t<decltype(*table)>::adopt(options, info.generation, info.item_count, slots, table);
+    });
   }
   // Hashes the keys in groups of the table's batch size and hands each to group(hashes, first key, count),
   // which returns false to stop.
@@ -833,19 +846,24 @@ class CuckooFilter {
       mine = std::move(work);
       return {};
     };
-    return packed_   ? into_copy(packed_, other.packed_)
-           : narrow_ ? into_copy(narrow_, other.narrow_)
-                     : into_copy(wide_, other.wide_);
+    return packed_    ? into_copy(packed_, other.packed_)
+           : narrow_  ? into_copy(narrow_, other.narrow_)
+           : table20_ ? into_copy(table20_, other.table20_)
+           : table24_ ? into_copy(table24_, other.table24_)
+                      : into_copy(wide_, other.wide_);
   }
 
   KeyHasher hasher_;             // hashes keys with layout_.seed
   Layout layout_;                // the options; capacity, num_buckets and fingerprint_bits are the first sub-filter's
   SubFilter head_;               // the first sub-filter (invariant: its shape is layout_'s)
   std::vector<SubFilter> tail_;  // sub-filters chained by growth, oldest first
-  std::vector<detail::PathStep> path_;   // scratch for undoing a failed walk; max_kicks entries
-  std::unique_ptr<PackedTable> packed_;  // the table, when it doubles in place with 40-bit slots
-  std::unique_ptr<NarrowTable> narrow_;  // ... with 16-bit slots (read from an export only)
-  std::unique_ptr<WideTable> wide_;      // ... with 32-bit slots (read from an export only)
+  std::vector<detail::PathStep> path_;  // scratch for undoing a failed walk; max_kicks entries
+  // The table, when it doubles in place: one of these, by its slot width (in_place_slot_bits).
+  std::unique_ptr<PackedTable> packed_;  // 40-bit slots
+  std::unique_ptr<NarrowTable> narrow_;  // 16-bit
+  std::unique_ptr<Table20> table20_;     // 20-bit
+  std::unique_ptr<Table24> table24_;     // 24-bit
+  std::unique_ptr<WideTable> wide_;      // 32-bit
   InsertTrace* trace_ = nullptr;
   AddFailure last_failure_ = AddFailure::none;
   // True while every fingerprint in the head's table was put there by this filter's adds since it was

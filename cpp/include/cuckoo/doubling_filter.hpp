@@ -65,7 +65,11 @@ struct DoublingOptions {
   std::uint64_t seed = kDefaultSeed;
   unsigned max_doublings = 31;  // at most this often, and at most as often as the slot width allows (E)
   bool grows = true;
-  bool legacy_position = false;  // format version 5: the position is the hash's top 32 bits (P = 32)
+  // The export format whose rules the table keeps (format.hpp): 7, what a filter made now gets, copies an
+  // entry whose ext bits ran out into both halves at a doubling, so that the table doubles for as long as
+  // the position has bits and the rate allows; 6 stops doubling before an entry runs out; 5 also takes
+  // the position from the hash's top 32 bits (P = 32). Versions 5 and 6 are what exports of them read as.
+  unsigned version = 7;
 };
 
 // The 40-bit slot: five bytes, slot i at bytes 5i .. 5i + 4 of the table, little-endian (so the table is
@@ -73,6 +77,11 @@ struct DoublingOptions {
 // 23 ext bits, enough for the position's bits at every size up to 2^25 buckets (127 million items), and
 // past that as many as the position has (fresh_ext_bits).
 struct Slot40 {};
+// 20- and 24-bit slots (format version 7): 8 fixed bits and 11 or 15 ext bits, for the rates between what
+// 16-bit slots keep (about 0.0028) and what 32-bit ones are needed for (in_place_slot_bits). Their bucket is
+// 10 or 12 bytes, slot s at bits s W to s W + W - 1 of it, little-endian.
+struct Slot20 {};
+struct Slot24 {};
 
 template <class S>
 struct SlotTraits;
@@ -87,6 +96,16 @@ struct SlotTraits<std::uint32_t> {
   static constexpr unsigned kBits = 32;
 };
 template <>
+struct SlotTraits<Slot20> {
+  using Value = std::uint32_t;
+  static constexpr unsigned kBits = 20;
+};
+template <>
+struct SlotTraits<Slot24> {
+  using Value = std::uint32_t;
+  static constexpr unsigned kBits = 24;
+};
+template <>
 struct SlotTraits<Slot40> {
   using Value = std::uint64_t;
   static constexpr unsigned kBits = 40;
@@ -95,18 +114,21 @@ struct SlotTraits<Slot40> {
 template <class SlotType>
 class DoublingFilter {
   static_assert(std::is_same_v<SlotType, std::uint16_t> || std::is_same_v<SlotType, std::uint32_t> ||
+                std::is_same_v<SlotType, Slot20> || std::is_same_v<SlotType, Slot24> ||
                 std::is_same_v<SlotType, Slot40>);
-  // The export writes the slots as they are in memory (format.hpp, versions 5 and 6): little-endian.
+  // The export writes the slots as they are in memory (format.hpp, versions 5 to 7): little-endian.
   static_assert(std::endian::native == std::endian::little);
 
  public:
   using Slot = typename SlotTraits<SlotType>::Value;                  // an entry's value
   static constexpr unsigned kSlotBits = SlotTraits<SlotType>::kBits;  // W
-  static constexpr unsigned kSlotBytes = kSlotBits / 8;
-  static constexpr unsigned kBucketSize = 4;  // b
-  // F: 8 of 16, 16 of 32 and of 40 (the alternate bucket needs a few; the rest are better spent on ext bits,
-  // which the position has to give while the table is below 2^(P - E) buckets).
-  static constexpr unsigned kFixedBits = kSlotBits == 16 ? 8 : 16;
+  static constexpr unsigned kBucketSize = 4;                          // b
+  static constexpr unsigned kBucketBytes = kBucketSize * kSlotBits / 8;
+  // 20- and 24-bit slots share bytes: a slot is read and written through its bucket.
+  static constexpr bool kPackedInBucket = kSlotBits % 8 != 0 || kSlotBits == 24;
+  // F: 8 of 16, 20 and 24, 16 of 32 and of 40 (the alternate bucket needs a few; the rest are better spent on
+  // ext bits, which the position has to give while the table is below 2^(P - E) buckets).
+  static constexpr unsigned kFixedBits = kSlotBits < 32 ? 8 : 16;
   static constexpr unsigned kExtBits = kSlotBits - 1 - kFixedBits;  // E: the most doublings
   // The share of the slots, in percent, at which a doubled table doubles again. 16-bit slots: 90%, to
   // keep their rate under 0.001 through all 7 doublings (rate_bound); wider slots have bits to spare
@@ -141,10 +163,14 @@ class DoublingFilter {
     return g;
   }
 
-  // The most doublings a table of N0 first buckets may make (format version 6): 16- and 32-bit tables as
-  // long as new entries get all E ext bits; 40-bit ones as long as their first entries have one to give,
-  // min(E, P - bit_width(N0 - 1)): 23 from up to 2^25 first buckets.
-  [[nodiscard]] static constexpr unsigned most_doublings(std::uint64_t base_buckets) noexcept {
+  // The most doublings a table of N0 first buckets may make. Version 7: as long as an entry added now gets
+  // an ext bit, P - 1 - bit_width(N0 - 1) (entries whose bits ran out are copied, not refused; the rate
+  // and kMaxBuckets stop it sooner). Version 6: 16- and 32-bit tables as long as new entries get all E ext
+  // bits; 40-bit ones as long as their first entries have one to give, min(E, P - bit_width(N0 - 1)).
+  // Version 5: E.
+  [[nodiscard]] static constexpr unsigned most_doublings(std::uint64_t base_buckets, unsigned version = 7) noexcept {
+    if (version == 5) return kExtBits;
+    if (version >= 7) return kPositionBits - 1 - static_cast<unsigned>(std::bit_width(base_buckets - 1));
     if constexpr (kSlotBits == 40)
       return fresh_ext_bits(base_buckets, 0);
     else
@@ -186,7 +212,7 @@ class DoublingFilter {
   }
 
   // A filter of `generation` doublings whose slots are `table` (malloc'd, N0 * 2^generation buckets; the
-  // filter takes them over whatever happens), as an export holds them (format.hpp, versions 5 and 6):
+  // filter takes them over whatever happens), as an export holds them (format.hpp, versions 5 to 7):
   // checks every slot and the item count. bad_format or out_of_memory.
   [[nodiscard]] CUCKOO_COLD static Status adopt(const Options& o, unsigned generation, std::uint64_t item_count,
                                                 std::uint8_t* table, std::unique_ptr<DoublingFilter>& out) {
@@ -196,7 +222,8 @@ class DoublingFilter {
     const std::uint64_t n = f->num_buckets() * kBucketSize;
     // An entry added after k doublings had fresh_ext_bits(N0, k) ext bits then and k - g fewer now: at
     // least fresh_ext_bits(N0, 0) - g (E - g in a version 5 table).
-    const unsigned first_ext = o.legacy_position ? kExtBits : fresh_ext_bits(f->base_buckets_, 0);
+    // (Version 7: an entry whose bits ran out has e = 0 and g >= fresh_ext_bits(N0, 0), copies of it too.)
+    const unsigned first_ext = o.version == 5 ? kExtBits : fresh_ext_bits(f->base_buckets_, 0);
     for (std::uint64_t i = 0; i < n; ++i) {
       const Slot v = f->get(i);
       if (v == 0) continue;
@@ -208,9 +235,13 @@ class DoublingFilter {
                                                         std::to_string(generation) + " doublings");
       f->counted_in(v);
     }
-    if (f->size_ != item_count)
-      return Status::error(ErrorCode::bad_format, "item count " + std::to_string(item_count) + " does not match the " +
-                                                      std::to_string(f->size_) + " occupied slots");
+    // Version 7: copies of an entry take a slot each, and a delete takes one copy, so the items are at most
+    // the occupied slots; before, exactly as many.
+    if (o.version >= 7 ? item_count > f->occupied_ : item_count != f->occupied_)
+      return Status::error(ErrorCode::bad_format, "item count " + std::to_string(item_count) +
+                                                      (o.version >= 7 ? " exceeds the " : " does not match the ") +
+                                                      std::to_string(f->occupied_) + " occupied slots");
+    f->size_ = item_count;
     f->set_fill_limit();  // with the entries' share of the rate
     out = std::move(f);
     return {};
@@ -222,6 +253,7 @@ class DoublingFilter {
     if (Status s = make_with(from.options(), from.generation_, f); !s.ok()) return s;
     std::memcpy(f->table_, from.table_, from.byte_size());
     f->size_ = from.size_;
+    f->occupied_ = from.occupied_;
     std::memcpy(f->length_counts_, from.length_counts_, sizeof f->length_counts_);
     f->failure_ = from.failure_;
     f->first_bucket_decides_ = from.first_bucket_decides_;
@@ -259,7 +291,7 @@ class DoublingFilter {
       return false;
     };
     // At the fill limit the table doubles, or takes no more keys: rate_bound() holds only up to it.
-    if (size_ >= fill_limit_ && grows_) {
+    if (occupied_ >= fill_limit_ && grows_) {
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return fail(why);
     }
     for (;;) {
@@ -361,7 +393,7 @@ class DoublingFilter {
       // While first_bucket_decides_, a key whose first bucket has a free slot is there or absent: one
       // bucket read for the lookup and the store (as CuckooFilter::add_if_absent_ranges does for a plain
       // table). It ends at the first doubling, in the middle of a group too.
-      if (first_bucket && first_bucket_decides_ && size_ < fill_limit_) {
+      if (first_bucket && first_bucket_decides_ && occupied_ < fill_limit_) {
         const BucketScan first = scan(at.i1, at.value);
         if (first.free >= 0) {
           if (first.match) return KeyResult::no;
@@ -377,7 +409,7 @@ class DoublingFilter {
       }
       // The common case first: below the fill limit, with a free slot or a short walk. Else add_hash
       // (which doubles and locates again). A key found absent has no copies to count.
-      bool ok = size_ < fill_limit_ && (if_absent || copies(at) < 2 * kBucketSize) && insert(at);
+      bool ok = occupied_ < fill_limit_ && (if_absent || copies(at) < 2 * kBucketSize) && insert(at);
       if (ok)
         failure_ = AddFailure::none;
       else
@@ -390,16 +422,19 @@ class DoublingFilter {
   }
 
   // --- the whole filter -------------------------------------------------------------------------------
+  // Items: adds less removes (and joined items). Version 7 tables may hold more entries than items: a
+  // copy of an entry whose bits ran out takes a slot of its own (occupied()).
   [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+  [[nodiscard]] std::uint64_t occupied() const noexcept { return occupied_; }
   [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
   [[nodiscard]] std::uint64_t base_buckets() const noexcept { return base_buckets_; }
   [[nodiscard]] std::uint64_t num_buckets() const noexcept { return base_buckets_ << generation_; }
   [[nodiscard]] unsigned generation() const noexcept { return generation_; }
   [[nodiscard]] unsigned max_doublings() const noexcept { return max_doublings_; }
-  [[nodiscard]] std::uint64_t byte_size() const noexcept { return num_buckets() * kBucketSize * kSlotBytes; }
+  [[nodiscard]] std::uint64_t byte_size() const noexcept { return num_buckets() * kBucketBytes; }
   [[nodiscard]] const std::uint8_t* data() const noexcept { return table_; }
   [[nodiscard]] double load_factor() const noexcept {
-    return static_cast<double>(size_) / static_cast<double>(num_buckets() * kBucketSize);
+    return static_cast<double>(occupied_) / static_cast<double>(num_buckets() * kBucketSize);
   }
   // The probability that a key never added matches: 2b slots compared, each entry of F + e bits
   // matching with 2^-(F + e).
@@ -423,16 +458,17 @@ class DoublingFilter {
   [[nodiscard]] std::uint64_t entries_of_bits(unsigned bits) const noexcept { return length_counts_[bits]; }
   [[nodiscard]] Slot slot(std::uint64_t bucket, unsigned s) const noexcept { return get(bucket * kBucketSize + s); }
   [[nodiscard]] Options options() const noexcept {
-    return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_, low_bits_ == 0};
+    return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_, version_};
   }
 
   // Back to the first table's size, empty. The first table's memory is kept (a smaller realloc may fail).
   CUCKOO_COLD void clear() noexcept {
-    if (void* smaller = std::realloc(table_, base_buckets_ * kBucketSize * kSlotBytes))
+    if (void* smaller = std::realloc(table_, base_buckets_ * kBucketBytes))
       table_ = static_cast<std::uint8_t*>(smaller);
     generation_ = 0;
     std::memset(table_, 0, byte_size());
     size_ = 0;
+    occupied_ = 0;
     std::memset(length_counts_, 0, sizeof length_counts_);
     set_fill_limit();  // of the empty table: the old entries' share of the rate is gone
     failure_ = AddFailure::none;
@@ -440,56 +476,85 @@ class DoublingFilter {
   }
 
   // Doubles the table now. When it cannot, the filter is unchanged and the answer says why: table_full
-  // (made not to grow), growth_limit (max_doublings reached, an entry has no ext bit left, or the bucket
-  // count would pass kMaxBuckets) or out_of_memory.
+  // (made not to grow), growth_limit (max_doublings reached, in versions 5 and 6 an entry has no ext bit
+  // left, or the bucket count would pass kMaxBuckets) or out_of_memory.
+  //
+  // Version 7: an entry with no ext bit left (e = 0) could be either half's, so it goes to both, the same
+  // slot of buckets 2i and 2i + 1 (a copy for each class it may belong to). Each copy matches what the
+  // entry matched in its half, so no key is lost, and the rate does not change: a lookup compares only
+  // its own class's copy, of F bits, as often as it compared the entry. The copies cost slots: entries
+  // added after k doublings are copied from doubling k + E on, one in 2^E of the slots per generation
+  // past E (0.8% for 16-bit slots, 0.003% for 32-bit ones).
   AddFailure double_in_place() noexcept {
     if (!grows_) return AddFailure::table_full;
-    if (length_counts_[kFixedBits] != 0 || generation_ >= horizon_) return AddFailure::growth_limit;
+    if ((version_ < 7 && length_counts_[kFixedBits] != 0) || generation_ >= horizon_) return AddFailure::growth_limit;
     const std::uint64_t old_buckets = num_buckets();
     if (2 * old_buckets > kMaxBuckets) return AddFailure::growth_limit;
-    if (!detail::addressable(2 * old_buckets * kBucketSize, kSlotBytes)) return AddFailure::out_of_memory;
-    void* grown = detail::grow_block(table_, byte_size(), 2 * old_buckets * kBucketSize * kSlotBytes);
+    if (!detail::addressable(2 * old_buckets, kBucketBytes)) return AddFailure::out_of_memory;
+    void* grown = detail::grow_block(table_, byte_size(), 2 * old_buckets * kBucketBytes);
     if (grown == nullptr) return AddFailure::out_of_memory;
     table_ = static_cast<std::uint8_t*>(grown);
     first_bucket_decides_ = false;
-    detail::advise_huge_pages(table_, 2 * old_buckets * kBucketSize * kSlotBytes);
+    detail::advise_huge_pages(table_, 2 * old_buckets * kBucketBytes);
     // From the top down: old bucket i's entries go to buckets 2i and 2i + 1, which lie above every old
     // bucket not yet moved (for i = 0, the old bucket is read before its place is written). Each keeps its
     // slot number, so that halve_in_place() can put every entry back where it was.
     for (std::uint64_t i = old_buckets; i-- > 0;) {
       Slot old[kBucketSize];
       for (unsigned s = 0; s < kBucketSize; ++s) old[s] = get(i * kBucketSize + s);
-      std::memset(table_ + 2 * i * kBucketSize * kSlotBytes, 0, 2 * kBucketSize * kSlotBytes);
+      std::memset(table_ + 2 * i * kBucketBytes, 0, 2 * kBucketBytes);
       for (unsigned s = 0; s < kBucketSize; ++s) {
         const Slot v = old[s];
         if (v == 0) continue;
+        if (ext_bits(v) == 0) {  // version 7 (checked above)
+          put(2 * i * kBucketSize + s, v);
+          put((2 * i + 1) * kBucketSize + s, v);
+          continue;
+        }
         const auto half = static_cast<unsigned>((v & kTailMask) >> kTopTailBit);
         put((2 * i + half) * kBucketSize + s, shed(v, 1));
       }
     }
+    // Every entry has a bit fewer; those that had none left are there twice.
+    const std::uint64_t copied = length_counts_[kFixedBits];
     for (unsigned bits = kFixedBits; bits + 1 < kSlotBits; ++bits) length_counts_[bits] = length_counts_[bits + 1];
     length_counts_[kSlotBits - 1] = 0;
+    length_counts_[kFixedBits] += 2 * copied;
+    occupied_ += copied;
     ++generation_;
     set_fill_limit();
     return AddFailure::none;
   }
 
   // Undoes the last doubling of a table that has not changed since (an add whose walks all failed and were
-  // undone): buckets 2i and 2i + 1 hold old bucket i's entries, each in its old slot with its ext bit shed.
+  // undone): buckets 2i and 2i + 1 hold old bucket i's entries, each in its old slot with its ext bit shed,
+  // or in that slot of both (version 7: an entry that had no ext bit, copied).
   CUCKOO_COLD void halve_in_place() noexcept {
     const std::uint64_t buckets = num_buckets() / 2;
+    std::uint64_t copied = 0;
     for (std::uint64_t i = 0; i < buckets; ++i) {
       Slot merged[kBucketSize] = {};
-      for (unsigned half = 0; half < 2; ++half)
-        for (unsigned s = 0; s < kBucketSize; ++s)
-          if (const Slot v = get((2 * i + half) * kBucketSize + s); v != 0) merged[s] = unshed(v, half);
+      for (unsigned s = 0; s < kBucketSize; ++s) {
+        const Slot low = get(2 * i * kBucketSize + s);
+        const Slot high = get((2 * i + 1) * kBucketSize + s);
+        if (low != 0 && high != 0) {
+          merged[s] = low;  // == high, with no ext bit
+          ++copied;
+        } else if (low != 0) {
+          merged[s] = unshed(low, 0);
+        } else if (high != 0) {
+          merged[s] = unshed(high, 1);
+        }
+      }
       for (unsigned s = 0; s < kBucketSize; ++s) put(i * kBucketSize + s, merged[s]);  // i < 2i: not read again
     }
     // A smaller block: realloc may move it, or keep the larger one (then the rest stays unused).
-    if (void* smaller = std::realloc(table_, buckets * kBucketSize * kSlotBytes); smaller != nullptr)
+    if (void* smaller = std::realloc(table_, buckets * kBucketBytes); smaller != nullptr)
       table_ = static_cast<std::uint8_t*>(smaller);
+    length_counts_[kFixedBits] -= 2 * copied;
     for (unsigned bits = kSlotBits - 1; bits > kFixedBits; --bits) length_counts_[bits] = length_counts_[bits - 1];
-    length_counts_[kFixedBits] = 0;
+    length_counts_[kFixedBits] = copied;
+    occupied_ -= copied;
     --generation_;
     set_fill_limit();
   }
@@ -500,32 +565,38 @@ class DoublingFilter {
   // one with a filter of a subset of the keys added at the same sizes. An entry here that agrees with the
   // other's on fewer bits may be another key's: counting it would leave two keys one entry, and a delete
   // of one would lose the other; so a key the two filters added at different sizes is counted twice
-  // (never a false negative). This filter doubles as needed.
+  // (never a false negative). This filter doubles as needed. An entry with fewer ext bits left than the
+  // doublings between the two sizes goes, in version 7, to every bucket it may belong to here (as the
+  // doublings in between would have copied it). A merge adds the other's items to size(); a union, the
+  // entries it adds (an entry the other holds copies of, in two classes, counts once for each).
   // Not all or nothing: on failure (growth_limit, out_of_memory) it is partly changed, so CuckooFilter
   // works on a copy.
   [[nodiscard]] CUCKOO_COLD AddFailure absorb(const DoublingFilter& other, bool set_union) noexcept {
-    if (other.size_ == 0) return AddFailure::none;  // nothing to move here: no doubling to its size
+    if (other.occupied_ == 0) return AddFailure::none;  // nothing to move here: no doubling to its size
     while (generation_ < other.generation_)
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
-    const unsigned from_generation = other.generation_;
+    const std::uint64_t items_before = size_;
+    std::uint64_t items = 0;
     for (std::uint64_t bucket = 0; bucket < other.num_buckets(); ++bucket) {
       const auto b = static_cast<std::uint32_t>(bucket);
       for (unsigned s = 0; s < kBucketSize; ++s) {
         const Slot v = other.slot(b, s);
         if (v == 0) continue;
-        std::size_t copies = 1;
+        std::size_t want = 1;
         if (set_union) {
           const std::uint32_t b2 = other.other_bucket(b, v);
           // Each (pair, entry) once, at its first slot in bucket order.
           if (other.find_exact(b, v) != static_cast<int>(s) || (b2 < b && other.find_exact(b2, v) >= 0)) continue;
-          const std::size_t want = other.exact_copies(b, v) + other.exact_copies(b2, v);
-          const std::size_t have = same_entries_here(from_generation, b, v);
-          copies = want > have ? want - have : 0;
+          want = other.exact_copies(b, v) + other.exact_copies(b2, v);
         }
-        for (std::size_t c = 0; c < copies; ++c)
-          if (const AddFailure why = insert_entry(from_generation, b, v); why != AddFailure::none) return why;
+        std::size_t added = 0;
+        if (const AddFailure why = place_moved(b, v, other.generation_, want, set_union, added);
+            why != AddFailure::none)
+          return why;
+        items += added;
       }
     }
+    size_ = std::min(occupied_, items_before + (set_union ? items : other.size_));
     set_fill_limit();  // the joined entries' share of the rate
     return AddFailure::none;
   }
@@ -542,7 +613,12 @@ class DoublingFilter {
 
   // Slot i of the table (bucket i / b).
   [[nodiscard]] Slot get(std::uint64_t i) const noexcept {
-    const std::uint8_t* p = table_ + i * kSlotBytes;
+    if constexpr (kPackedInBucket) {
+      Slot v[kBucketSize];
+      read_bucket(static_cast<std::uint32_t>(i / kBucketSize), v);
+      return v[i % kBucketSize];
+    }
+    const std::uint8_t* p = table_ + i * (kSlotBits / 8);
     if constexpr (kSlotBits == 40) {
       std::uint32_t low;
       std::memcpy(&low, p, sizeof low);
@@ -554,7 +630,26 @@ class DoublingFilter {
     }
   }
   void put(std::uint64_t i, Slot v) noexcept {
-    std::uint8_t* p = table_ + i * kSlotBytes;
+    if constexpr (kPackedInBucket) {
+      // The bucket's first 8 bytes and the rest (2 or 4), the slot's W bits changed in them.
+      std::uint8_t* p = table_ + (i / kBucketSize) * kBucketBytes;
+      const unsigned bit = static_cast<unsigned>(i % kBucketSize) * kSlotBits;
+      constexpr std::uint64_t kMask = (std::uint64_t{1} << kSlotBits) - 1;
+      std::uint64_t low;
+      std::uint32_t high = 0;
+      std::memcpy(&low, p, sizeof low);
+      std::memcpy(&high, p + 8, kBucketBytes - 8);
+      if (bit < 64) low = (low & ~(kMask << bit)) | (std::uint64_t{v} << bit);
+      if (bit + kSlotBits > 64) {
+        const unsigned into = bit >= 64 ? bit - 64 : 0;  // where its bits in `high` start
+        const unsigned from = bit >= 64 ? 0 : 64 - bit;  // how many of its bits went to `low`
+        high = static_cast<std::uint32_t>((high & ~((kMask >> from) << into)) | ((std::uint64_t{v} >> from) << into));
+      }
+      std::memcpy(p, &low, sizeof low);
+      std::memcpy(p + 8, &high, kBucketBytes - 8);
+      return;
+    }
+    std::uint8_t* p = table_ + i * (kSlotBits / 8);
     if constexpr (kSlotBits == 40) {
       const auto low = static_cast<std::uint32_t>(v);
       std::memcpy(p, &low, sizeof low);
@@ -573,12 +668,15 @@ class DoublingFilter {
     std::unique_ptr<std::uint8_t, FreeDeleter> owned(table);
     if (o.capacity == 0) return Status::error(ErrorCode::invalid_argument, "capacity must be at least 1");
     if (o.capacity > kMaxCapacity) return Status::error(ErrorCode::invalid_argument, "capacity is too large");
+    if (o.version < 5 || o.version > 7)
+      return Status::error(ErrorCode::invalid_argument, "format version out of range");
     // Version 5's placement has 32 position bits: too few for 23 ext bits (format.hpp refuses such a header).
-    if (o.legacy_position && kSlotBits == 40)
+    if (o.version == 5 && kSlotBits == 40)
       return Status::error(ErrorCode::invalid_argument, "40-bit slots have no version 5 placement");
+    if (o.version < 7 && kPackedInBucket)
+      return Status::error(ErrorCode::invalid_argument, "20- and 24-bit slots are format version 7's");
     const std::uint64_t buckets = base_buckets_for(o.capacity);
-    const unsigned max_doublings =
-        std::min({o.max_doublings, kExtBits, o.legacy_position ? kExtBits : most_doublings(buckets)});
+    const unsigned max_doublings = std::min(o.max_doublings, most_doublings(buckets, o.version));
     if (generation > max_doublings) return Status::error(ErrorCode::invalid_argument, "doublings out of range");
     if ((buckets << generation) > kMaxBuckets)
       return Status::error(ErrorCode::invalid_argument, "capacity is too large");
@@ -591,10 +689,12 @@ class DoublingFilter {
     f->max_doublings_ = max_doublings;
     f->max_kicks_ = o.max_kicks;
     f->grows_ = o.grows;
-    f->low_bits_ = o.legacy_position ? 0 : kPositionBits - 32;
+    f->low_bits_ = o.version == 5 ? 0 : kPositionBits - 32;
+    f->version_ = o.version;
     const std::uint64_t slot_count = (buckets << generation) * kBucketSize;
-    if (!detail::addressable(slot_count, kSlotBytes))
-      return Status::error(ErrorCode::out_of_memory, "cannot allocate " + std::to_string(slot_count * kSlotBytes) +
+    if (!detail::addressable(slot_count / kBucketSize, kBucketBytes))
+      return Status::error(ErrorCode::out_of_memory, "cannot allocate " +
+                                                         std::to_string(slot_count / kBucketSize * kBucketBytes) +
                                                          " bytes for the table: more than this build can address");
     // The table last: on the heap's top, it can double where it is (detail::grow_block).
     if (!detail::reserve_nothrow(f->path_, o.max_kicks))
@@ -602,8 +702,8 @@ class DoublingFilter {
     // Whatever made adopted slots, it was not this table's adds.
     f->first_bucket_decides_ = !owned && generation == 0;
     f->table_ = owned ? owned.release()
-                      : static_cast<std::uint8_t*>(
-                            detail::allocate_block(static_cast<std::size_t>(slot_count) * kSlotBytes, true));
+                      : static_cast<std::uint8_t*>(detail::allocate_block(
+                            static_cast<std::size_t>(slot_count / kBucketSize) * kBucketBytes, true));
     if (f->table_ == nullptr)
       return Status::error(ErrorCode::out_of_memory,
                            "cannot allocate " + std::to_string(f->byte_size()) + " bytes for the table");
@@ -641,14 +741,14 @@ class DoublingFilter {
     const double per_entry =
         2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kFixedBits + fresh_ext_)) / slots;
     const double left = rate_limit() - expected_fp_rate() + 0.5 * per_entry;
-    const double here = limit > size_ ? static_cast<double>(limit - size_) * per_entry : 0.0;
+    const double here = limit > occupied_ ? static_cast<double>(limit - occupied_) * per_entry : 0.0;
     horizon_ = generation_;
     if (here <= left) {
       const double at_here = rate_bound(generation_, base_buckets_);
       while (horizon_ < max_doublings_ && here + rate_bound(horizon_ + 1, base_buckets_) - at_here <= left) ++horizon_;
     } else {
       const double room = left / per_entry - 0.5;
-      limit = size_ + (room > 0 ? static_cast<std::uint64_t>(room) : 0);
+      limit = occupied_ + (room > 0 ? static_cast<std::uint64_t>(room) : 0);
     }
     fill_limit_ = limit;
   }
@@ -708,16 +808,16 @@ class DoublingFilter {
     if (best == 0) return false;
     --length_counts_[entry_bits(best_value)];
     put(best - 1, 0);
-    --size_;
+    --occupied_;
+    if (size_ > 0) --size_;  // 0 only when a key never added matched copies left by removed items
     first_bucket_decides_ = false;
     return true;
   }
 
   [[nodiscard]] bool matches_in(std::uint32_t bucket, Slot key) const noexcept {
-    const std::uint64_t first = std::uint64_t{bucket} * kBucketSize;
     if constexpr (kSlotBits == 16) {
       std::uint64_t word;
-      std::memcpy(&word, table_ + first * kSlotBytes, sizeof word);
+      std::memcpy(&word, table_ + std::uint64_t{bucket} * kBucketBytes, sizeof word);
       return any_lane_matches(word, key);
     } else {
       Slot v[kBucketSize];
@@ -730,7 +830,7 @@ class DoublingFilter {
 
   // The four slots of a bucket. A 40-bit bucket is 20 bytes: three loads (8, 8 and 4 bytes), not eight.
   void read_bucket(std::uint32_t bucket, Slot (&v)[kBucketSize]) const noexcept {
-    const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketSize * kSlotBytes;
+    const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
     if constexpr (kSlotBits == 40) {
       constexpr std::uint64_t kMask = (std::uint64_t{1} << 40) - 1;
       std::uint64_t w0;
@@ -743,6 +843,20 @@ class DoublingFilter {
       v[1] = ((w0 >> 40) | (w1 << 24)) & kMask;
       v[2] = (w1 >> 16) & kMask;
       v[3] = (w1 >> 56) | (std::uint64_t{w2} << 8);
+    } else if constexpr (kPackedInBucket) {
+      // 10 or 12 bytes: 8, then 2 or 4.
+      constexpr std::uint64_t kMask = (std::uint64_t{1} << kSlotBits) - 1;
+      std::uint64_t low;
+      std::uint32_t high = 0;
+      std::memcpy(&low, p, sizeof low);
+      std::memcpy(&high, p + 8, kBucketBytes - 8);
+      for (unsigned s = 0; s < kBucketSize; ++s) {
+        const unsigned bit = s * kSlotBits;
+        const std::uint64_t bits = bit >= 64              ? std::uint64_t{high} >> (bit - 64)
+                                   : bit + kSlotBits > 64 ? (low >> bit) | (std::uint64_t{high} << (64 - bit))
+                                                          : low >> bit;
+        v[s] = static_cast<Slot>(bits & kMask);
+      }
     } else {
       std::memcpy(v, p, sizeof v);
     }
@@ -799,45 +913,62 @@ class DoublingFilter {
     for (unsigned s = 0; s < kBucketSize; ++s) n += slot(bucket, s) == v;
     return n;
   }
-  // The entry v of `bucket` in a filter of `from_generation` doublings, moved to this filter's size: its
-  // bucket and value here. False when v has too few ext bits left to know its bucket here.
-  [[nodiscard]] CUCKOO_COLD bool moved_here(unsigned from_generation, std::uint32_t bucket, Slot v, std::uint32_t& at,
-                                            Slot& value) const noexcept {
-    const unsigned d = generation_ - from_generation;
-    if (ext_bits(v) < d) return false;
-    const std::uint32_t class_bits = bucket & ((std::uint32_t{1} << from_generation) - 1);
-    const auto next = d == 0 ? 0 : static_cast<std::uint32_t>((v & kTailMask) >> (kSlotBits - kFixedBits - d));
-    at = ((bucket >> from_generation) << generation_) | (class_bits << d) | next;
-    value = shed(v, d);
-    return true;
-  }
-  // How many entries of v's pair here are v itself, moved to this size.
-  [[nodiscard]] CUCKOO_COLD std::size_t same_entries_here(unsigned from_generation, std::uint32_t bucket,
-                                                          Slot v) const noexcept {
-    std::uint32_t at = 0;
-    Slot value = 0;
-    if (!moved_here(from_generation, bucket, v, at, value)) return 0;
-    return exact_copies(at, value) + exact_copies(other_bucket(at, value), value);
-  }
-  // Stores the entry v of another filter's `bucket` (of `from_generation` doublings), doubling when it
-  // finds no room.
+  // Stores `count` copies of the entry `value` of bucket `at` of a table of `at_generation` doublings (this
+  // one's or an earlier size of it) here, moved to this size: for a union (`have_to_count`), fewer by
+  // the copies its pair here has already. An entry with too few ext bits left for the doublings between
+  // goes to each bucket it may belong to (version 7; before, growth_limit). It doubles this table when it
+  // finds no room; the copies stored before a doubling are moved by it, so each bucket it reaches then
+  // needs what was left. `added`: the most copies stored in any one bucket it reached.
   // A join doubles by load alone (load_limit): a doubling does not change what the entries already here add
   // to the rate, and absorb's caller checks the rate once all are in.
-  [[nodiscard]] CUCKOO_COLD AddFailure insert_entry(unsigned from_generation, std::uint32_t bucket, Slot v) noexcept {
+  [[nodiscard]] CUCKOO_COLD AddFailure place_moved(std::uint32_t at, Slot value, unsigned at_generation,
+                                                   std::size_t count, bool have_to_count, std::size_t& added) noexcept {
     first_bucket_decides_ = false;  // a joined entry may be in the second bucket of its keys, beside room
-    if (size_ >= load_limit() && grows_)
-      if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
+    std::size_t stored = 0;
     for (;;) {
-      std::uint32_t at = 0;
-      Slot value = 0;
-      if (!moved_here(from_generation, bucket, v, at, value)) return AddFailure::growth_limit;
+      // To this size: the ext bits say the next index bits, as far as they go.
+      const unsigned d = generation_ - at_generation;
+      const unsigned e = std::min(ext_bits(value), d);
+      if (e > 0) {
+        at = (at << e) | static_cast<std::uint32_t>((value & kTailMask) >> (kSlotBits - kFixedBits - e));
+        value = shed(value, e);
+        at_generation += e;
+      }
+      if (at_generation < generation_) {
+        if (version_ < 7) return AddFailure::growth_limit;
+        for (std::uint32_t half = 0; half < 2; ++half) {
+          std::size_t copies = 0;
+          if (const AddFailure why = place_moved(2 * at + half, value, at_generation + 1, count, have_to_count, copies);
+              why != AddFailure::none)
+            return why;
+          added = std::max(added, stored + copies);
+        }
+        return AddFailure::none;
+      }
+      if (have_to_count) {
+        const std::size_t have = exact_copies(at, value) + exact_copies(other_bucket(at, value), value);
+        count = count > have ? count - have : 0;
+        have_to_count = false;
+      }
+      if (count == 0) {
+        added = std::max(added, stored);
+        return AddFailure::none;
+      }
+      if (occupied_ >= load_limit() && grows_) {
+        if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
+        continue;
+      }
       // The walk's generator is seeded from the place (there is no key hash), so merges are reproducible.
       const Place place{(std::uint64_t{at} << 32 | value) ^ hasher_.seed(), at, other_bucket(at, value), value};
       // Entries that agree with this one on the bits both have (shorter or longer: a key's copies added at
       // other sizes) share its bucket pair at every size: past 2b of them no doubling can make room (as
       // for an add of a key with 2b copies).
       if (related_copies(place) >= 2 * kBucketSize) return AddFailure::duplicate_limit;
-      if (insert(place)) return AddFailure::none;
+      if (insert(place)) {
+        --count;
+        ++stored;
+        continue;
+      }
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     }
   }
@@ -915,11 +1046,12 @@ class DoublingFilter {
   void counted_in(Slot v) noexcept {
     ++length_counts_[entry_bits(v)];
     ++size_;
+    ++occupied_;
   }
 
   // In wasm a prefetch is a real load, kept alive through prefetch_sink_ (bucket_table.hpp's prefetch).
   [[nodiscard]] std::uint8_t touch(std::uint32_t bucket) const noexcept {
-    const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketSize * kSlotBytes;
+    const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
 #if defined(__wasm__)
     return *p;
 #else
@@ -974,10 +1106,12 @@ class DoublingFilter {
   bool grows_ = true;
   unsigned low_bits_ = 0;          // k: the position's bits below the hash's top 32 (P - 32; 0 in format version 5)
   unsigned fresh_ext_ = kExtBits;  // the ext bits an entry added now gets (fresh_ext_bits; E in version 5)
-  std::uint8_t* table_ = nullptr;  // N0 * 2^g buckets of kBucketSize slots of kSlotBytes
-  std::uint64_t size_ = 0;
-  std::uint64_t fill_limit_ = 0;  // fill_limit(), set whenever the table changes size
-  unsigned horizon_ = 0;          // the most doublings adds may make now (set_fill_limit), at most max_doublings_
+  std::uint8_t* table_ = nullptr;  // N0 * 2^g buckets of kBucketBytes
+  std::uint64_t size_ = 0;         // items (size())
+  std::uint64_t occupied_ = 0;     // slots holding an entry: size_ and the copies of version 7
+  unsigned version_ = 7;           // DoublingOptions::version
+  std::uint64_t fill_limit_ = 0;   // fill_limit(), set whenever the table changes size
+  unsigned horizon_ = 0;           // the most doublings adds may make now (set_fill_limit), at most max_doublings_
   std::uint64_t length_counts_[kSlotBits] = {};  // entries by F + e
   AddFailure failure_ = AddFailure::none;
   // True while every entry was put here by this table's adds since it was made empty, and it has not

@@ -1,4 +1,4 @@
-// The export format, versions 3 to 6 (docs/FORMAT.md is the specification; keep the two in step).
+// The export format, versions 3 to 7 (docs/FORMAT.md is the specification; keep the two in step).
 // All integers are little-endian. The header is fixed-size, then the packed table, then a checksum.
 //
 //   offset size field
@@ -38,21 +38,23 @@
 // Growth appends sub-filters of growth x the last one's capacity with one more fingerprint bit; a merge
 // may append copies of the other filter's sub-filters, so the reader checks each sub-filter on its own.
 //
-// Versions 5 and 6, written for filters that grow in place (doubling_filter.hpp); the same layout, but
+// Versions 5, 6 and 7, written for filters that grow in place (doubling_filter.hpp); the same layout, but
 // version 6 places keys from a position of 64 - F hash bits where version 5 took the top 32 alone (its
-// entries' last index bits repeated the index: doubling_filter.hpp). Version 6 is written; version 5 is
-// read, and a filter read from it goes on placing keys its way (and exports as version 5).
+// entries' last index bits repeated the index: doubling_filter.hpp), and version 7 goes on doubling when
+// an entry has no ext bit left, copying it into both halves (so its item count may be below the occupied
+// slots). Version 7 is written; 5 and 6 are read, and a filter read from one goes on placing and
+// doubling its way (and exports as that version).
 //
 //   offset size field
-//        0   24 as in version 3, with version 5 or 6, bucket size 4, "fingerprint bits" the slot width (16 or
-//               32; in version 6 also 40) and flags 0
+//        0   24 as in version 3, with version 5, 6 or 7, bucket size 4, "fingerprint bits" the slot width
+//               (16 or 32; in version 6 also 40; in version 7 also 20, 24 and 40) and flags 0
 //       24    8 capacity (items the first table was sized for, >= 1)
 //       32    8 buckets of the first table N0 (what the capacity gives: DoublingFilter::base_buckets_for)
-//       40    8 number of stored entries
+//       40    8 number of items (versions 5 and 6: the occupied slots; 7: at most those)
 //       48    8 table length in bytes = N0 * 2^g * 4 * slot width / 8
 //       56    1 doublings so far g (<= the maximum)
-//       57    1 the most doublings (<= E, the slot's ext bits: 7, 15, 23; in version 6 also <=
-//               DoublingFilter::most_doublings(N0))
+//       57    1 the most doublings (<= DoublingFilter::most_doublings(N0, version): in version 5 E, the slot's
+//               ext bits, 7, 15 or 23)
 //       58    6 reserved (0)
 //       64    T the slots, each a little-endian integer of the slot width (40 bits: 5 bytes)
 //   64 + T    8 XXH3-64 (seed 0) of every byte before it
@@ -93,10 +95,15 @@ class FormatError : public std::runtime_error {
 namespace format {
 
 inline constexpr std::uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
-inline constexpr std::uint16_t kVersion = 3;               // one table
-inline constexpr std::uint16_t kVersionChained = 4;        // a chain of sub-filters (growth)
-inline constexpr std::uint16_t kVersionInPlace = 6;        // a table that doubles in place (growth 2)
-inline constexpr std::uint16_t kVersionInPlaceLegacy = 5;  // the same, keys placed from 32 hash bits (read only)
+inline constexpr std::uint16_t kVersion = 3;                 // one table
+inline constexpr std::uint16_t kVersionChained = 4;          // a chain of sub-filters (growth)
+inline constexpr std::uint16_t kVersionInPlace = 7;          // a table that doubles in place (growth 2)
+inline constexpr std::uint16_t kVersionInPlaceStopping = 6;  // the same, doubling only while entries have ext bits
+inline constexpr std::uint16_t kVersionInPlaceLegacy = 5;    // the same, keys placed from 32 hash bits too
+// Whether `version` is one of a table that doubles in place.
+[[nodiscard]] constexpr bool in_place_version(std::uint64_t version) noexcept {
+  return version == kVersionInPlace || version == kVersionInPlaceStopping || version == kVersionInPlaceLegacy;
+}
 // Pre-release versions: the same layouts, other alternate buckets. Reading them would lose keys.
 inline constexpr std::uint16_t kRetiredVersion = 1;
 inline constexpr std::uint16_t kRetiredVersionChained = 2;
@@ -228,20 +235,17 @@ struct CommonFields {
   for (unsigned i = 0; i < 4; ++i)
     if (p[offset::magic + i] != kMagic[i]) return bad_format("bad magic: this is not a cuckoo filter export");
   version = static_cast<std::uint16_t>(get_le(p + offset::version, 2));
-  if (detail::kSizedOnly &&
-      (version == kVersionChained || version == kVersionInPlace || version == kVersionInPlaceLegacy))
+  if (detail::kSizedOnly && (version == kVersionChained || in_place_version(version)))
     return Status::error(ErrorCode::unsupported,
                          "format version " + std::to_string(version) + ": a filter that grows (" +
                              (version == kVersionChained ? "a chain of sub-filters" : "a table that doubles in place") +
                              ")");
-  if (version == kVersion || version == kVersionChained || version == kVersionInPlace ||
-      version == kVersionInPlaceLegacy)
-    return {};
+  if (version == kVersion || version == kVersionChained || in_place_version(version)) return {};
   if (version == kRetiredVersion || version == kRetiredVersionChained)
     return bad_format("format version " + std::to_string(version) +
                       " was written by a pre-release build that placed fingerprints differently; it cannot be "
-                      "read (this library reads versions 3 to 6: rebuild the filter from its keys)");
-  return bad_format("unsupported format version " + std::to_string(version) + " (this library reads versions 3 to 6)");
+                      "read (this library reads versions 3 to 7: rebuild the filter from its keys)");
+  return bad_format("unsupported format version " + std::to_string(version) + " (this library reads versions 3 to 7)");
 }
 
 // How long the export that begins with p[0, n) says it is, from its headers alone: a reader of a stream
@@ -268,7 +272,7 @@ struct CommonFields {
     const std::uint64_t table = get_le(p + offset::table_length, 8);
     return table > kNoFilterHasMore ? not_an_export() : kHeaderSize + table + kChecksumSize;
   }
-  if (version == kVersionInPlace || version == kVersionInPlaceLegacy) {
+  if (in_place_version(version)) {
     if (n < kInPlaceHeaderSize) return wait_for(kInPlaceHeaderSize);
     const std::uint64_t table = get_le(p + in_place_offset::table_length, 8);
     return table > kNoFilterHasMore ? not_an_export() : kInPlaceHeaderSize + table + kChecksumSize;
@@ -386,25 +390,30 @@ struct CommonFields {
   return {};
 }
 
-// What a version 5 or 6 header says beyond the layout.
+// What a version 5, 6 or 7 header says beyond the layout.
 struct InPlaceInfo {
   unsigned generation;
   std::uint64_t item_count;
   std::uint64_t table_length;
 };
 
-// Checks every field of a version 5 or 6 header (kInPlaceHeaderSize bytes) and that its lengths agree; the
+// Checks every field of a version 5, 6 or 7 header (kInPlaceHeaderSize bytes) and that its lengths agree; the
 // slots themselves are checked by DoublingFilter::adopt.
 [[nodiscard]] CUCKOO_COLD inline Status read_in_place_header(const std::uint8_t* p, Layout& layout, InPlaceInfo& info) {
   const auto bad = bad_format;
   if (const auto flags = get_le(p + offset::flags, 4); flags != 0)
-    return bad("unknown flags " + std::to_string(flags) + " (versions 5 and 6 have none)");
+    return bad("unknown flags " + std::to_string(flags) + " (versions 5 to 7 have none)");
   const auto bucket_size = get_le(p + offset::bucket_size, 1);
   if (bucket_size != 4) return bad("bucket size " + std::to_string(bucket_size) + " is not 4");
   const auto slot_bits = get_le(p + offset::fingerprint_bits, 1);
-  const bool legacy = get_le(p + offset::version, 2) == kVersionInPlaceLegacy;
-  if (slot_bits != 16 && slot_bits != 32 && (slot_bits != 40 || legacy))
-    return bad("slot width " + std::to_string(slot_bits) + (legacy ? " is not 16 or 32" : " is not 16, 32 or 40"));
+  const auto version = static_cast<unsigned>(get_le(p + offset::version, 2));
+  const bool legacy = version == kVersionInPlaceLegacy;
+  if (slot_bits != 16 && slot_bits != 32 && (slot_bits != 40 || legacy) &&
+      (version < kVersionInPlace || !in_place_slot_width(slot_bits)))
+    return bad("slot width " + std::to_string(slot_bits) +
+               (legacy                      ? " is not 16 or 32"
+                : version < kVersionInPlace ? " is not 16, 32 or 40"
+                                            : " is not 16, 20, 24, 32 or 40"));
   const auto max_kicks = get_le(p + offset::max_kicks, 4);
   if (max_kicks > kMaxKicksLimit)
     return bad("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
@@ -418,12 +427,12 @@ struct InPlaceInfo {
   if (base != DoublingFilter<std::uint16_t>::base_buckets_for(capacity))
     return bad("first table of " + std::to_string(base) + " buckets, but capacity " + std::to_string(capacity) +
                " gives " + std::to_string(DoublingFilter<std::uint16_t>::base_buckets_for(capacity)));
-  // Version 6: no more doublings than the position has bits for (version 5 filters were written without).
-  const unsigned most =
-      slot_bits == 40 ? DoublingFilter<Slot40>::most_doublings(base)
-      : slot_bits == 16
-          ? (legacy ? DoublingFilter<std::uint16_t>::kExtBits : DoublingFilter<std::uint16_t>::most_doublings(base))
-          : (legacy ? DoublingFilter<std::uint32_t>::kExtBits : DoublingFilter<std::uint32_t>::most_doublings(base));
+  // No more doublings than the position has bits for (version 5 filters were written without).
+  const unsigned most = slot_bits == 40   ? DoublingFilter<Slot40>::most_doublings(base, version)
+                        : slot_bits == 32 ? DoublingFilter<std::uint32_t>::most_doublings(base, version)
+                        : slot_bits == 24 ? DoublingFilter<Slot24>::most_doublings(base, version)
+                        : slot_bits == 20 ? DoublingFilter<Slot20>::most_doublings(base, version)
+                                          : DoublingFilter<std::uint16_t>::most_doublings(base, version);
   if (max_doublings > most)
     return bad("most doublings " + std::to_string(max_doublings) + " is above " + std::to_string(most) + " for " +
                std::to_string(slot_bits) + "-bit slots");
@@ -432,10 +441,10 @@ struct InPlaceInfo {
                ", or past " + std::to_string(kMaxBuckets) + " buckets");
   const std::uint64_t slots = (base << generation) * 4;
   const std::uint64_t table = get_le(p + in_place_offset::table_length, 8);
-  if (table != slots * (slot_bits / 8))
+  if (table != slots * slot_bits / 8)
     return bad("table length " + std::to_string(table) + " does not match " + std::to_string(base << generation) +
-               " buckets x 4 slots x " + std::to_string(slot_bits) + " bits (" +
-               std::to_string(slots * (slot_bits / 8)) + " bytes)");
+               " buckets x 4 slots x " + std::to_string(slot_bits) + " bits (" + std::to_string(slots * slot_bits / 8) +
+               " bytes)");
   const std::uint64_t items = get_le(p + in_place_offset::item_count, 8);
   if (items > slots)
     return bad("item count " + std::to_string(items) + " exceeds the " + std::to_string(slots) + " slots");
@@ -450,7 +459,7 @@ struct InPlaceInfo {
                   false,
                   true,
                   max_doublings,
-                  legacy};
+                  version};
   info = InPlaceInfo{generation, items, table};
   return {};
 }
@@ -517,7 +526,7 @@ class Exporter {
   }
   CUCKOO_COLD Exporter(const Layout& layout, const InPlaceTable& table) noexcept {
     std::uint8_t* h = headers_;
-    write_common_header(h, layout.legacy_position ? kVersionInPlaceLegacy : kVersionInPlace, layout);
+    write_common_header(h, static_cast<std::uint16_t>(layout.in_place_version), layout);
     put_le(h + in_place_offset::capacity, layout.capacity, 8);
     put_le(h + in_place_offset::base_buckets, layout.num_buckets, 8);
     put_le(h + in_place_offset::item_count, table.item_count, 8);
@@ -772,7 +781,7 @@ class Importer {
         return bad_format(n + ", but a version 4 export is at least " +
                           std::to_string(kChainHeaderSize + kSubFilterHeaderSize + kChecksumSize));
       if (phase_ == Phase::in_place_header)
-        return bad_format(n + ", but a version 5 or 6 export is at least " +
+        return bad_format(n + ", but a version 5, 6 or 7 export is at least " +
                           std::to_string(kInPlaceHeaderSize + kChecksumSize));
       if (chain_.layout.in_place)
         return bad_format(n + ", but the header describes " +

@@ -41,14 +41,16 @@ enum class Combine {
   if (a.bucket_size != b.bucket_size) return differ("bucket sizes", a.bucket_size, b.bucket_size);
   if (a.semi_sorted != b.semi_sorted)
     return Status::error(ErrorCode::invalid_argument, cannot + "a filter with semi-sorted buckets and one without");
+  if (a.in_place_version != b.in_place_version)
+    return Status::error(ErrorCode::invalid_argument,
+                         cannot + "a filter of format version " +
+                             std::to_string(std::min(a.in_place_version, b.in_place_version)) + " and one of version " +
+                             std::to_string(std::max(a.in_place_version, b.in_place_version)) +
+                             ": they place or grow keys differently (rebuild the older one from its keys, or join "
+                             "filters of one version)");
   if (a.fingerprint_bits != b.fingerprint_bits)
     return differ("fingerprint bits", a.fingerprint_bits, b.fingerprint_bits);
   if (a.max_doublings != b.max_doublings) return differ("most doublings", a.max_doublings, b.max_doublings);
-  if (a.legacy_position != b.legacy_position)
-    return Status::error(ErrorCode::invalid_argument,
-                         cannot +
-                             "a filter read from format version 5 and one of version 6: they place keys "
-                             "differently (rebuild the older one from its keys, or join filters of one version)");
   if (a.num_buckets != b.num_buckets || a.capacity != b.capacity) return differ("capacities", a.capacity, b.capacity);
   if (a.seed != b.seed) return Status::error(ErrorCode::invalid_argument, cannot + "filters with different seeds");
   return {};

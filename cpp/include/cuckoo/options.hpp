@@ -44,9 +44,9 @@ struct Options {
   // rate, for bucket_size 4 and fingerprints of 5..32 bits. Not set: kSemiSortedDefault when the width
   // comes from fp_rate with bucket_size 4, else off. A width from fp_rate below 5 bits is raised to 5.
   std::optional<bool> semi_sorted;
-  // Growth 2: the slot width of the table that doubles, 16, 32 or 40 (default 40: it doubles as often as
-  // memory allows at any rate from about 2e-9 up). 16 and 32 are what filters made before had (and what
-  // exports of them still read as): 16-bit slots double at most 7 times, 32-bit ones 15.
+  // Growth 2: the slot width of the table that doubles, 16, 20, 24, 32 or 40. Default: the narrowest that
+  // doubles as often as 40-bit slots would at fp_rate (in_place_slot_bits: 16 bits from about 0.0028 up, 20
+  // from about 1.9e-4, 24 from about 1.2e-5, 32 from about 4.5e-8).
   std::optional<unsigned> slot_bits;
 };
 
@@ -77,24 +77,27 @@ struct Layout {
   unsigned max_sub_filters = 1;  // 1 without growth
   bool semi_sorted = false;      // every sub-filter's buckets are semi-sorted
   // Growth in place (doubling_filter.hpp): then capacity and num_buckets are the first table's,
-  // fingerprint_bits is the slot width (16, 32 or 40), growth is 2 and max_sub_filters 1.
+  // fingerprint_bits is the slot width (16, 20, 24, 32 or 40), growth is 2 and max_sub_filters 1.
   bool in_place = false;
   unsigned max_doublings = 0;  // in place: how often the table may double
-  // In place: keys placed as format version 5 placed them, from the hash's top 32 bits alone (only a
-  // version 5 export makes one; doubling_filter.hpp says why version 6 does not).
-  bool legacy_position = false;
+  // In place: the export format whose rules the table keeps (DoublingOptions::version): 7 for a filter
+  // made now; 6 or 5 for one read from such an export (5 places keys from the hash's top 32 bits alone;
+  // 6 stops doubling before an entry runs out of ext bits, where 7 copies it).
+  unsigned in_place_version = 7;
 };
 
 // Growth in place: the most doublings that keep the rate at most `rate` for a first table of `base_buckets`
-// buckets with slots of `slot_bits` (16, 32 or 40), or false when the table may not double even once.
-// 40-bit slots, what a new filter gets: an entry gets 39 bits up to 2^25 buckets (127 million items), so
-// from about 2e-9 up a table doubles 23 times or to kMaxBuckets, whichever comes first; below 2.1e-11 it
-// cannot double (a first table past 2^24 buckets needs more: 2.8e-11 there, 1.8e-9 at 2^31). A first table
-// past half of kMaxBuckets may not double at all (max_doublings 0). (16-bit slots, what rates from 0.001 up
-// got before, stop at 7 doublings: 128 times the first capacity; 32-bit ones at 15, and cannot double below
-// 5.3e-9.)
-[[nodiscard]] inline bool in_place_shape(double rate, std::uint64_t base_buckets, unsigned slot_bits,
-                                         unsigned& max_doublings) noexcept {
+// buckets with slots of `slot_bits` (16, 20, 24, 32 or 40), or false when the table may not double even once.
+// Each doubling's adds raise the rate by about 8 x 0.475 / 2^(F + E) (doubling_filter.hpp's rate_bound),
+// so a width doubles as long as its sum stays under the rate, and at most until kMaxBuckets. 40-bit
+// slots: an entry gets 39 bits up to 2^25 buckets (127 million items), so from about 2e-9 up a table
+// doubles 23 times or to kMaxBuckets; below 2.1e-11 it cannot double (a first table past 2^24 buckets
+// needs more: 2.8e-11 there, 1.8e-9 at 2^31). 32-bit slots (31 bits): from about 4.5e-8 up, as far as
+// 40-bit ones; 16-bit (15 bits): from about 0.0028 up; 20-bit (19) from 1.9e-4, 24-bit (23) from 1.2e-5. A first table
+// past half of kMaxBuckets may not double at all (max_doublings 0).
+[[nodiscard]] [[gnu::noinline]] CUCKOO_COLD inline bool in_place_shape(double rate, std::uint64_t base_buckets,
+                                                                       unsigned slot_bits,
+                                                                       unsigned& max_doublings) noexcept {
   const auto shape = [&](auto table) {
     using Table = typename decltype(table)::type;
     if (Table::rate_bound(1, base_buckets) > rate) return false;
@@ -109,8 +112,30 @@ struct Layout {
     return true;
   };
   if (slot_bits == 16) return shape(std::type_identity<DoublingFilter<std::uint16_t>>{});
+  if (slot_bits == 20) return shape(std::type_identity<DoublingFilter<Slot20>>{});
+  if (slot_bits == 24) return shape(std::type_identity<DoublingFilter<Slot24>>{});
   if (slot_bits == 32) return shape(std::type_identity<DoublingFilter<std::uint32_t>>{});
   return shape(std::type_identity<DoublingFilter<Slot40>>{});
+}
+
+// Whether a table that doubles in place has slots of this width.
+[[nodiscard]] constexpr bool in_place_slot_width(std::uint64_t slot_bits) noexcept {
+  return slot_bits == 16 || slot_bits == 20 || slot_bits == 24 || slot_bits == 32 || slot_bits == 40;
+}
+
+// The slot width a filter that doubles in place gets at `rate` (when none is asked for): the narrowest of
+// 16, 20, 24, 32 and 40 bits that doubles as often as 40-bit slots would at that rate and first size, so
+// that the width costs no reach: 16 bits from about 0.0028 up, 20 from about 1.9e-4, 24 from about 1.2e-5,
+// 32 from about 4.5e-8, else 40. (Slots of 40 bits for any rate took 45 to 87 bits per item.) 0 when not
+// even 40-bit slots can double once.
+[[nodiscard]] CUCKOO_COLD inline unsigned in_place_slot_bits(double rate, std::uint64_t base_buckets) noexcept {
+  unsigned widest = 0;
+  if (!in_place_shape(rate, base_buckets, 40, widest)) return 0;
+  for (const unsigned bits : {16u, 20u, 24u, 32u}) {
+    unsigned doublings = 0;
+    if (in_place_shape(rate, base_buckets, bits, doublings) && doublings >= widest) return bits;
+  }
+  return 40;
 }
 
 namespace detail {
@@ -180,19 +205,22 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
   if (growth == 2 && !options.max_sub_filters && !options.fingerprint_bits && !semi_sorted && bucket_size == 4) {
     const double rate = options.fp_rate.value_or(kDefaultFpRate);
     if (!(rate > 0.0 && rate < 1.0)) return invalid("fp_rate must be greater than 0 and less than 1");
-    const unsigned slot_bits = options.slot_bits.value_or(40);
-    if (slot_bits != 16 && slot_bits != 32 && slot_bits != 40)
-      return invalid("slot_bits must be 16, 32 or 40 (got " + std::to_string(slot_bits) + ")");
     const std::uint64_t buckets = DoublingFilter<Slot40>::base_buckets_for(options.capacity);
     if (buckets > kMaxBuckets)
       return invalid("capacity " + std::to_string(options.capacity) + " needs " + std::to_string(buckets) +
                      " buckets of 4; at most " + std::to_string(kMaxBuckets) + " are supported");
+    const unsigned narrowest = in_place_slot_bits(rate, buckets);  // 0: none doubles (refused below, as 40)
+    const unsigned slot_bits = options.slot_bits.value_or(narrowest == 0 ? 40 : narrowest);
+    if (!in_place_slot_width(slot_bits))
+      return invalid("slot_bits must be 16, 20, 24, 32 or 40 (got " + std::to_string(slot_bits) + ")");
     unsigned max_doublings = 0;
     if (!in_place_shape(rate, buckets, slot_bits, max_doublings))
       return invalid(std::string("fp_rate is below what a filter that grows in place gives (about ") +
                      (slot_bits == 40   ? "2.1e-11, more for a first table past 2^24 buckets: even its 40-bit"
                       : slot_bits == 32 ? "5.3e-9: even its 32-bit"
-                                        : "3.4e-4: even its 16-bit") +
+                      : slot_bits == 24 ? "1.4e-6: its 24-bit"
+                      : slot_bits == 20 ? "2.2e-5: its 20-bit"
+                                        : "3.4e-4: its 16-bit") +
                      " slots could not double once)");
     layout = Layout{options.capacity, buckets, bucket_size, slot_bits, options.max_kicks, options.seed,
                     growth,           1,       false,       true,      max_doublings};
