@@ -43,9 +43,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool in_place = growth && !semi_sorted && (data[0] & 0x20) != 0;
   if (in_place) {
     options.growth = 2;
-    const unsigned width = data[1] % 3;
-    options.slot_bits = width == 0 ? 40u : width == 1 ? 32u : 16u;
-    options.fp_rate = width == 1 ? 1e-6 : 0.001;
+    // Each slot width, at a rate it doubles at.
+    const unsigned width = data[1] % 5;
+    constexpr unsigned kWidths[] = {40, 32, 16, 20, 24};
+    constexpr double kRates[] = {0.001, 1e-6, 0.001, 0.001, 1e-4};
+    options.slot_bits = kWidths[width];
+    options.fp_rate = kRates[width];
   } else {
     options.semi_sorted = semi_sorted;
     options.bucket_size = semi_sorted ? 4u : 2u << ((data[0] & 0x3F) % 3);

@@ -300,7 +300,9 @@ describe('growth and sizing', () => {
     // 40-bit slots at every rate: 17 doublings from 65,536 lines reach 2^32 - 2 buckets.
     expect(planDedup({})).toMatchObject({ capacity: 65_536, growth: 2, slotBits: 40, maxDoublings: 17 });
     expect(planDedup({}).reach).toBeGreaterThanOrEqual(1e9);
-    expect(planDedup({ fpRate: 0.001 })).toMatchObject({ slotBits: 40, maxDoublings: 17 });
+    // A looser rate gets narrower slots (the filter's width from the rate), as far.
+    expect(planDedup({ fpRate: 0.001 })).toMatchObject({ slotBits: 20, maxDoublings: 17 });
+    expect(planDedup({ fpRate: 0.01 })).toMatchObject({ slotBits: 16, maxDoublings: 17 });
     expect(planDedup({ fpRate: 3e-10 }).reach).toBeGreaterThanOrEqual(1e9);
     // Lower rates double fewer times: a pipe starts larger, and the plan says how far it reaches.
     expect(planDedup({ fpRate: 5e-11 })).toMatchObject({

@@ -204,10 +204,11 @@ const LIMIT_7_RATE = 6.5e-11;
 describe('growth in place (growth 2)', () => {
   test('one table that doubles: every key kept, the getters and the summary say so', () => {
     using f = new CuckooFilter({ capacity: 1000, growth: 2 });
+    // At the default rate, 0.001: 20-bit slots (the narrowest that double 23 times within it).
     expect([f.growsInPlace, f.growth, f.fingerprintBits, f.doublings, f.maxDoublings, f.subFilterCount]).toEqual([
       true,
       2,
-      40,
+      20,
       0,
       23,
       1,
@@ -220,7 +221,19 @@ describe('growth in place (growth 2)', () => {
     expect(f.hasMany(keys('p', 30_000)).every(Boolean)).toBe(true);
     expect(f.expectedFpRate).toBeLessThan(0.001);
     expect(String(f)).toContain('growth: 2, doublings: 5/23');
-    // 40-bit slots at every rate; below about 2e-9, fewer doublings.
+    // The width from the rate: 16 bits from about 0.0028 up, 20 from 1.9e-4, 24 from 1.2e-5, 32 from 4.5e-8,
+    // else 40; below about 2e-9, fewer doublings.
+    const widths = [0.01, 0.001, 1e-4, 1e-6, 1e-8].map((fpRate) => {
+      using w = new CuckooFilter({ capacity: 1000, fpRate, growth: 2 });
+      return [w.fingerprintBits, w.maxDoublings];
+    });
+    expect(widths).toEqual([
+      [16, 23],
+      [20, 23],
+      [24, 23],
+      [32, 23],
+      [40, 23],
+    ]);
     using low = new CuckooFilter({ capacity: 1000, fpRate: 1e-10, growth: 2 });
     expect([low.fingerprintBits, low.maxDoublings]).toEqual([40, 12]);
     // What a chain has: the options that keep one, and the getters of a filter without growth.
@@ -234,7 +247,7 @@ describe('growth in place (growth 2)', () => {
   });
 
   test('slots() and slot() show the 40-bit entries whole (an adversarial review: slots() kept their low 32 bits)', () => {
-    using f = new CuckooFilter({ capacity: 100, growth: 2 });
+    using f = new CuckooFilter({ capacity: 100, growth: 2, fpRate: 1e-9 });
     f.addMany(keys('s', 50));
     const all = f.slots();
     expect(all).toBeInstanceOf(Float64Array);
@@ -271,12 +284,12 @@ describe('growth in place (growth 2)', () => {
     expect(g.export()).toEqual(f.export());
   });
 
-  test('export (format version 6), chunks and JSON round-trip, and the copy grows like the original', async () => {
+  test('export (format version 7), chunks and JSON round-trip, and the copy grows like the original', async () => {
     using f = new CuckooFilter({ capacity: 300, growth: 2, seed: 5n });
     f.addMany(keys('e', 4000));
     f.deleteMany(keys('e', 1000));
     const bytes = f.export();
-    expect(bytes[4]).toBe(6);
+    expect(bytes[4]).toBe(7);
     using g = CuckooFilter.import(bytes);
     expect([g.growsInPlace, g.doublings, g.size]).toEqual([true, f.doublings, 3000]);
     using h = await CuckooFilter.importChunks(f.exportChunks(333));

@@ -162,7 +162,7 @@ test('what only the full entry has throws UNSUPPORTED naming it, and changes not
   using semi = new FullFilter({ capacity: 100, semiSorted: true });
   expectUnsupported(
     () => CuckooFilter.import(doubling.export()),
-    /version 6: a filter that grows \(a table that doubles/,
+    /version 7: a filter that grows \(a table that doubles/,
   );
   expectUnsupported(() => CuckooFilter.import(chain.export()), /version 4: a filter that grows \(a chain/);
   expectUnsupported(() => CuckooFilter.import(semi.export()), /semi-sorted/);

@@ -819,6 +819,23 @@ class DoublingFilter {
       std::uint64_t word;
       std::memcpy(&word, table_ + std::uint64_t{bucket} * kBucketBytes, sizeof word);
       return any_lane_matches(word, key);
+    } else if constexpr (kPackedInBucket) {
+      // Two words of two slots each: slots 0 and 1 are the bucket's bits 0 to 2W - 1, slots 2 and 3 the
+      // next 2W (2W <= 48: each word has room for the lanes' carries).
+      const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
+      std::uint64_t low;
+      std::uint32_t high = 0;
+      std::memcpy(&low, p, sizeof low);
+      std::memcpy(&high, p + 8, kBucketBytes - 8);
+      constexpr std::uint64_t kTwoSlots = (std::uint64_t{1} << (2 * kSlotBits)) - 1;
+      const std::uint64_t first = low & kTwoSlots;
+      const std::uint64_t second =
+          ((low >> (2 * kSlotBits)) | (std::uint64_t{high} << (64 - 2 * kSlotBits))) & kTwoSlots;
+      return pair_matches(first, key) | pair_matches(second, key);
+    } else if constexpr (kSlotBits == 32) {
+      std::uint64_t words[2];
+      std::memcpy(words, table_ + std::uint64_t{bucket} * kBucketBytes, sizeof words);
+      return pair_matches(words[0], key) | pair_matches(words[1], key);
     } else {
       Slot v[kBucketSize];
       read_bucket(bucket, v);
@@ -877,6 +894,25 @@ class DoublingFilter {
     const std::uint64_t mismatch = (word ^ (kLanes * key)) & ~below_marker;
     const std::uint64_t occupied = (tail + kLow15) & kHigh;
     const std::uint64_t differs = (((mismatch & kLow15) + kLow15) | mismatch) & kHigh;
+    return (occupied & ~differs) != 0;
+  }
+
+  // matches() on two W-bit slots side by side in the low 2W bits of `word` (20-, 24- and 32-bit slots), as
+  // any_lane_matches does for four 16-bit ones: the bits at and below each lane's marker lie in its tail
+  // (its low W - F bits, 0 only in an empty slot), found by lane-wise tail - 1 with a bit set above the
+  // tail so that no borrow crosses lanes; a lane is nonzero when (its low W - 1 bits + 2^(W-1) - 1) or
+  // itself has bit W - 1 set (no carry leaves the lane).
+  [[nodiscard]] static bool pair_matches(std::uint64_t word, Slot key) noexcept {
+    constexpr unsigned kTail = kSlotBits - kFixedBits;
+    constexpr std::uint64_t kLanes = 1 | (std::uint64_t{1} << kSlotBits);
+    constexpr std::uint64_t kTails = ((std::uint64_t{1} << kTail) - 1) * kLanes;
+    constexpr std::uint64_t kHigh = (std::uint64_t{1} << (kSlotBits - 1)) * kLanes;
+    constexpr std::uint64_t kLow = ((std::uint64_t{1} << (kSlotBits - 1)) - 1) * kLanes;
+    const std::uint64_t tail = word & kTails;
+    const std::uint64_t below_marker = (tail ^ ((tail | (kLanes << kTail)) - kLanes)) & kTails;
+    const std::uint64_t mismatch = (word ^ (kLanes * key)) & ~below_marker & (kLow | kHigh);
+    const std::uint64_t occupied = (tail + kLow) & kHigh;
+    const std::uint64_t differs = (((mismatch & kLow) + kLow) | mismatch) & kHigh;
     return (occupied & ~differs) != 0;
   }
 

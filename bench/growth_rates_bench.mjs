@@ -1,0 +1,129 @@
+// What a filter that doubles costs at each rate, through the package (wasm), against a filter sized for
+// the same keys at the same rate, in the same run (issue 57's targets). For each fpRate r and growth t:
+// { capacity: 1000, fpRate: r, growth: 2 } given 1000 t distinct string keys (addMany, batches of 8,192),
+// and { capacity: 1000 t, fpRate: r } given the same. One JSON line per (r, t): the slot width, doublings,
+// bits per item of both and their ratio, the false-positive rate measured on 1M absent keys (hasMany)
+// and the rate the filter expects, keys missing (0: no false negative), and lookups of present and absent
+// keys in batches and in single calls (has), as ratios grown / sized (best of REPEATS passes, default 3).
+// Then, per rate, adds of new keys into a table that has doubled 4 times against adds into a sized
+// filter at the same load (the same slots, filled to the same share).
+//   node bench/growth_rates_bench.mjs [--rates 0.01,0.001,0.0001] [--times 10,100,1000,10000] [--module path]
+// --module: another build's js/dist/esm/index.js, to measure before and after with one script.
+import { pathToFileURL } from 'node:url';
+
+const args = process.argv.slice(2);
+const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const rates = arg('--rates', '0.01,0.001,0.0001').split(',').map(Number);
+const times = arg('--times', '10,100,1000,10000').split(',').map(Number);
+const modulePath = arg('--module', new URL('../js/dist/esm/index.js', import.meta.url).pathname);
+const { ready, CuckooFilter } = await import(pathToFileURL(modulePath).href);
+const FIRST = 1000;
+const BATCH = 8192;
+const ABSENT = 1_000_000;
+const SINGLE = 200_000; // keys looked up one call each
+const REPEATS = Number(process.env.REPEATS ?? 3);
+
+await ready();
+
+const keysFrom = (prefix, start, count) => Array.from({ length: count }, (_, i) => `${prefix}${start + i}`);
+const now = () => process.hrtime.bigint();
+const seconds = (start) => Number(now() - start) / 1e9;
+const trues = (answers) => answers.reduce((sum, yes) => sum + (yes ? 1 : 0), 0);
+
+function addAll(f, prefix, n) {
+  for (let i = 0; i < n; i += BATCH) f.addMany(keysFrom(prefix, i, Math.min(BATCH, n - i)));
+}
+// Seconds for hasMany over n keys of `prefix` (key arrays made outside the timing), and the trues.
+function batchLookups(f, prefix, n) {
+  let spent = 0;
+  let found = 0;
+  for (let i = 0; i < n; i += BATCH) {
+    const keys = keysFrom(prefix, i, Math.min(BATCH, n - i));
+    const start = now();
+    found += trues(f.hasMany(keys));
+    spent += seconds(start);
+  }
+  return { spent, found };
+}
+function singleLookups(f, keys) {
+  const start = now();
+  let found = 0;
+  for (const k of keys) found += f.has(k) ? 1 : 0;
+  return { spent: seconds(start), found };
+}
+const best = (fn) => {
+  let out;
+  for (let r = 0; r < REPEATS; r++) {
+    const got = fn();
+    if (out === undefined || got.spent < out.spent) out = got;
+  }
+  return out;
+};
+const round = (x, digits = 3) => +x.toFixed(digits);
+
+for (const rate of rates) {
+  for (const t of times) {
+    const n = FIRST * t;
+    const grown = new CuckooFilter({ capacity: FIRST, fpRate: rate, growth: 2 });
+    const sized = new CuckooFilter({ capacity: n, fpRate: rate });
+    addAll(grown, 'key-', n);
+    addAll(sized, 'key-', n);
+    const missing = n - batchLookups(grown, 'key-', n).found;
+    const falsePositives = batchLookups(grown, 'absent-', ABSENT).found;
+    const present = (f) => best(() => batchLookups(f, 'key-', Math.min(n, 2_000_000)));
+    const absent = (f) => best(() => batchLookups(f, 'absent-', Math.min(n, 2_000_000)));
+    const presentKeys = Array.from({ length: Math.min(n, SINGLE) }, (_, i) => `key-${(i * 7919) % n}`);
+    const absentKeys = keysFrom('none-', 0, Math.min(n, SINGLE));
+    const single = (f, keys) => best(() => singleLookups(f, keys));
+    const g = { p: present(grown), a: absent(grown), sp: single(grown, presentKeys), sa: single(grown, absentKeys) };
+    const s = { p: present(sized), a: absent(sized), sp: single(sized, presentKeys), sa: single(sized, absentKeys) };
+    const bitsGrown = (grown.byteLength * 8) / n;
+    const bitsSized = (sized.byteLength * 8) / n;
+    console.log(
+      JSON.stringify({
+        bench: 'growth_rates', fp_rate: rate, grown_times: t, items: n, slot_bits: grown.fingerprintBits,
+        doublings: grown.doublings, bits_per_item: round(bitsGrown, 2), sized_bits_per_item: round(bitsSized, 2),
+        bits_ratio: round(bitsGrown / bitsSized), measured_fpr: round(falsePositives / ABSENT, 6),
+        expected_fpr: Number(grown.expectedFpRate.toPrecision(3)), missing,
+        // speed ratios: the sized filter's time over the grown one's (above 1: the grown one is faster)
+        present_batch: round(s.p.spent / g.p.spent), absent_batch: round(s.a.spent / g.a.spent),
+        present_single: round(s.sp.spent / g.sp.spent), absent_single: round(s.sa.spent / g.sa.spent),
+      }),
+    );
+    grown.dispose();
+    sized.dispose();
+  }
+  // Adds of new keys after 4 doublings: the grown table at the load it has then, against a sized filter
+  // of the same slots filled to the same load; then each takes the same 20% more new keys.
+  const grown = new CuckooFilter({ capacity: FIRST, fpRate: rate, growth: 2 });
+  let n = 0;
+  while (grown.doublings < 4) {
+    grown.addMany(keysFrom('key-', n, BATCH));
+    n += BATCH;
+  }
+  const slots = grown.bucketCount * 4;
+  const load = grown.size / slots;
+  const sized = new CuckooFilter({ capacity: Math.floor(slots * 0.95), fpRate: rate });
+  addAll(sized, 'key-', grown.size);
+  const more = Math.floor(slots * 0.2);
+  const timeAdds = (f) => {
+    let spent = 0;
+    for (let i = 0; i < more; i += BATCH) {
+      const keys = keysFrom('more-', i, Math.min(BATCH, more - i));
+      const start = now();
+      f.addMany(keys);
+      spent += seconds(start);
+    }
+    return spent;
+  };
+  const grownAdds = timeAdds(grown);
+  const sizedAdds = timeAdds(sized);
+  console.log(
+    JSON.stringify({
+      bench: 'growth_rates_adds_after_4_doublings', fp_rate: rate, load: round(load), new_keys: more,
+      grown_doublings_after: grown.doublings, adds_ratio: round(sizedAdds / grownAdds),
+    }),
+  );
+  grown.dispose();
+  sized.dispose();
+}
