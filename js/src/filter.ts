@@ -315,7 +315,7 @@ export class CuckooFilter extends FilterBase<CuckooModule> {
 
   /**
    * Every slot, bucket by bucket: table[bucket * bucketSize + slot]. A Float64Array for a filter that
-   * doubles in place (its 40-bit entries do not fit 32 bits), else a Uint32Array.
+   * doubles in place (whose entries may have 40 bits, which do not fit 32), else a Uint32Array.
    */
   slots(): Uint32Array | Float64Array {
     const h = this.live();

@@ -33,9 +33,10 @@ export interface CuckooFilterShape {
   /**
    * Growth factor, an integer 2 to 16 (default: no growth), so that the filter needs no capacity known in
    * advance; the false-positive rate stays under fpRate however far it grows (docs/GROWTH.md).
-   * Growth 2 doubles the table in place when it is full: lookups cost the same at any size. Its 40-bit
-   * slots (about 5 to 11 bytes an item) let it double up to 23 times, as far as memory allows, at any fpRate
-   * from about 2e-9 up (fewer times below it: maxDoublings).
+   * Growth 2 doubles the table in place when it is full. Its slot width comes from fpRate (16 bits from
+   * about 0.0028 up, 20 from 1.9e-4, 24 from 1.2e-5, 32 from 4.5e-8, else 40: `fingerprintBits`), and it
+   * doubles up to 23 times, as far as memory allows, at any fpRate from about 2e-9 up (fewer times below
+   * it: maxDoublings).
    * Any other factor, or growth 2 with maxSubFilters, semiSorted, fingerprintBits or a bucketSize other
    * than 4, chains sub-filters of `growth` times the last one's capacity instead; every lookup visits each.
    */

@@ -900,3 +900,23 @@ TEST_CASE("in place: wrong drops counted in a deduplication match the engine's b
   CHECK(all_drops <= 1.15 * all_bounds);
   CHECK(all_drops >= 0.85 * all_bounds);
 }
+
+TEST_CASE("in place: the README's joins at 0.001: ten parts of 9,400 keys join one, the eleventh is refused",
+          "[in_place][merge]") {
+  Options o = wide_options(10'000, 0.001);
+  CuckooFilter whole(o);
+  REQUIRE(whole.fingerprint_bits() == 20);
+  for (int i = 0; i < 9'400; ++i) REQUIRE(whole.add("k" + std::to_string(i)));
+  CHECK(whole.expected_fp_rate() == Approx(1.36e-5).epsilon(0.02));
+  for (int part = 1; part <= 10; ++part) {
+    CuckooFilter p(o);
+    for (int i = 0; i < 9'400; ++i) REQUIRE(p.add("p" + std::to_string(part) + "-" + std::to_string(i)));
+    REQUIRE(whole.merge(p).ok());
+  }
+  const auto before = whole.serialize();
+  CuckooFilter eleventh(o);
+  for (int i = 0; i < 9'400; ++i) REQUIRE(eleventh.add("p11-" + std::to_string(i)));
+  CHECK_THAT(whole.merge(eleventh).message, Catch::Contains("above the 1.6e-4 its options allow"));
+  CHECK(whole.serialize() == before);
+  for (int i = 0; i < 9'400; ++i) REQUIRE(whole.contains("p10-" + std::to_string(i)));
+}

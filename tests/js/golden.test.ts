@@ -62,26 +62,34 @@ test('exports are byte-identical to the native build and load', () => {
   }
 });
 
-test.each([5, 6])('exports of format version %d (earlier builds) load, answer, grow, and export as that version', (version) => {
-  const frozen = JSON.parse(readFileSync(join(repoRoot, 'tests', 'vectors', `golden_v${version}.json`), 'utf8'))[
-    `in_place_v${version}`
-  ] as Record<string, unknown>[];
-  expect(frozen.map((v) => v.slot_bits)).toEqual(expect.arrayContaining([16, 32]));
-  for (const v of frozen) {
-    const bytes = fromHex(v.export_hex as string);
-    using f = CuckooFilter.import(bytes);
-    expect([f.growsInPlace, f.fingerprintBits, f.size, f.doublings]).toEqual([true, v.slot_bits, v.size, v.doublings]);
-    expect(f.export()).toEqual(bytes);
-    const keys = Array.from({ length: v.key_count as number }, (_, i) => `golden-${i}`);
-    const kept = keys.filter((_, i) => !v.deletes || i % 3 !== 0);
-    expect(f.hasMany(kept).every(Boolean)).toBe(true);
-    const more = Array.from({ length: 4 * (v.key_count as number) }, (_, i) => `more-${i}`);
-    expect(f.addMany(more).every(Boolean)).toBe(true);
-    expect(f.doublings).toBeGreaterThan(v.doublings as number);
-    expect(f.hasMany([...kept, ...more]).every(Boolean)).toBe(true);
-    expect(f.export()[4]).toBe(version);
-  }
-});
+test.each([5, 6])(
+  'exports of format version %d (earlier builds) load, answer, grow, and export as that version',
+  (version) => {
+    const frozen = JSON.parse(readFileSync(join(repoRoot, 'tests', 'vectors', `golden_v${version}.json`), 'utf8'))[
+      `in_place_v${version}`
+    ] as Record<string, unknown>[];
+    expect(frozen.map((v) => v.slot_bits)).toEqual(expect.arrayContaining([16, 32]));
+    for (const v of frozen) {
+      const bytes = fromHex(v.export_hex as string);
+      using f = CuckooFilter.import(bytes);
+      expect([f.growsInPlace, f.fingerprintBits, f.size, f.doublings]).toEqual([
+        true,
+        v.slot_bits,
+        v.size,
+        v.doublings,
+      ]);
+      expect(f.export()).toEqual(bytes);
+      const keys = Array.from({ length: v.key_count as number }, (_, i) => `golden-${i}`);
+      const kept = keys.filter((_, i) => !v.deletes || i % 3 !== 0);
+      expect(f.hasMany(kept).every(Boolean)).toBe(true);
+      const more = Array.from({ length: 4 * (v.key_count as number) }, (_, i) => `more-${i}`);
+      expect(f.addMany(more).every(Boolean)).toBe(true);
+      expect(f.doublings).toBeGreaterThan(v.doublings as number);
+      expect(f.hasMany([...kept, ...more]).every(Boolean)).toBe(true);
+      expect(f.export()[4]).toBe(version);
+    }
+  },
+);
 
 test("tables that double in place (format version 7) export the native build's bytes, and load", () => {
   const inPlace = (vectors as unknown as { in_place: Record<string, unknown>[] }).in_place;
