@@ -310,3 +310,88 @@ TEST_CASE("past its entries' ext bits a 16-bit table copies them, and agrees wit
     check_all(*f);
   }
 }
+
+namespace {
+// The first key "<prefix><i>" whose place in a 16-bit table of `base` first buckets after `generation`
+// doublings satisfies `want`.
+template <class Want>
+std::string find_key(const char* prefix, std::uint64_t base, unsigned generation, Want&& want) {
+  const cuckoo::KeyHasher hasher(cuckoo::kDefaultSeed);
+  for (std::uint64_t i = 0;; ++i) {
+    const std::string k = key(prefix, i);
+    if (want(DoublingFilter<std::uint16_t>::place(hasher(k.data(), k.size()), base, generation, false))) return k;
+  }
+}
+}  // namespace
+
+// An adversarial review: a key added 2b times has, once its entries ran out of ext bits, a full pair in
+// every class that no doubling opens; another key of that pair made each add double the table until
+// memory ran out (2.2 GB for a 0.5 MB table). Now it is refused as a ninth copy is, and nothing changes.
+TEST_CASE("a pair held by 2b copies that ran out of ext bits refuses another key at once", "[doubling]") {
+  using Table = DoublingFilter<std::uint16_t>;
+  auto f = doubling<std::uint16_t>(1);
+  const std::uint64_t base = f->base_buckets();
+  const std::string x = "x";
+  for (int i = 0; i < 8; ++i) REQUIRE(f->add(x));
+  std::uint64_t n = 0;
+  while (f->generation() < 8) REQUIRE(f->add(key("n", n++)));
+  const cuckoo::KeyHasher hasher(cuckoo::kDefaultSeed);
+  const auto px = Table::place(hasher(x.data(), x.size()), base, 8, false);
+  const auto fixed = [](const Table::Place& p) { return p.value >> 8; };
+  // x's copies fill its pair in its class and the sibling class (its 8th doubling copied them). A key of
+  // other fixed bits whose two buckets are that pair (their alternates' offsets coincide).
+  const auto same_pair = [](std::uint32_t a1, std::uint32_t a2, std::uint32_t b1, std::uint32_t b2) {
+    return (a1 == b1 && a2 == b2) || (a1 == b2 && a2 == b1);
+  };
+  const std::string y = find_key("y", base, 8, [&](const Table::Place& p) {
+    return fixed(p) != fixed(px) &&
+           (same_pair(p.i1, p.i2, px.i1, px.i2) || same_pair(p.i1, p.i2, px.i1 ^ 1, px.i2 ^ 1));
+  });
+  REQUIRE_FALSE(f->contains(y));
+  REQUIRE(f->count(x) == 8);
+  const std::uint64_t buckets = f->num_buckets();
+  std::vector<std::uint16_t> before(buckets * 4);
+  for (std::uint64_t b = 0; b < buckets; ++b)
+    for (unsigned s = 0; s < 4; ++s) before[b * 4 + s] = f->slot(b, s);
+  CHECK_FALSE(f->add(y));
+  CHECK(f->last_failure() == cuckoo::AddFailure::duplicate_limit);
+  CHECK(f->num_buckets() == buckets);
+  for (std::uint64_t b = 0; b < buckets; ++b)
+    for (unsigned s = 0; s < 4; ++s) REQUIRE(f->slot(b, s) == before[b * 4 + s]);
+  // A join of y's entry is refused the same way.
+  auto other = doubling<std::uint16_t>(1);
+  REQUIRE(other->add(y));
+  CHECK(f->absorb(*other, false) == cuckoo::AddFailure::duplicate_limit);
+}
+
+// An adversarial review: an entry whose bits above its marker are all 0 (fixed bits 0, no ext bit set)
+// counted the empty slots of its pair as its copies, and every join of it was refused ("more than 8
+// copies"), into an empty filter too.
+TEST_CASE("a join takes an entry whose bits above its marker are all 0", "[doubling]") {
+  auto from = doubling<std::uint16_t>(1);
+  const std::string z = find_key("z", from->base_buckets(), 0, [](const auto& p) { return p.value == 1; });
+  REQUIRE(from->add(z));
+  for (const bool set_union : {false, true}) {
+    auto into = doubling<std::uint16_t>(1);
+    CHECK(into->absorb(*from, set_union) == cuckoo::AddFailure::none);
+    CHECK(into->contains(z));
+    CHECK(into->size() == 1);
+  }
+}
+
+// An adversarial review: a union counted the other's copies of an entry as items (an empty filter's union
+// with one of 125,000 keys said 125,921, and 921 after every key was deleted).
+TEST_CASE("a union with a filter that holds copies adds its items, not its copies", "[doubling]") {
+  auto from = doubling<std::uint16_t>(1);
+  std::uint64_t n = 0;
+  while (from->generation() < 9) REQUIRE(from->add(key("u", n++)));
+  REQUIRE(from->occupied() > from->size());
+  for (const bool set_union : {false, true}) {
+    auto into = doubling<std::uint16_t>(1);
+    REQUIRE(into->absorb(*from, set_union) == cuckoo::AddFailure::none);
+    CHECK(into->size() == from->size());
+    CHECK(into->occupied() == from->occupied());
+    for (std::uint64_t i = 0; i < n; ++i) REQUIRE(into->remove(key("u", i)));
+    CHECK(into->size() == 0);
+  }
+}

@@ -100,13 +100,13 @@ const entryBudgets: Record<string, number> = {
   // Then the filter's calls moved to filter_base.js, which the lite entry shares, and cold code of the core
   // compiled for size: 0.0 KB (2026-11-29).
   // Then format version 7: the table's width from the rate, two more widths (20 and 24 bits, each its own
-  // compiled table: about 4 KB gzipped) and copies of entries whose bits ran out: +8.8 KB (2026-11-29).
-  'js/dist/esm/index.js': 97_500, // 97.1 KB on 2026-11-29
+  // compiled table: about 4 KB gzipped) and copies of entries whose bits ran out: +9.5 KB (2026-11-29).
+  'js/dist/esm/index.js': 98_300, // 97.8 KB on 2026-11-29
   // The Node entries then took dedupLines({ threads: 2 }) (partitioned.js and node_helper.js, imported only
   // when a run asks for two threads, counted here all the same): +2.2 KB.
-  'js/dist/esm/node.js': 100_000, // 99.6 KB
-  'js/dist/cjs/index.js': 98_500, // 97.9 KB
-  'js/dist/cjs/node.js': 101_500, // 100.9 KB
+  'js/dist/esm/node.js': 100_800, // 100.3 KB
+  'js/dist/cjs/index.js': 99_200, // 98.7 KB
+  'js/dist/cjs/node.js': 102_000, // 101.5 KB
   // The Redis filter's entry loads a wasm module of its own, and none of the main one.
   'js/dist/esm/redis.js': 30_000, // 28.9 KB
   'js/dist/cjs/redis.js': 30_000, // 29.4 KB
