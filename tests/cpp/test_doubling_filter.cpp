@@ -385,6 +385,9 @@ TEST_CASE("a union with a filter that holds copies adds its items, not its copie
   auto from = doubling<std::uint16_t>(1);
   std::uint64_t n = 0;
   while (from->generation() < 9) REQUIRE(from->add(key("u", n++)));
+  const std::uint64_t at_ninth = n;
+  for (int i = 0; i < 20'000; ++i) REQUIRE(from->add(key("u", n++)));
+  REQUIRE(from->generation() == 9);
   REQUIRE(from->occupied() > from->size());
   for (const bool set_union : {false, true}) {
     auto into = doubling<std::uint16_t>(1);
@@ -394,4 +397,53 @@ TEST_CASE("a union with a filter that holds copies adds its items, not its copie
     for (std::uint64_t i = 0; i < n; ++i) REQUIRE(into->remove(key("u", i)));
     CHECK(into->size() == 0);
   }
+  // The second pass: a union with a superset counted the added entries at the other's average of items
+  // per entry (135,000 keys said 134,932). A subset of from's keys, then from joined: from's size.
+  auto subset = doubling<std::uint16_t>(1);
+  for (std::uint64_t i = 0; i < at_ninth + 10'000; ++i) REQUIRE(subset->add(key("u", i)));
+  REQUIRE(subset->generation() == from->generation());
+  REQUIRE(subset->absorb(*from, true) == cuckoo::AddFailure::none);
+  CHECK(subset->size() == from->size());
+  for (std::uint64_t i = 0; i < n; ++i) REQUIRE(subset->remove(key("u", i)));
+  CHECK(subset->size() == 0);
+}
+
+// The second adversarial pass: two keys of the same index bits, one added 2b times and the other b, hold
+// each other's buckets in a fresh table; the next add of the second doubled the table until memory ran
+// out (no doubling ever separates them). Refused at once now, the table unchanged.
+TEST_CASE("keys of the same index bits that fill each other's buckets refuse the next add at once", "[doubling]") {
+  using Table = DoublingFilter<std::uint16_t>;
+  std::unique_ptr<Table> f;
+  Table::Options o;
+  o.capacity = 1;
+  o.max_doublings = 12;  // before the fix, a growth_limit after 12 doublings instead of gigabytes
+  REQUIRE(Table::make(o, f).ok());
+  const std::uint64_t base = f->base_buckets();
+  const cuckoo::KeyHasher hasher(cuckoo::kDefaultSeed);
+  const std::string a = "a";
+  const auto pa = Table::place(hasher(a.data(), a.size()), base, 0, false);
+  const auto ext = [](const Table::Place& p) { return p.value & 0xFF; };  // the 7 ext bits and the marker
+  // b: the same ext bits, a first bucket of a's pair, a second bucket outside it.
+  const std::string b = find_key("b", base, 0, [&](const Table::Place& p) {
+    return ext(p) == ext(pa) && (p.i1 == pa.i1 || p.i1 == pa.i2) && p.i2 != pa.i1 && p.i2 != pa.i2;
+  });
+  for (int i = 0; i < 8; ++i) REQUIRE(f->add(a));
+  for (int i = 0; i < 4; ++i) REQUIRE(f->add(b));
+  std::vector<std::uint16_t> before(f->num_buckets() * 4);
+  for (std::uint64_t k = 0; k < f->num_buckets(); ++k)
+    for (unsigned s = 0; s < 4; ++s) before[k * 4 + s] = f->slot(k, s);
+  CHECK_FALSE(f->add(b));
+  CHECK(f->last_failure() == cuckoo::AddFailure::duplicate_limit);
+  CHECK(f->generation() == 0);
+  for (std::uint64_t k = 0; k < f->num_buckets(); ++k)
+    for (unsigned s = 0; s < 4; ++s) REQUIRE(f->slot(k, s) == before[k * 4 + s]);
+  CHECK(f->count(a) == 8);
+  CHECK(f->count(b) == 4);
+  // A key of other index bits in the same buckets still gets in: a doubling separates it.
+  const std::string c = find_key("c", base, 0, [&](const Table::Place& p) {
+    return ext(p) != ext(pa) && p.i1 == pa.i1 &&
+           (p.i2 == pa.i2 || p.i2 == Table::place(hasher(b.data(), b.size()), base, 0, false).i2);
+  });
+  CHECK(f->add(c));
+  CHECK(f->contains(c));
 }

@@ -301,9 +301,9 @@ class DoublingFilter {
         failure_ = AddFailure::none;
         return true;
       }
-      // A pair no doubling can open is refused as a ninth copy is (it used to double until memory ran
+      // A place no doubling can open is refused as a ninth copy is (it used to double until memory ran
       // out: 2.2 GB for a 0.5 MB table).
-      if (pair_sealed(at)) return fail(AddFailure::duplicate_limit);
+      if (version_ >= 7 && sealed(at)) return fail(AddFailure::duplicate_limit);
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return fail(why);
     }
   }
@@ -570,9 +570,10 @@ class DoublingFilter {
   // of one would lose the other; so a key the two filters added at different sizes is counted twice
   // (never a false negative). This filter doubles as needed. An entry with fewer ext bits left than the
   // doublings between the two sizes goes, in version 7, to every bucket it may belong to here (as the
-  // doublings in between would have copied it). A merge adds the other's items to size(); a union, its
-  // items in proportion to the entries it adds (the other's copies of an entry take slots of their own
-  // there: counted as items, a union of a filter of 125,000 keys into an empty one said 125,921).
+  // doublings in between would have copied it). A merge adds the other's items to size(); a union, an item
+  // for each entry it adds that has ext bits left, and for those without, the other's items per such entry
+  // (the other's copies take slots of their own: counted as items, a union of a filter of 125,000 keys into
+  // an empty one said 125,921). Exact but for entries whose bits ran out when only some of them are added.
   // Not all or nothing: on failure (growth_limit, out_of_memory) it is partly changed, so CuckooFilter
   // works on a copy.
   [[nodiscard]] CUCKOO_COLD AddFailure absorb(const DoublingFilter& other, bool set_union) noexcept {
@@ -580,7 +581,10 @@ class DoublingFilter {
     while (generation_ < other.generation_)
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     const std::uint64_t items_before = size_;
-    std::uint64_t entries = 0;  // of the other's, stored here (each once, however many buckets it went to)
+    // The other's entries stored here (each once, however many buckets it went to): those with ext bits
+    // left, each an item, and those without, which the other may hold copies of.
+    std::uint64_t entries = 0;
+    std::uint64_t spent_entries = 0;
     for (std::uint64_t bucket = 0; bucket < other.num_buckets(); ++bucket) {
       const auto b = static_cast<std::uint32_t>(bucket);
       for (unsigned s = 0; s < kBucketSize; ++s) {
@@ -597,13 +601,20 @@ class DoublingFilter {
         if (const AddFailure why = place_moved(b, v, other.generation_, want, set_union, added);
             why != AddFailure::none)
           return why;
-        entries += added;
+        (ext_bits(v) == 0 ? spent_entries : entries) += added;
       }
     }
+    // A union counts an entry with ext bits left as an item, and one without at the other's items per such
+    // entry: the copies are among those (a delete takes one copy of an item: the items among them are the
+    // other's items less its entries with bits left).
+    const std::uint64_t spent_slots = other.length_counts_[kFixedBits];
+    const std::uint64_t spent_items = other.size_ - std::min(other.size_, other.occupied_ - spent_slots);
     const auto joined =
-        set_union ? static_cast<std::uint64_t>(static_cast<double>(entries) * static_cast<double>(other.size_) /
-                                                   static_cast<double>(other.occupied_) +
-                                               0.5)
+        set_union ? entries + (spent_slots == 0 ? 0
+                                                : static_cast<std::uint64_t>(static_cast<double>(spent_entries) *
+                                                                                 static_cast<double>(spent_items) /
+                                                                                 static_cast<double>(spent_slots) +
+                                                                             0.5))
                   : other.size_;
     size_ = std::min(occupied_, items_before + joined);
     set_fill_limit();  // the joined entries' share of the rate
@@ -840,11 +851,12 @@ class DoublingFilter {
       const std::uint64_t first = low & kTwoSlots;
       const std::uint64_t second =
           ((low >> (2 * kSlotBits)) | (std::uint64_t{high} << (64 - 2 * kSlotBits))) & kTwoSlots;
-      return pair_matches(first, key) | pair_matches(second, key);
+      // No branch on the first answer (as in contains_place).
+      return (static_cast<int>(pair_matches(first, key)) | static_cast<int>(pair_matches(second, key))) != 0;
     } else if constexpr (kSlotBits == 32) {
       std::uint64_t words[2];
       std::memcpy(words, table_ + std::uint64_t{bucket} * kBucketBytes, sizeof words);
-      return pair_matches(words[0], key) | pair_matches(words[1], key);
+      return (static_cast<int>(pair_matches(words[0], key)) | static_cast<int>(pair_matches(words[1], key))) != 0;
     } else {
       Slot v[kBucketSize];
       read_bucket(bucket, v);
@@ -949,16 +961,36 @@ class DoublingFilter {
     return n;
   }
 
-  // Whether no doubling can make room in the place's pair (version 7): all its 2b slots hold entries with
-  // no ext bit left whose pair is this one (copies of a key added 2b times, or of keys with the same fixed
-  // bits and pair). A doubling copies each into both halves, so the pair stays full in every class, and a
-  // kick only moves one within it.
-  [[nodiscard]] CUCKOO_COLD bool pair_sealed(const Place& at) const noexcept {
-    for (const std::uint32_t bucket : {at.i1, at.i2}) {
-      const std::uint32_t other = bucket == at.i1 ? at.i2 : at.i1;
+  // Whether no doubling can make room for the place's entry: the buckets its kicks can reach (its pair,
+  // the other buckets of their entries, and so on) are all full, and every entry in them has the place's
+  // index bits as far as both have them. Each doubling then sends every one of them where the place goes
+  // (the same next bit, or none left: copied into both halves), and the place's class has the same full
+  // buckets again, at every size (an added key has the most ext bits: its position gives it new ones at
+  // each doubling). (2b copies of a key whose bits ran out made each add of another key of
+  // its pair double the table until memory ran out; so did two keys of the same index bits holding each
+  // other's buckets.) A reach of more than kSealedReach buckets is taken as open.
+  static constexpr std::size_t kSealedReach = 32;
+  [[nodiscard]] CUCKOO_COLD bool sealed(const Place& at) const noexcept {
+    const unsigned key_ext = ext_bits(at.value);
+    // The first d ext bits of v.
+    const auto ext_prefix = [](Slot v, unsigned d) {
+      return d == 0 ? Word{0} : static_cast<Word>(v & kTailMask) >> (kTopTailBit + 1 - d);
+    };
+    std::uint32_t reach[kSealedReach] = {at.i1, at.i2};
+    std::size_t count = 2;
+    for (std::size_t k = 0; k < count; ++k) {
+      Slot v[kBucketSize];
+      read_bucket(reach[k], v);
       for (unsigned s = 0; s < kBucketSize; ++s) {
-        const Slot v = slot(bucket, s);
-        if (v == 0 || ext_bits(v) != 0 || other_bucket(bucket, v) != other) return false;
+        if (v[s] == 0) return false;
+        // An entry of more ext bits than the place's may go to another half than the place's copies (a
+        // joined entry's bits run out too): taken as open.
+        const unsigned e = ext_bits(v[s]);
+        if (e > key_ext || ext_prefix(v[s], e) != ext_prefix(at.value, e)) return false;
+        const std::uint32_t other = other_bucket(reach[k], v[s]);
+        if (std::find(reach, reach + count, other) != reach + count) continue;
+        if (count == kSealedReach) return false;
+        reach[count++] = other;
       }
     }
     return true;
@@ -1031,7 +1063,7 @@ class DoublingFilter {
         ++stored;
         continue;
       }
-      if (pair_sealed(place)) return AddFailure::duplicate_limit;
+      if (version_ >= 7 && sealed(place)) return AddFailure::duplicate_limit;
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     }
   }
