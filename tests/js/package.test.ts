@@ -100,8 +100,8 @@ const entryBudgets: Record<string, number> = {
   // Then the filter's calls moved to filter_base.js, which the lite entry shares, and cold code of the core
   // compiled for size: 0.0 KB (2026-11-29).
   // Then format version 7: the table's width from the rate, two more widths (20 and 24 bits, each its own
-  // compiled table: about 4 KB gzipped) and copies of entries whose bits ran out: +9.5 KB (2026-11-29).
-  'js/dist/esm/index.js': 98_300, // 97.8 KB on 2026-11-29
+  // compiled table: about 4 KB gzipped) and copies of entries whose bits ran out: +10.0 KB (2026-11-29).
+  'js/dist/esm/index.js': 98_800, // 98.3 KB on 2026-11-29
   // The Node entries then took dedupLines({ threads: 2 }) (partitioned.js and node_helper.js, imported only
   // when a run asks for two threads, counted here all the same): +2.2 KB.
   'js/dist/esm/node.js': 100_800, // 100.3 KB
