@@ -296,6 +296,11 @@ class DoublingFilter {
     }
     for (;;) {
       const Place at = locate(hash);
+      // A free slot in the pair: 2b copies would fill both buckets, so there is no limit to check.
+      if (store_if_room(at)) {
+        failure_ = AddFailure::none;
+        return true;
+      }
       if (copies(at) >= 2 * kBucketSize) return fail(AddFailure::duplicate_limit);
       if (insert(at)) {
         failure_ = AddFailure::none;
@@ -410,9 +415,11 @@ class DoublingFilter {
       } else if (if_absent && contains_place(at)) {
         return KeyResult::no;
       }
-      // The common case first: below the fill limit, with a free slot or a short walk. Else add_hash
-      // (which doubles and locates again). A key found absent has no copies to count.
-      bool ok = occupied_ < fill_limit_ && (if_absent || copies(at) < 2 * kBucketSize) && insert(at);
+      // The common case first: below the fill limit, with a free slot (then no copies to count: 2b of
+      // them would fill both buckets) or a short walk. Else add_hash (which doubles and locates again).
+      // A key found absent has no copies to count.
+      bool ok =
+          occupied_ < fill_limit_ && (store_if_room(at) || ((if_absent || copies(at) < 2 * kBucketSize) && insert(at)));
       if (ok)
         failure_ = AddFailure::none;
       else
@@ -1094,9 +1101,9 @@ class DoublingFilter {
 
   void store(std::uint32_t bucket, unsigned s, Slot v) noexcept { put(std::uint64_t{bucket} * kBucketSize + s, v); }
 
-  // Stores the key's entry, kicking residents out along a walk of at most max_kicks steps when both
-  // buckets are full; a walk that finds no room is undone.
-  bool insert(const Place& at) noexcept {
+  // Stores the key's entry in a free slot of its pair, the first bucket's if it has one; false when both
+  // are full.
+  bool store_if_room(const Place& at) noexcept {
     for (const std::uint32_t bucket : {at.i1, at.i2}) {
       if (const int s = free_slot(bucket); s >= 0) {
         store(bucket, static_cast<unsigned>(s), at.value);
@@ -1104,6 +1111,13 @@ class DoublingFilter {
         return true;
       }
     }
+    return false;
+  }
+
+  // Stores the key's entry, kicking residents out along a walk of at most max_kicks steps when both
+  // buckets are full; a walk that finds no room is undone.
+  bool insert(const Place& at) noexcept {
+    if (store_if_room(at)) return true;
     SplitMix64 rng{at.hash};
     std::uint32_t bucket = (rng.next() & 1) != 0 ? at.i2 : at.i1;
     Slot homeless = at.value;
