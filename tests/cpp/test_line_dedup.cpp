@@ -104,6 +104,60 @@ TEST_CASE("NUL-terminated records and written duplicates follow their rules in a
   }
 }
 
+// dedup_block finds a block's end bytes 64 at a time (detail::byte_mask64): an end at each offset of a
+// step and of the step after it, a "\r" before an end across a step's edge, a step of nothing but ends,
+// and bytes one bit away from the end byte (0x8A, 0x0B, 0x0E) or with every bit set, which an inexact
+// zero-byte test takes for ends (its flags above a real one may be wrong).
+TEST_CASE("records end at every offset of the deduplicator's 64-byte steps", "[dedup]") {
+  const std::string near_ends = std::string("\x8a\x0b\x0e\xff\x80\x7f\x01", 7);
+  std::mt19937 rng(11);
+  for (const unsigned rules : {cuckoo::newline_lines + 0u, cuckoo::zero_terminated + 0u}) {
+    const char end = rules == cuckoo::zero_terminated ? '\0' : '\n';
+    std::vector<std::string> inputs;
+    for (std::size_t offset = 0; offset < 130; ++offset) {
+      std::string in(offset, 'a');
+      for (std::size_t i = 0; i < offset; ++i) in[i] = near_ends[(i + offset) % near_ends.size()];
+      in += end;
+      in += std::string(200 - offset, 'b') + end;  // to past the third step
+      in += in;                                    // the same records again: each is dropped the second time
+      inputs.push_back(in);
+      // "\r" as the last byte of a step and the end as the first of the next one, and the reverse.
+      std::string cr(offset, 'c');
+      cr += "\r";
+      cr += end;
+      cr += std::string(63, 'c') + "\r" + end + "c\r" + end + "c" + end;
+      inputs.push_back(cr + cr);
+    }
+    inputs.push_back(std::string(300, end));  // empty records, one key
+    std::string mixed;
+    for (int i = 0; i < 4000; ++i) {
+      mixed += cuckoo_test::key("m", rng() % 300);
+      if (rng() % 5 == 0) mixed += near_ends.substr(rng() % near_ends.size(), 2);
+      if (rng() % 7 == 0) mixed += '\r';
+      mixed += end;
+    }
+    inputs.push_back(mixed);
+    for (const auto& in : inputs) {
+      INFO("rules " << rules << ", input of " << in.size() << " bytes");
+      const std::string expected = reference(in, rules);
+      {  // one block: the steps start at the block's start
+        cuckoo::CuckooFilter f(growing(1e-8, 10'000));
+        cuckoo::LineDeduper d(f, rules);
+        const auto pushed = d.push(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
+        INFO(pushed.message);
+        REQUIRE(pushed.ok());
+        std::string out(reinterpret_cast<const char*>(d.output()), d.output_size());
+        REQUIRE(d.finish().ok());
+        out.append(reinterpret_cast<const char*>(d.output()), d.output_size());
+        CHECK(out == expected);
+      }
+      cuckoo::CuckooFilter f(growing(1e-8, 10'000));
+      cuckoo::LineDeduper d(f, rules);
+      CHECK(run_in_blocks(d, in, rng) == expected);
+    }
+  }
+}
+
 TEST_CASE("keys from fields: closed ranges pad with empty fields, open ones take what the record has", "[dedup]") {
   // Each case: field ranges, input, the records written (the first of each key).
   struct Case {

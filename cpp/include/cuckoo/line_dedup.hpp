@@ -702,7 +702,24 @@ class LineDeduper {
     ranges_.clear();
     const auto n = static_cast<std::uint32_t>(length);
     const bool lines = end_ == '\n';
-    for (std::uint32_t start = 0; start < n;) {
+    std::uint32_t start = 0;
+    // 64 bytes a step, their end bytes found as one mask (detail::byte_mask64): a record's end does not
+    // wait for the one before it, as a scan from each record's start would (a load, a test and a count
+    // of zeros in a row for every 8 bytes: half of this function's time on short lines).
+    for (std::uint32_t chunk = 0; n - chunk >= 64; chunk += 64) {
+      std::uint64_t ends = detail::byte_mask64(data + chunk, end_);
+      if (ends == 0) continue;
+      if (ranges_.size() + 128 > ranges_.capacity() && !ranges_.reserve(ranges_.grown_capacity(ranges_.size() + 128)))
+        return fail_out_of_memory().ok();
+      do {
+        const std::uint32_t stop = chunk + static_cast<std::uint32_t>(std::countr_zero(ends));
+        const std::uint32_t range[2] = {start, lines && stop > start && data[stop - 1] == '\r' ? stop - 1 : stop};
+        ranges_.append_unchecked(range, 2);  // at most 64 records: room for 128 reserved above
+        start = stop + 1;
+        ends &= ends - 1;
+      } while (ends != 0);
+    }
+    while (start < n) {
       const std::uint32_t stop = detail::find_byte(data, start, n, end_);
       const std::uint32_t range[2] = {start, lines && stop > start && data[stop - 1] == '\r' ? stop - 1 : stop};
       if (!ranges_.append(range, 2)) return fail_out_of_memory().ok();

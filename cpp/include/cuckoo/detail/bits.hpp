@@ -87,6 +87,23 @@ inline constexpr std::uint64_t kByteLows = 0x0101010101010101ULL;
   return zero_fields(word ^ (kByteLows * byte), kByteLows, kByteLows * 0x80);
 }
 
+// Bit k set where byte k of data[0, 64) is `byte`: exact, unlike bytes_equal_to's higher bits (a byte's
+// low 7 bits plus 0x7F carry into its top bit only within it, so no borrow crosses bytes). The eight
+// flags of a word are gathered into its byte of the mask by one multiply: flag j (bit 8j) times
+// 2^(56 - 7i) lands on bit 56 + 8j - 7i, which is in the top byte only for i = j, and no two products
+// share a bit (8 (j - j') = 7 (i - i') has no other solution in 0 .. 7), so nothing carries.
+[[nodiscard]] inline std::uint64_t byte_mask64(const std::uint8_t* data, std::uint8_t byte) noexcept {
+  constexpr std::uint64_t kLow7 = kByteLows * 0x7F;
+  constexpr std::uint64_t kGather = 0x0102040810204080ULL;
+  std::uint64_t mask = 0;
+  for (unsigned k = 0; k < 8; ++k) {
+    const std::uint64_t x = load64(data + 8 * k) ^ (kByteLows * byte);
+    const std::uint64_t equal = ~(((x & kLow7) + kLow7) | x) & (kByteLows * 0x80);
+    mask |= (((equal >> 7) * kGather) >> 56) << (8 * k);
+  }
+  return mask;
+}
+
 // True when some f-bit field of word1 or of word2 equals `fingerprint`: XOR turns matches into zero
 // fields, then the zero-field test. Exact as a yes/no: a borrow only leaves a field that is zero.
 [[nodiscard]] inline bool either_has_field_equal(std::uint64_t word1, std::uint64_t word2, std::uint32_t fingerprint,
