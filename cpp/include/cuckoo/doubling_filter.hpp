@@ -1147,8 +1147,19 @@ class DoublingFilter {
 
   // A slot of `bucket` whose entry has a free slot in its other bucket, or -1.
   [[nodiscard]] int resident_with_room(std::uint32_t bucket) const noexcept {
+    // The bucket read once, and its entries' other buckets touched before any is looked at: their cache
+    // misses overlap.
+    Slot v[kBucketSize];
+    read_bucket(bucket, v);
+    std::uint32_t others[kBucketSize];
+    std::uint8_t touched = 0;
+    for (unsigned s = 0; s < kBucketSize; ++s) {
+      others[s] = other_bucket(bucket, v[s]);
+      touched = static_cast<std::uint8_t>(touched ^ touch(others[s]));
+    }
+    prefetch_sink_ = touched;
     for (unsigned s = 0; s < kBucketSize; ++s)
-      if (free_slot(other_bucket(bucket, slot(bucket, s))) >= 0) return static_cast<int>(s);
+      if (free_slot(others[s]) >= 0) return static_cast<int>(s);
     return -1;
   }
 
