@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdlib>
 #include <cuckoo/hashing.hpp>
+#include <random>
 #include <vector>
 
 using namespace cuckoo;
@@ -53,6 +54,25 @@ TEST_CASE("KeyHasher equals hash_bytes for every length and seed", "[hashing]") 
     CHECK(hasher(ones.data(), length) == hash_bytes(ones.data(), length, kDefaultSeed));
     CHECK(hasher(zeros.data(), length) == hash_bytes(zeros.data(), length, kDefaultSeed));
   }
+}
+
+// byteswap64 has its own steps in wasm (bits.hpp): each byte to its mirror place, for random words and
+// for every single byte at every place, against the byte-by-byte definition.
+TEST_CASE("byteswap64 reverses the bytes of a word", "[hashing]") {
+  const auto by_bytes = [](std::uint64_t x) {
+    std::uint64_t out = 0;
+    for (unsigned i = 0; i < 8; ++i) out |= ((x >> (8 * i)) & 0xFF) << (8 * (7 - i));
+    return out;
+  };
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 10000; ++i) {
+    const std::uint64_t x = rng();
+    REQUIRE(cuckoo::detail::byteswap64(x) == by_bytes(x));
+  }
+  for (unsigned place = 0; place < 8; ++place)
+    for (std::uint64_t byte = 0; byte < 256; ++byte)
+      REQUIRE(cuckoo::detail::byteswap64(byte << (8 * place)) == by_bytes(byte << (8 * place)));
+  static_assert(cuckoo::detail::byteswap64(0x0102030405060708ull) == 0x0807060504030201ull);
 }
 
 TEST_CASE("reduce32 maps onto [0, n) proportionally", "[hashing]") {
