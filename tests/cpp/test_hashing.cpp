@@ -56,7 +56,7 @@ TEST_CASE("KeyHasher equals hash_bytes for every length and seed", "[hashing]") 
   }
 }
 
-// byteswap64 (XXH3 swaps a word of a 9-16 byte key): each byte to its mirror place, for random words and
+// byteswap64 has its own steps in wasm (bits.hpp): each byte to its mirror place, for random words and
 // for every single byte at every place, against the byte-by-byte definition.
 TEST_CASE("byteswap64 reverses the bytes of a word", "[hashing]") {
   const auto by_bytes = [](std::uint64_t x) {

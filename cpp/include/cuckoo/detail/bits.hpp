@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <cstring>
 
 namespace cuckoo {
@@ -66,6 +67,18 @@ inline void put_le(std::uint8_t* out, std::uint64_t value, unsigned bytes) noexc
 }
 
 [[nodiscard]] constexpr std::uint64_t byteswap64(std::uint64_t x) noexcept {
+#if defined(__wasm__)
+  // wasm has no byte swap, and LLVM expands its bswap byte by byte (35 instructions with their constants).
+  // Halves swapped with one rotate, then 16-bit and 8-bit fields with two masks, two shifts and an or
+  // each: 20 with their constants (KeyHasher's 9 to 16 byte keys swap a word each). The empty asm keeps
+  // LLVM from seeing a byte swap in the steps and expanding it again.
+  if (!std::is_constant_evaluated()) {
+    std::uint64_t y = (x << 32) | (x >> 32);
+    __asm__("" : "+r"(y));
+    y = ((y & 0x0000FFFF0000FFFFull) << 16) | ((y >> 16) & 0x0000FFFF0000FFFFull);
+    return ((y & 0x00FF00FF00FF00FFull) << 8) | ((y >> 8) & 0x00FF00FF00FF00FFull);
+  }
+#endif
 #if defined(__GNUC__) || defined(__clang__)
   return __builtin_bswap64(x);
 #else
