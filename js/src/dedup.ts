@@ -30,13 +30,13 @@ import { checkRate } from './options.js';
  * Without an fpRate, the deduplicator aims to drop at most this many unique lines wrongly, expected, in a
  * run. Its table has 40-bit slots, each entry 39 bits when added (up to 2^25 buckets, 127 million lines)
  * and one fewer per doubling since: from DEDUP_START, from a file or a pipe alike, the expectation is
- * 0.0005 at 10 million unique lines and 0.008 at 100 million (expectedWrongDrops). Past about 120
+ * 0.0005 at 10 million unique lines and 0.007 at 100 million (expectedWrongDrops). Past about 130
  * million unique lines of an input of known size, the start is raised so that it holds (up to
  * BUDGET_START_LIMIT). stats.wrongDropBound says what it was.
  */
 export const DEDUP_LOSS_BUDGET = 0.01;
 /**
- * The largest start the loss budget asks for (about 42 MB). Past about 226 million lines of known size
+ * The largest start the loss budget asks for (about 42 MB). Past about 228 million lines of known size
  * the budget is missed from it (300 million: 0.016); a larger start would help less and less (0.008 from
  * 50 million), for as much memory as if every line were unique.
  */
@@ -438,7 +438,8 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
 
 /**
  * The expected number of `lines` unique lines wrongly dropped, at most, going into a table of 40-bit
- * slots that starts with room for `capacity` (95% of its slots) and doubles when full. An entry added
+ * slots that starts with room for `capacity` (95% of its slots) and doubles when full (a doubled table at
+ * 90% of its slots: doubling_filter.hpp's kFillPercent). An entry added
  * after g doublings has 16 + e bits, e = min(23, 48 - bit_width(N0 - 1) - g) (doubling_filter.hpp's
  * fresh_ext_bits), and raises the rate by 2b / slots x 2^-(16 + e) for good (a doubling halves its share
  * of the slots and its fingerprint's length both), so the sum over the lines after it is a sum per doubling.
@@ -449,7 +450,7 @@ export function expectedWrongDrops(lines: number, capacity: number): number {
   let sum = 0;
   for (let added = 0, g = 0; added < lines; slots *= 2, g++) {
     const perEntry = 8 / 2 ** (16 + Math.max(0, Math.min(23, positionLeft - g)));
-    const until = Math.min(lines, Math.floor(0.95 * slots));
+    const until = Math.min(lines, Math.floor((g === 0 ? 0.95 : 0.9) * slots));
     const n = until - added;
     sum += (perEntry * (n * lines - ((added + 1 + until) * n) / 2)) / slots;
     added = until;
@@ -508,7 +509,7 @@ const orphans =
 /**
  * Deduplicates lines over a stream of byte blocks: push(block) returns the block's lines that were not
  * seen before (a line cut by the block's end is completed by the next block), end() returns the last
- * one. Memory: the filter (5.3 to 10.5 bytes per unique line, from a file or a pipe: docs/DEDUP.md) and
+ * one. Memory: the filter (5.6 to 11.1 bytes per unique line, from a file or a pipe: docs/DEDUP.md) and
  * one block.
  *
  *   await ready();

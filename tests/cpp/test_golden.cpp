@@ -142,6 +142,33 @@ TEST_CASE("exports of format versions 5 and 6 (written by earlier builds) are re
   }
 }
 
+TEST_CASE("version 7 exports filled past 90% by earlier builds load, answer, re-export, and double at the next add",
+          "[golden][in_place]") {
+  // Until 2026-11-29 a doubled table of 20 bits or more filled to 95% of its slots before doubling again;
+  // now to 90%. These were written by such a build, doubled once and 93.5% full (golden_v7_fill95.json).
+  const auto vectors = load_vectors("golden_v7_fill95.json");
+  const auto& filters = vectors["in_place_v7_fill95"].items;
+  REQUIRE(filters.size() == 4);
+  for (const auto& v : filters) {
+    const auto bytes = mini_json::from_hex(v["export_hex"].text);
+    auto f = CuckooFilter::deserialize(bytes);
+    CHECK(f.fingerprint_bits() == v["slot_bits"].as_u64());
+    CHECK(f.size() == v["size"].as_u64());
+    REQUIRE(f.doublings() == 1);
+    REQUIRE(f.load_factor() > 0.93);
+    CHECK(f.serialize() == bytes);
+    const auto count = v["key_count"].as_u64();
+    for (std::uint64_t i = 0; i < count; ++i) REQUIRE(f.contains("golden-" + std::to_string(i)));
+    // Past this build's fill limit: the first add doubles (no walk in a table fuller than it makes).
+    REQUIRE(f.add("more-0"));
+    CHECK(f.doublings() == 2);
+    for (std::uint64_t i = 1; i < 4 * count; ++i) REQUIRE(f.add("more-" + std::to_string(i)));
+    for (std::uint64_t i = 0; i < 4 * count; ++i) REQUIRE(f.contains("more-" + std::to_string(i)));
+    for (std::uint64_t i = 0; i < count; ++i) REQUIRE(f.contains("golden-" + std::to_string(i)));
+    CHECK(CuckooFilter::deserialize(f.serialize()).serialize() == f.serialize());
+  }
+}
+
 TEST_CASE("golden exports of filters that double in place (format version 7)", "[golden][in_place]") {
   const auto vectors = load_vectors();
   const auto& filters = vectors["in_place"].items;

@@ -336,7 +336,7 @@ describe('growth and sizing', () => {
         expect([fileLines, plan.capacity]).toEqual([fileLines, Math.min(65_536, estimated)]);
         expect(expectedWrongDrops(estimated, plan.capacity)).toBeLessThanOrEqual(DEDUP_LOSS_BUDGET);
       } else {
-        // Past about 120 million lines the start is raised as far as the budget asks, up to the limit.
+        // Past about 130 million lines the start is raised as far as the budget asks, up to the limit.
         expect(plan.capacity).toBeGreaterThan(65_536);
         expect(plan.capacity).toBeLessThanOrEqual(BUDGET_START_LIMIT);
       }
@@ -348,7 +348,7 @@ describe('growth and sizing', () => {
       automatic: false,
       capacity: 65_536,
     });
-    // From a pipe the expectation grows with the unique lines: 0.01 is passed at about 120 million.
+    // From a pipe the expectation grows with the unique lines: 0.01 is passed at about 130 million.
     expect(expectedWrongDrops(10_000_000, 65_536)).toBeLessThan(0.001);
     expect(expectedWrongDrops(100_000_000, 65_536)).toBeLessThan(0.01);
     expect(expectedWrongDrops(150_000_000, 65_536)).toBeGreaterThan(0.01);

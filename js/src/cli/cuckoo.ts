@@ -64,16 +64,16 @@ FILE '-' (or no FILE) is standard input. Exit status: 0 done, 1 error, 2 usage e
 Writes each line of the files (or standard input) the first time it is seen, in input order. A line's
 key is its bytes without "\\n" or "\\r\\n" (a CRLF line equals its LF twin); each line keeps its own
 ending, and a last line without one gets "\\n". A cuckoo filter remembers the lines seen: about 6
-bytes per unique line from a file, 5.3 to 10.5 from a pipe. A line never seen before is dropped only
-by a false positive: by default the expected number of such lines in a run is at most 0.01 up to about 120
-million unique lines (10 million: 0.0005; 100 million: 0.008), and --stats says what it was.
+bytes per unique line from a file, 5.6 to 11.1 from a pipe. A line never seen before is dropped only
+by a false positive: by default the expected number of such lines in a run is at most 0.01 up to about 130
+million unique lines (10 million: 0.0005; 100 million: 0.007), and --stats says what it was.
 
 Options:
   -o, --output FILE  write to FILE, replaced only when complete, by a rename (it may be one of the
                      inputs; a hard link to FILE keeps the old lines, where sort -o writes in place)
   --fp-rate R        false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1, instead of the default above
   --capacity N       unique lines to start with room for (default: a file's count, below; else
-                     65,536, fewer for small files, more for files of over 120 million lines; at
+                     65,536, fewer for small files, more for files of over 130 million lines; at
                      most ${MAX_DEDUP_CAPACITY}); the filter doubles past it. Skips the count
   --threads N        use up to N threads (at most 256), one a core at most (default: as many as
                      the cores): to count a file's distinct keys (below), one per 128 MiB; and to
