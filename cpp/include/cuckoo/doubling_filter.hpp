@@ -953,6 +953,17 @@ class DoublingFilter {
     return (occupied & ~differs) != 0;
   }
 
+  // Which of the two W-bit slots in the low 2W bits of `word` hold an entry: bit 0 the first, bit 1 the
+  // second (a lane's tail + 2^(W-1) - 1 reaches its top bit when the tail is not 0, and never carries out).
+  [[nodiscard]] static unsigned occupied_lanes(std::uint64_t word) noexcept {
+    constexpr unsigned kTail = kSlotBits - kFixedBits;
+    constexpr std::uint64_t kLanes = 1 | (std::uint64_t{1} << kSlotBits);
+    constexpr std::uint64_t kTails = ((std::uint64_t{1} << kTail) - 1) * kLanes;
+    constexpr std::uint64_t kLow = ((std::uint64_t{1} << (kSlotBits - 1)) - 1) * kLanes;
+    const std::uint64_t occupied = (word & kTails) + kLow;
+    return static_cast<unsigned>(((occupied >> (kSlotBits - 1)) & 1) | ((occupied >> (2 * kSlotBits - 2)) & 2));
+  }
+
   [[nodiscard]] std::size_t copies(const Place& at) const noexcept {
     std::size_t n = 0;
     for (const std::uint32_t bucket : {at.i1, at.i2}) {  // never the same bucket (hashing.hpp's alternate)
@@ -1101,6 +1112,22 @@ class DoublingFilter {
   }
 
   [[nodiscard]] int free_slot(std::uint32_t bucket) const noexcept {
+    if constexpr (kPackedInBucket) {
+      // A slot is empty exactly when its tail (its low W - F bits, where every entry has its marker) is 0:
+      // the bucket's two words of two slots (as matches_in reads them), their lanes' tails tested at once
+      // as pair_matches does, not four slots unpacked and compared one by one.
+      const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
+      std::uint64_t low;
+      std::uint32_t high = 0;
+      std::memcpy(&low, p, sizeof low);
+      std::memcpy(&high, p + 8, kBucketBytes - 8);
+      constexpr std::uint64_t kTwoSlots = (std::uint64_t{1} << (2 * kSlotBits)) - 1;
+      const std::uint64_t first = low & kTwoSlots;
+      const std::uint64_t second =
+          ((low >> (2 * kSlotBits)) | (std::uint64_t{high} << (64 - 2 * kSlotBits))) & kTwoSlots;
+      const unsigned full = occupied_lanes(first) | (occupied_lanes(second) << 2);
+      return full == 0xF ? -1 : std::countr_one(full);
+    }
     Slot v[kBucketSize];
     read_bucket(bucket, v);
     for (unsigned s = 0; s < kBucketSize; ++s)
@@ -1109,13 +1136,35 @@ class DoublingFilter {
   }
 
   void store(std::uint32_t bucket, unsigned s, Slot v) noexcept { put(std::uint64_t{bucket} * kBucketSize + s, v); }
+  // store() into a slot that is empty (all its bits 0): in a packed bucket, v ORed into the one or two words
+  // that hold the slot, with nothing to clear.
+  void store_empty(std::uint32_t bucket, unsigned s, Slot v) noexcept {
+    if constexpr (kPackedInBucket) {
+      std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
+      const unsigned bit = s * kSlotBits;
+      if (bit < 64) {
+        std::uint64_t low;
+        std::memcpy(&low, p, sizeof low);
+        low |= std::uint64_t{v} << bit;
+        std::memcpy(p, &low, sizeof low);
+      }
+      if (bit + kSlotBits > 64) {
+        std::uint32_t high = 0;
+        std::memcpy(&high, p + 8, kBucketBytes - 8);
+        high |= static_cast<std::uint32_t>(bit >= 64 ? std::uint64_t{v} << (bit - 64) : std::uint64_t{v} >> (64 - bit));
+        std::memcpy(p + 8, &high, kBucketBytes - 8);
+      }
+    } else {
+      store(bucket, s, v);
+    }
+  }
 
   // Stores the key's entry in a free slot of its pair, the first bucket's if it has one; false when both
   // are full.
   bool store_if_room(const Place& at) noexcept {
     for (const std::uint32_t bucket : {at.i1, at.i2}) {
       if (const int s = free_slot(bucket); s >= 0) {
-        store(bucket, static_cast<unsigned>(s), at.value);
+        store_empty(bucket, static_cast<unsigned>(s), at.value);
         counted_in(at.value);
         return true;
       }
