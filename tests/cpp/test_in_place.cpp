@@ -635,6 +635,60 @@ TEST_CASE("in place: after a join, adds cost memory in proportion to the keys, a
   }
 }
 
+TEST_CASE("in place: a table that may double no more fills to the bound's 95%, as far as the rate left allows",
+          "[in_place][merge]") {
+  // A doubled table doubles again at 90% of its slots; one that may not double again (the rate of later
+  // doublings spent by a join: its horizon, not max_doublings) takes adds to 95%, or until the rate is
+  // used up. It stopped at 90% with a fifth of its rate unused (an adversarial review's case).
+  using Table = DoublingFilter<Slot20>;
+  DoublingOptions o;
+  o.capacity = 1000;
+  o.max_doublings = 4;
+  std::uint64_t next = 1;
+  const auto part = [&](std::uint64_t n) {
+    std::unique_ptr<Table> t;
+    REQUIRE(Table::make(o, t).ok());
+    for (std::uint64_t i = 0; i < n; ++i) REQUIRE(t->add(next++));
+    return t;
+  };
+  std::unique_ptr<Table> whole = part(1500);
+  // As CuckooFilter joins: into a copy, kept when the rate allows it.
+  std::unique_ptr<Table> joined;
+  REQUIRE(Table::copy_of(*whole, joined).ok());
+  REQUIRE(joined->absorb(*part(1500), false) == AddFailure::none);
+  REQUIRE(joined->expected_fp_rate() <= joined->rate_limit());
+  std::uint64_t added = 0;
+  while (joined->add(next++)) ++added;
+  CHECK(joined->last_failure() == AddFailure::growth_limit);
+  CHECK(joined->generation() < o.max_doublings);
+  INFO("adds " << added << ", load " << joined->load_factor() << ", rate / limit "
+               << joined->expected_fp_rate() / joined->rate_limit());
+  CHECK((joined->load_factor() >= 0.94 || joined->expected_fp_rate() >= 0.99 * joined->rate_limit()));
+  CHECK(joined->expected_fp_rate() <= joined->rate_limit());
+}
+
+TEST_CASE("in place: a merge of an empty filter leaves the fill limit that joins and adds made", "[in_place][merge]") {
+  // The copy a join works on took the counts but not the fill limit (that of an empty table), and a join
+  // of nothing never set it again: adds then went past the rate limit, and past fp_rate (an adversarial
+  // review measured 0.00107 at 0.001).
+  Options o = in_place_options(1000, 0.001);
+  CuckooFilter whole(o);
+  std::uint64_t next = 1;
+  for (int i = 0; i < 1500; ++i) REQUIRE(whole.add(next++));
+  for (int p = 0; p < 100; ++p) {
+    CuckooFilter part(o);
+    for (int i = 0; i < 950; ++i) REQUIRE(part.add(next++));
+    if (!whole.merge(part).ok()) break;
+  }
+  while (whole.add(next++)) {
+  }
+  const double rate = whole.expected_fp_rate();
+  CHECK(rate <= 0.001);
+  CHECK(whole.merge(CuckooFilter(o)).ok());
+  CHECK_FALSE(whole.add(next++));
+  CHECK(whole.expected_fp_rate() == rate);
+}
+
 TEST_CASE("in place: a join past 2b copies of a key is refused at once", "[in_place][merge]") {
   for (const double rate : {0.001, 1e-6}) {
     CuckooFilter a(in_place_options(1000, rate)), b(in_place_options(1000, rate));

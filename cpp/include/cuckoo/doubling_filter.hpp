@@ -194,12 +194,11 @@ class DoublingFilter {
   // buckets, for keys added in any order (deletes only lower it). A lookup compares 2b slots; an entry
   // added to a table of S slots with B(k) = F + fresh_ext_bits(N0, k) bits adds 2b / S 2^-B(k) to the rate
   // for good (a doubling halves its share of the slots and its odds of matching both). With
-  // f = kFillPercent / 100 and S0 the first table's slots: at most 0.95 S0 entries were added at S0,
-  // 2f S0 - 0.95 S0 at 2 S0, and f S0 2^(k-1) at S0 2^k: rate <= 2b (0.95 2^-B(0) + (f - 0.475) 2^-B(1) +
-  // sum over k = 2 .. g of f / 2 2^-B(k)). B is W - 1 but in 40-bit tables past 2^25 buckets. For 16-bit
-  // slots after their 7 doublings: 9.95e-4; for 32-bit ones after 15: 3.01e-8; for 40-bit ones after 23:
-  // 1.9e-9 from 264 first buckets, capacity 1,000 (a 39-bit term for each doubling up to 2^25 buckets, then
-  // 38, 37 ...).
+  // f = kBoundFillPercent / 100 (at least the fill of every doubled table) and S0 the first table's slots: at most 0.95
+  // S0 entries were added at S0, 2f S0 - 0.95 S0 at 2 S0, and f S0 2^(k-1) at S0 2^k: rate <= 2b (0.95 2^-B(0) + (f -
+  // 0.475) 2^-B(1) + sum over k = 2 .. g of f / 2 2^-B(k)). B is W - 1 but in 40-bit tables past 2^25 buckets. For
+  // 16-bit slots after their 7 doublings: 9.95e-4; for 32-bit ones after 15: 3.01e-8; for 40-bit ones after 23: 1.9e-9
+  // from 264 first buckets, capacity 1,000 (a 39-bit term for each doubling up to 2^25 buckets, then 38, 37 ...).
   [[nodiscard]] static constexpr double rate_bound(unsigned g, std::uint64_t base_buckets = 1) noexcept {
     const auto per_match = [base_buckets](unsigned k) {
       return 2.0 * kBucketSize /
@@ -263,6 +262,9 @@ class DoublingFilter {
     std::memcpy(f->length_counts_, from.length_counts_, sizeof f->length_counts_);
     f->failure_ = from.failure_;
     f->first_bucket_decides_ = from.first_bucket_decides_;
+    // make_with set them for an empty table: a join of nothing keeps the copy, and adds to it would pass
+    // the rate limit that its entries had reached.
+    f->set_fill_limit();
     out = std::move(f);
     return {};
   }
@@ -748,11 +750,14 @@ class DoublingFilter {
   }
 
   // The fill limit by load alone: `capacity` in the first table (or kFillPercent of its slots, when the
-  // smallest table is larger than asked for), then kFillPercent of the slots; after the last doubling the
-  // options allow, the kBoundFillPercent that rate_bound() counts with (no walks in later generations to
-  // spare, and the items a full filter holds are what they were).
+  // smallest table is larger than asked for), then kFillPercent of the slots; in a table that may double
+  // no more (its horizon, set by set_fill_limit: the options' last doubling, or the last that the rate left
+  // after a join allows), the kBoundFillPercent that rate_bound() counts with, so that a full filter holds
+  // what it held when every doubled table filled that far.
   [[nodiscard]] std::uint64_t load_limit() const noexcept {
-    const unsigned percent = generation_ >= max_doublings_ ? kBoundFillPercent : kFillPercent;
+    return load_limit_at(generation_ >= horizon_ ? kBoundFillPercent : kFillPercent);
+  }
+  [[nodiscard]] std::uint64_t load_limit_at(unsigned percent) const noexcept {
     const std::uint64_t limit = num_buckets() * kBucketSize * percent / 100;
     return generation_ == 0 && capacity_ > limit ? capacity_ : limit;
   }
@@ -772,19 +777,27 @@ class DoublingFilter {
   // keeps fresh_ext_, for every change of size comes here.
   CUCKOO_COLD void set_fill_limit() noexcept {
     fresh_ext_ = low_bits_ == 0 ? kExtBits : fresh_ext_bits(base_buckets_, generation_);
-    std::uint64_t limit = load_limit();
     const double slots = static_cast<double>(num_buckets() * kBucketSize);
     const double per_entry =
         2.0 * kBucketSize / static_cast<double>(std::uint64_t{1} << (kFixedBits + fresh_ext_)) / slots;
     const double left = rate_limit() - expected_fp_rate() + 0.5 * per_entry;
-    const double here = limit > occupied_ ? static_cast<double>(limit - occupied_) * per_entry : 0.0;
+    const auto rate_to = [&](std::uint64_t limit) {
+      return limit > occupied_ ? static_cast<double>(limit - occupied_) * per_entry : 0.0;
+    };
+    // First as a table that doubles again (kFillPercent); a table that may not (the horizon is here) fills
+    // to kBoundFillPercent, what rate_bound() counts for its generation.
+    std::uint64_t limit = load_limit_at(kFillPercent);
     horizon_ = generation_;
-    if (here <= left) {
+    if (const double here = rate_to(limit); here <= left) {
       const double at_here = rate_bound(generation_, base_buckets_);
       while (horizon_ < max_doublings_ && here + rate_bound(horizon_ + 1, base_buckets_) - at_here <= left) ++horizon_;
-    } else {
-      const double room = left / per_entry - 0.5;
-      limit = occupied_ + (room > 0 ? static_cast<std::uint64_t>(room) : 0);
+    }
+    if (horizon_ == generation_) {
+      limit = load_limit_at(kBoundFillPercent);
+      if (rate_to(limit) > left) {
+        const double room = left / per_entry - 0.5;
+        limit = occupied_ + (room > 0 ? static_cast<std::uint64_t>(room) : 0);
+      }
     }
     fill_limit_ = limit;
   }
