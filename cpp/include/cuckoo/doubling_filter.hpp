@@ -869,19 +869,9 @@ class DoublingFilter {
       std::memcpy(&word, table_ + std::uint64_t{bucket} * kBucketBytes, sizeof word);
       return any_lane_matches(word, key);
     } else if constexpr (kPackedInBucket) {
-      // Two words of two slots each: slots 0 and 1 are the bucket's bits 0 to 2W - 1, slots 2 and 3 the
-      // next 2W (2W <= 48: each word has room for the lanes' carries).
-      const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
-      std::uint64_t low;
-      std::uint32_t high = 0;
-      std::memcpy(&low, p, sizeof low);
-      std::memcpy(&high, p + 8, kBucketBytes - 8);
-      constexpr std::uint64_t kTwoSlots = (std::uint64_t{1} << (2 * kSlotBits)) - 1;
-      const std::uint64_t first = low & kTwoSlots;
-      const std::uint64_t second =
-          ((low >> (2 * kSlotBits)) | (std::uint64_t{high} << (64 - 2 * kSlotBits))) & kTwoSlots;
+      const SlotPairs w = slot_pairs(bucket);
       // No branch on the first answer (as in contains_place).
-      return (static_cast<int>(pair_matches(first, key)) | static_cast<int>(pair_matches(second, key))) != 0;
+      return (static_cast<int>(pair_matches(w.first, key)) | static_cast<int>(pair_matches(w.second, key))) != 0;
     } else if constexpr (kSlotBits == 32) {
       std::uint64_t words[2];
       std::memcpy(words, table_ + std::uint64_t{bucket} * kBucketBytes, sizeof words);
@@ -893,6 +883,22 @@ class DoublingFilter {
       for (unsigned s = 0; s < kBucketSize; ++s) any |= matches(v[s], key);
       return any;
     }
+  }
+
+  // A packed bucket (20- and 24-bit slots) as two words of two slots each: slots 0 and 1 are the bucket's
+  // bits 0 to 2W - 1, slots 2 and 3 the next 2W (2W <= 48: each word has room for the lanes' carries).
+  struct SlotPairs {
+    std::uint64_t first;
+    std::uint64_t second;
+  };
+  [[nodiscard]] SlotPairs slot_pairs(std::uint32_t bucket) const noexcept {
+    const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
+    std::uint64_t low;
+    std::uint32_t high = 0;
+    std::memcpy(&low, p, sizeof low);
+    std::memcpy(&high, p + 8, kBucketBytes - 8);
+    constexpr std::uint64_t kTwoSlots = (std::uint64_t{1} << (2 * kSlotBits)) - 1;
+    return {low & kTwoSlots, ((low >> (2 * kSlotBits)) | (std::uint64_t{high} << (64 - 2 * kSlotBits))) & kTwoSlots};
   }
 
   // The four slots of a bucket. A 40-bit bucket is 20 bytes: three loads (8, 8 and 4 bytes), not eight.
@@ -1127,18 +1133,10 @@ class DoublingFilter {
   [[nodiscard]] int free_slot(std::uint32_t bucket) const noexcept {
     if constexpr (kPackedInBucket) {
       // A slot is empty exactly when its tail (its low W - F bits, where every entry has its marker) is 0:
-      // the bucket's two words of two slots (as matches_in reads them), their lanes' tails tested at once
-      // as pair_matches does, not four slots unpacked and compared one by one.
-      const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
-      std::uint64_t low;
-      std::uint32_t high = 0;
-      std::memcpy(&low, p, sizeof low);
-      std::memcpy(&high, p + 8, kBucketBytes - 8);
-      constexpr std::uint64_t kTwoSlots = (std::uint64_t{1} << (2 * kSlotBits)) - 1;
-      const std::uint64_t first = low & kTwoSlots;
-      const std::uint64_t second =
-          ((low >> (2 * kSlotBits)) | (std::uint64_t{high} << (64 - 2 * kSlotBits))) & kTwoSlots;
-      const unsigned full = occupied_lanes(first) | (occupied_lanes(second) << 2);
+      // the bucket's two words of two slots, their lanes' tails tested at once as pair_matches does, not
+      // four slots unpacked and compared one by one.
+      const SlotPairs w = slot_pairs(bucket);
+      const unsigned full = occupied_lanes(w.first) | (occupied_lanes(w.second) << 2);
       return full == 0xF ? -1 : std::countr_one(full);
     }
     Slot v[kBucketSize];
