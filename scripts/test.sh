@@ -12,8 +12,13 @@ ctest --test-dir build/wasm --output-on-failure -j 2
 echo "[test] Catch2, native with AddressSanitizer and UndefinedBehaviorSanitizer"
 CXX=clang++-14 cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_BUILD_BENCH=OFF \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" >/dev/null
-cmake --build build/sanitize -j "$(nproc)" --target cuckoo_tests cuckoo_abi
+cmake --build build/sanitize -j "$(nproc)" --target cuckoo_tests cuckoo_abi cuckoo_thread_tests
 ctest --test-dir build/sanitize --output-on-failure -j 2
+echo "[test] Catch2, native with ThreadSanitizer: lookups of one filter from several threads"
+CXX=clang++-14 cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_BUILD_BENCH=OFF \
+  -DCUCKOO_BUILD_WASM_MODULE=OFF -DCMAKE_CXX_FLAGS="-fsanitize=thread" >/dev/null
+cmake --build build/tsan --target cuckoo_thread_tests
+TSAN_OPTIONS=halt_on_error=1 ./build/tsan/cuckoo_thread_tests
 echo "[test] fuzzing (short runs; npm run fuzz -- SECONDS for long ones)"
 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 echo "[test] clang-format: the C++ as .clang-format has it (clang-format-14 -i on the files to fix)"

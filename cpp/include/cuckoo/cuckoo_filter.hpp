@@ -766,7 +766,7 @@ class CuckooFilter {
         group_results[j] = static_cast<std::uint8_t>(r);
         if (r == KeyResult::stopped_here) {
           std::memcpy(results + start, group_results, j + 1);
-          prefetch_sink_ = touched;
+          prefetch_sink_.keep(touched);
           return;
         }
       }
@@ -778,7 +778,7 @@ class CuckooFilter {
         std::memcpy(results + start, group_results, n);
       }
     }
-    prefetch_sink_ = touched;
+    prefetch_sink_.keep(touched);
   }
 
   [[nodiscard]] Status combine(const CuckooFilter& other, detail::Combine mode);
@@ -872,8 +872,7 @@ class CuckooFilter {
   // stays full (a kick-out swaps one fingerprint for another; an undone walk restores every bucket), so a
   // key stored in its second bucket has a full first one.
   bool first_bucket_decides_ = true;
-  // Keeps the loads of for_each_located alive where prefetching is a real load (wasm).
-  mutable std::uint8_t prefetch_sink_ = 0;
+  detail::PrefetchSink prefetch_sink_;  // for_each_located's loads (wasm)
 };
 
 // Merges into copies of this filter's sub-filters (merge.hpp), so that a merge that does not fit leaves

@@ -1226,7 +1226,7 @@ class DoublingFilter {
       others[s] = other_bucket(bucket, v[s]);
       touched = static_cast<std::uint8_t>(touched ^ touch(others[s]));
     }
-    prefetch_sink_ = touched;
+    prefetch_sink_.keep(touched);
     for (unsigned s = 0; s < kBucketSize; ++s)
       if (free_slot(others[s]) >= 0) return static_cast<int>(s);
     return -1;
@@ -1238,7 +1238,7 @@ class DoublingFilter {
     ++occupied_;
   }
 
-  // In wasm a prefetch is a real load, kept alive through prefetch_sink_ (bucket_table.hpp's prefetch).
+  // In wasm a prefetch is a real load, kept alive through prefetch_sink_ (detail::PrefetchSink).
   [[nodiscard]] std::uint8_t touch(std::uint32_t bucket) const noexcept {
     const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
 #if defined(__wasm__)
@@ -1269,7 +1269,7 @@ class DoublingFilter {
     else
       for (std::size_t j = 0; j < n; ++j)
         touched = static_cast<std::uint8_t>(touched ^ touch(group[j].i1) ^ touch(group[j].i2));
-    prefetch_sink_ = touched;
+    prefetch_sink_.keep(touched);
     for (std::size_t j = 0; j < n; ++j) {
       const unsigned g = generation_;
       const KeyResult r = op(group[j]);
@@ -1311,7 +1311,7 @@ class DoublingFilter {
   // buckets, so a full first bucket may have room after it while the key stays in its second.
   bool first_bucket_decides_ = true;
   std::vector<detail::PathStep> path_;
-  mutable std::uint8_t prefetch_sink_ = 0;
+  detail::PrefetchSink prefetch_sink_;
 };
 
 }  // namespace v1

@@ -18,3 +18,35 @@
 #else
 #define CUCKOO_OUT_OF_LINE_IN_WASM
 #endif
+
+#include <cstdint>
+
+namespace cuckoo {
+inline namespace v1 {
+namespace detail {
+
+// Where a batch keeps the value of its prefetches. WebAssembly has no prefetch instruction, so there a
+// prefetch is a one-byte load (bucket_table.hpp's prefetch), which happens only if its value is kept: the
+// batches fold their loads' values and keep them here, from const member functions. A module instance
+// runs on one thread, so that write races with nothing. Natively a prefetch is a hint and its value 0, and
+// nothing is written: lookups of one filter from several threads at once write nothing to it
+// (tests/cpp/threads, under ThreadSanitizer).
+class PrefetchSink {
+ public:
+  void keep(std::uint8_t touched) const noexcept {
+#if defined(__wasm__)
+    value_ = touched;
+#else
+    (void)touched;
+#endif
+  }
+
+ private:
+#if defined(__wasm__)
+  mutable std::uint8_t value_ = 0;
+#endif
+};
+
+}  // namespace detail
+}  // namespace v1
+}  // namespace cuckoo
