@@ -7,9 +7,8 @@
 // positions are a and a ^ D(f) (D a hash of f, so only 2^F offsets exist, as in a filter whose other
 // bucket comes from fingerprint bits), and a position's bucket is its low L + 1 bits c when c mod 2^L < p
 // (that bucket was split), else its low L bits. Splitting bucket p moves the entries whose bit L is 1 to
-// the new bucket 2^L + p. An add tries its first bucket, then its second, then moves a resident of either
-// whose other bucket has room (the product's resident_with_room), then walks at random for up to 500
-// kicks; a walk that fails grows the table and places the entry it holds.
+// the new bucket 2^L + p. An add tries its first bucket, then its second, then walks as the product does
+// (place(): up to 500 kicks); a walk that fails grows the table and places the entry it holds.
 //
 // Policies: "split" splits a bucket whenever an add would pass `fill` of the slots, so the load stays at
 // `fill`; "double" splits every bucket at once when it would pass `fill` (the product's doubling table);
@@ -99,35 +98,51 @@ class SplitTable {
     return e;
   }
 
-  void place(Entry e) {
-    for (unsigned kick = 0; kick <= 500; ++kick) {
-      const Entry other = moved(e);
-      const std::uint64_t b1 = bucket_of(e.position), b2 = bucket_of(other.position);
-      if (put(b1, e) || put(b2, other)) return;
-      for (const std::uint64_t b : {b1, b2})
-        for (unsigned s = 0; s < 4; ++s) {
-          const Entry resident = moved(slots_[b * 4 + s]);
-          const std::uint64_t to = bucket_of(resident.position);
-          if (to != b && has_room(to)) {
-            put(to, resident);
-            slots_[b * 4 + s] = b == b1 ? e : other;
-            ++kicks_;
-            return;
-          }
-        }
-      rng_ = mix(rng_);
-      const bool second = (rng_ & 1) != 0;
-      Entry& victim = slots_[(second ? b2 : b1) * 4 + ((rng_ >> 1) & 3)];
-      const Entry out = victim;
-      victim = second ? other : e;
-      e = moved(out);
-      ++kicks_;
+  // A resident of `bucket` whose other bucket has room, or -1 (the product's resident_with_room).
+  int resident_with_room(std::uint64_t bucket) const {
+    for (unsigned s = 0; s < 4; ++s) {
+      const std::uint64_t to = bucket_of(moved(slots_[bucket * 4 + s]).position);
+      if (to != bucket && has_room(to)) return static_cast<int>(s);
     }
-    ++failed_walks_;
-    split_one();  // a failed walk grows the table, then places the entry it holds
-    place(e);
+    return -1;
   }
 
+  // As doubling_filter.hpp's insert(): the first bucket, the second, then a walk of up to 500 kicks from
+  // one of the two at random, each evicting a resident whose other bucket has room if there is one (else
+  // one at random) and carrying it on to its other bucket.
+  void place(const Entry& e) {
+    const Entry other = moved(e);
+    const std::uint64_t b1 = bucket_of(e.position), b2 = bucket_of(other.position);
+    if (put(b1, e) || put(b2, other)) return;
+    rng_ = mix(rng_);
+    const bool second = (rng_ & 1) != 0;
+    std::uint64_t bucket = second ? b2 : b1;
+    Entry homeless = second ? other : e;  // its position is that of `bucket`
+    for (unsigned kick = 0; kick < 500; ++kick) {
+      int s = resident_with_room(bucket);
+      if (s < 0) {
+        rng_ = mix(rng_);
+        s = static_cast<int>(rng_ & 3);
+      }
+      Entry& victim = slots_[bucket * 4 + static_cast<unsigned>(s)];
+      const Entry evicted = victim;
+      victim = homeless;
+      ++kicks_;
+      homeless = moved(evicted);
+      bucket = bucket_of(homeless.position);
+      if (put(bucket, homeless)) return;
+    }
+    // A failed walk grows the table (all of it when it doubles), then places the entry it holds.
+    ++failed_walks_;
+    const std::uint64_t target = doubling_ ? buckets() * 2 : buckets() + 1;
+    while (buckets() < target) split_one();
+    place(homeless);
+  }
+
+ public:
+  bool doubling_ = false;  // a failed walk doubles the table instead of splitting one bucket
+
+ private:
   unsigned level_;
   std::uint64_t split_;
   unsigned fingerprint_bits_;
@@ -142,6 +157,7 @@ constexpr std::uint64_t kKeys = 3774873;
 void grow_case(const char* policy, double fill, unsigned fingerprint_bits) {
   SplitTable t(kFirstLevel, 0, fingerprint_bits);
   const bool doubling = std::strcmp(policy, "double") == 0;
+  t.doubling_ = doubling;
   double min_load = 1, load_sum = 0;
   std::uint64_t samples = 0;
   for (std::uint64_t k = 0; k < kKeys; ++k) {
