@@ -131,3 +131,16 @@ TEST_CASE("merging a filter into itself doubles every count", "[merge]") {
   CHECK(a.size() == 200);
   CHECK(a.count("self-7") >= 2);
 }
+
+TEST_CASE("a join refused for its rate says the rate and the limit in three digits", "[merge]") {
+  CHECK(cuckoo::detail::rate_text(2.714e-2) == "2.71e-2");
+  CHECK(cuckoo::detail::rate_text(9.996e-5) == "1.00e-4");
+  CHECK(cuckoo::detail::rate_text(1.0e-4) == "1.00e-4");
+  CHECK(cuckoo::detail::rate_text(1.605e-1) == "1.61e-1");
+  CHECK(cuckoo::detail::rate_text(0) == "0");
+  CHECK(cuckoo::detail::check_joined_rate(1.6e-4, 1.6e-4).ok());
+  // (Two digits said "of 1.6e-4, above the 1.6e-4" of the README's recipe: test_in_place.cpp.)
+  const cuckoo::Status near = cuckoo::detail::check_joined_rate(1.6049e-4, 1.5921e-4);
+  CHECK(near.code == cuckoo::ErrorCode::capacity_exceeded);
+  CHECK(near.message.find("rate of 1.60e-4, above the 1.59e-4 its options allow") != std::string::npos);
+}

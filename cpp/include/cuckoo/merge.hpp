@@ -60,19 +60,21 @@ enum class Combine {
   return Status::error(ErrorCode::out_of_memory, "cannot allocate a copy of the table for the merge");
 }
 
-// A rate as "2.7e-2": two digits, written with integers (printf's floating-point formatting is a large
+// A rate as "2.71e-2": three digits, enough to tell a refused join's rate from the limit it passed (with
+// two, "1.6e-4, above the 1.6e-4"), written with integers (printf's floating-point formatting is a large
 // part of a wasm module).
 [[nodiscard]] CUCKOO_COLD inline std::string rate_text(double r) {
   if (!(r > 0)) return "0";
   int exponent = 0;
   for (; r < 1; --exponent) r *= 10;
   for (; r >= 10; ++exponent) r /= 10;
-  auto tenths = static_cast<unsigned>(r * 10 + 0.5);
-  if (tenths == 100) {
-    tenths = 10;
+  auto hundredths = static_cast<unsigned>(r * 100 + 0.5);
+  if (hundredths == 1000) {
+    hundredths = 100;
     ++exponent;
   }
-  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "e" + std::to_string(exponent);
+  return std::to_string(hundredths / 100) + "." + std::to_string(hundredths / 10 % 10) +
+         std::to_string(hundredths % 10) + "e" + std::to_string(exponent);
 }
 
 // A join's entries keep the fingerprint bits they had in their own filter: joined into a table that has
