@@ -328,7 +328,7 @@ export function checkOptions(options: unknown): LineDeduperOptions {
   for (const name of ['capacity', 'inputBytes'] as const) {
     const v = o[name];
     if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= (name === 'capacity' ? 1 : 0))) {
-      throw invalid(`${name} must be an integer >= ${name === 'capacity' ? 1 : 0}, got ${String(v)}`);
+      throw invalid(`${name} must be an integer from ${name === 'capacity' ? 1 : 0} to 2^53 - 1, got ${String(v)}`);
     }
   }
   if (o.window !== undefined) {

@@ -12,7 +12,7 @@ import {
 } from './heap.js';
 import { describe, type Key, ownUint32View, ownUint8View, typedLength } from './key_codec.js';
 import { type CuckooModule, ready, requireModule } from './wasm_module.js';
-import { type CuckooFilterOptions, isInteger, validateOptions } from './options.js';
+import { type CuckooFilterOptions, isInteger, validateOptions, creationError } from './options.js';
 import {
   type CuckooFilterJSON,
   errorFromModule,
@@ -119,7 +119,7 @@ export class CuckooFilter extends FilterBase<CuckooModule> {
     const m = requireModule();
     const a = validateOptions(options);
     const handle = m.create(writeCreateOptions(m, a));
-    if (handle === 0) throw errorFromModule(m);
+    if (handle === 0) throw creationError(errorFromModule(m), a);
     super(m, handle);
   }
 

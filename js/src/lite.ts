@@ -17,7 +17,7 @@ import {
 } from './filter_base.js';
 import { writeCreateOptions } from './heap.js';
 import { ready, requireModule } from './lite_module.js';
-import { type CuckooFilterOptions, validateOptions } from './options.js';
+import { type CuckooFilterOptions, validateOptions, creationError } from './options.js';
 
 /** UNSUPPORTED: what the lite entry leaves out (`what`), and where to find it. */
 function needsFullEntry(what: string): CuckooFilterError {
@@ -63,7 +63,7 @@ export class CuckooFilter extends FilterBase {
     if (a.growth !== undefined) throw needsFullEntry('the growth option (a filter that grows)');
     if (a.semiSorted) throw needsFullEntry('the semiSorted option (semi-sorted buckets)');
     const handle = m.create(writeCreateOptions(m, a));
-    if (handle === 0) throw errorFromModule(m);
+    if (handle === 0) throw creationError(errorFromModule(m), a);
     super(m, handle);
   }
 

@@ -1,7 +1,7 @@
 // The options of a filter, and their checks where the option names are the user's: the twin of the core's
 // options.hpp, which checks again (sizing limits) before it allocates anything.
 import { Defaults, Limits } from './abi.js';
-import { invalid } from './errors.js';
+import { type CuckooFilterError, invalid } from './errors.js';
 import type { CreateArguments } from './heap.js';
 import { describe } from './key_codec.js';
 
@@ -87,7 +87,7 @@ export function validateOptions(options: unknown): CreateArguments {
     }
   }
   if (!isInteger(o.capacity, 1, Number.MAX_SAFE_INTEGER)) {
-    throw invalid(`capacity must be an integer >= 1, got ${describe(o.capacity)}`);
+    throw invalid(`capacity must be an integer from 1 to 2^53 - 1, got ${describe(o.capacity)}`);
   }
   if (o.fpRate !== undefined && o.fingerprintBits !== undefined) {
     throw invalid('give either fpRate or fingerprintBits, not both');
@@ -111,7 +111,10 @@ export function validateOptions(options: unknown): CreateArguments {
     let seed: bigint;
     if (typeof o.seed === 'bigint') seed = o.seed;
     else if (isInteger(o.seed, 0, Number.MAX_SAFE_INTEGER)) seed = BigInt(o.seed);
-    else throw invalid(`seed must be an integer from 0 to 2^64 - 1 (a number or a bigint), got ${describe(o.seed)}`);
+    else
+      throw invalid(
+        `seed must be an integer from 0 to 2^64 - 1 (a number up to 2^53 - 1, or a bigint), got ${describe(o.seed)}`,
+      );
     if (seed < 0n || seed >= 1n << 64n) throw invalid(`seed must be from 0 to 2^64 - 1, got ${seed}`);
     seedLow = Number(seed & 0xffffffffn);
     seedHigh = Number(seed >> 32n);
@@ -158,4 +161,18 @@ export function validateOptions(options: unknown): CreateArguments {
     maxSubFilters: o.maxSubFilters as number | undefined,
     semiSorted: o.semiSorted as boolean | undefined,
   };
+}
+
+/**
+ * The error of a filter the core would not make from `options` (checked by validateOptions): its
+ * INVALID_ARGUMENT names the options as they were given, and the rate it got when the rate is what it
+ * refuses (the core's rules, which it states, and not printf's floats, which would weigh in the module).
+ */
+export function creationError(error: CuckooFilterError, options: CreateArguments): CuckooFilterError {
+  if (error.code !== 'INVALID_ARGUMENT') return error;
+  // The core names the options as C++ does (fp_rate; its option messages have no other "_"): these are
+  // camelCase (fpRate).
+  const message = error.message.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+  // (A refused rate is always one given: the default is not refused.)
+  return invalid(message.startsWith('fpRate') ? `${message}; got fpRate ${options.fpRate}` : message);
 }

@@ -187,10 +187,10 @@ describe('batches take any iterable, and keys are checked as the engine sees the
 
   test('errors name the type of the value they got', () => {
     expect(errorOf(() => new CuckooFilter({ capacity: '10' } as never))).toBe(
-      "INVALID_ARGUMENT: capacity must be an integer >= 1, got the string '10'",
+      "INVALID_ARGUMENT: capacity must be an integer from 1 to 2^53 - 1, got the string '10'",
     );
     expect(errorOf(() => new CuckooFilter({} as never))).toBe(
-      'INVALID_ARGUMENT: capacity must be an integer >= 1, got undefined',
+      'INVALID_ARGUMENT: capacity must be an integer from 1 to 2^53 - 1, got undefined',
     );
     expect(errorOf(() => new CuckooFilter({ capacity: 10, bucketSize: 3 } as never))).toBe(
       'INVALID_ARGUMENT: bucketSize must be 2, 4 or 8, got the number 3',

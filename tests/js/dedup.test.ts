@@ -511,7 +511,7 @@ describe('the API', () => {
 
   test('bad arguments are typed errors; use after end() or dispose() is refused', () => {
     expect(() => new LineDeduper({ fpRate: 2 })).toThrow(/fpRate must be a number greater than 0 and less than 1/);
-    expect(() => new LineDeduper({ capacity: 0 })).toThrow(/capacity must be an integer >= 1/);
+    expect(() => new LineDeduper({ capacity: 0 })).toThrow(/capacity must be an integer from 1 to 2\^53 - 1/);
     expect(() => new LineDeduper({ size: 3 } as never)).toThrow(/unknown option "size"/);
     const d = new LineDeduper();
     expect(() => d.push('text' as never)).toThrow(TypeError);

@@ -1,5 +1,5 @@
 // Every error path: a typed error with a code that says what, and nothing changed.
-import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/index';
+import { CuckooFilter, CuckooFilterError, type CuckooFilterOptions, ready } from '../../js/src/index';
 
 beforeAll(() => ready());
 
@@ -31,7 +31,7 @@ describe('INVALID_ARGUMENT names the option', () => {
     ['fpRate 1', { capacity: 10, fpRate: 1 }, 'fpRate'],
     ['fpRate 2', { capacity: 10, fpRate: 2 }, 'fpRate'],
     ['fpRate NaN', { capacity: 10, fpRate: NaN }, 'fpRate'],
-    ['fpRate tiny', { capacity: 10, fpRate: 1e-12 }, 'fp_rate'],
+    ['fpRate tiny', { capacity: 10, fpRate: 1e-12 }, 'got fpRate 1e-12'],
     ['fingerprintBits 3', { capacity: 10, fingerprintBits: 3 }, 'fingerprintBits'],
     ['fingerprintBits 33', { capacity: 10, fingerprintBits: 33 }, 'fingerprintBits'],
     ['fingerprintBits 8.5', { capacity: 10, fingerprintBits: 8.5 }, 'fingerprintBits'],
@@ -42,6 +42,9 @@ describe('INVALID_ARGUMENT names the option', () => {
     ['seed -1', { capacity: 10, seed: -1 }, 'seed'],
     ['seed 2^64', { capacity: 10, seed: 2n ** 64n }, 'seed'],
     ['seed 0.5', { capacity: 10, seed: 0.5 }, 'seed'],
+    // Numbers past 2^53 - 1 are not exact: the rule says so (a bigint for a seed).
+    ['capacity 2^53', { capacity: 2 ** 53 }, 'capacity must be an integer from 1 to 2^53 - 1'],
+    ['seed 2^53', { capacity: 10, seed: 2 ** 53 }, 'a number up to 2^53 - 1, or a bigint'],
     ['unknown option', { capacity: 10, fprate: 0.01 }, 'unknown option "fprate"'],
   ];
   test.each(cases)('%s', (_name, options, mention) => {
@@ -49,6 +52,23 @@ describe('INVALID_ARGUMENT names the option', () => {
     expect(message).toMatch(/^INVALID_ARGUMENT: /);
     expect(message).toContain(mention);
   });
+});
+
+test('a rate the core refuses is named as given, with the value it got, for every kind of filter', () => {
+  const refused: CuckooFilterOptions[] = [
+    { capacity: 100, fpRate: 1e-10 },
+    { capacity: 100, fpRate: 1e-10, growth: 4 },
+    { capacity: 100, fpRate: 1e-12, growth: 2 },
+    { capacity: 100, fpRate: 1e-10, semiSorted: true },
+    { capacity: 100, fpRate: 1e-10, bucketSize: 2 },
+    { capacity: 100, fpRate: 1e-10, bucketSize: 8 },
+  ];
+  for (const options of refused) {
+    const message = codeOf(() => new CuckooFilter(options));
+    expect(message).toMatch(/^INVALID_ARGUMENT: fpRate /);
+    expect(message).toContain(`got fpRate ${options.fpRate}`);
+    expect(message).not.toMatch(/fp_rate|bucket_size|fingerprint_bits|semi_sorted/);
+  }
 });
 
 test('a table that does not fit in 4 GiB gives OUT_OF_MEMORY, and the module keeps working', () => {

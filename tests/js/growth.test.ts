@@ -242,7 +242,7 @@ describe('growth in place (growth 2)', () => {
     using plain = new CuckooFilter({ capacity: 1000 });
     expect([plain.growsInPlace, plain.doublings, plain.maxDoublings]).toEqual([false, 0, 0]);
     expect(errorOf(() => new CuckooFilter({ capacity: 10, fpRate: 2e-11, growth: 2 }))).toBe(
-      'INVALID_ARGUMENT: fp_rate is below what a filter that grows in place gives (about 2.1e-11, more for a first table past 2^24 buckets: even its 40-bit slots could not double once)',
+      'INVALID_ARGUMENT: fpRate is below what a filter that grows in place gives (about 2.1e-11, more for a first table past 2^24 buckets: even its 40-bit slots could not double once); got fpRate 2e-11',
     );
   });
 

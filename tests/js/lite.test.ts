@@ -169,6 +169,10 @@ test('what only the full entry has throws UNSUPPORTED naming it, and changes not
   // Options the lite entry has are checked as the full entry checks them.
   expect(() => new CuckooFilter({ capacity: 0 })).toThrow(/capacity/);
   expect(() => new CuckooFilter({ capacity: 10, fpRate: 2 })).toThrow(CuckooFilterError);
+  // A rate the core refuses is named as given, with its value.
+  expect(() => new CuckooFilter({ capacity: 10, fpRate: 1e-10 })).toThrow(
+    /^fpRate is below what 32-bit fingerprints give with bucketSize 4 \(about 1.9e-9\); got fpRate 1e-10$/,
+  );
 });
 
 test('bad bytes are BAD_FORMAT, and a disposed filter DISPOSED', () => {
