@@ -135,7 +135,8 @@ export interface LineDeduperOptions {
    * filter. The filter is made for `window` keys once, at fpRate (default MIN_WINDOW_FP_RATE, 32-bit
    * fingerprints: on an endless stream wrong drops grow with the new lines whatever the rate), and never
    * grows: its memory (the filter and 8 bytes a key for the ring of what to delete) is taken at the first
-   * block, and is resident as the window fills, never more. Not with seen or capacity; on one thread;
+   * block, the filter resident from then on and the ring as the window fills, never more. Not with seen or
+   * capacity; on one thread;
    * no exportFilter() (docs/DEDUP.md, "A window").
    */
   window?: number;

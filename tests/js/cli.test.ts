@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CuckooFilter, ready } from '../../js/src/index';
+import { CuckooFilter, planDedup, ready } from '../../js/src/index';
 import { repoRoot, rng } from './helpers';
 import { dedupCases, randomCsv, referenceDedup } from './dedup_cases';
 
@@ -1207,6 +1207,23 @@ describe('query', () => {
       ' [ $i -lt 100 ] || echo "no answer to $k"; done; exec 3>&-; sleep 0.5; cat answers.txt';
     const result = sh(script);
     expect(result.stdout.toString()).toBe('present\tok\nabsent\tno\npresent\tok\n');
+  });
+});
+
+test('dedup --help says down to which rate a pipe reaches a billion lines, and what a lower one reaches, as planDedup plans it', async () => {
+  await ready();
+  const help = run(['dedup', '--help']).stdout.toString().replace(/\s+/g, ' ');
+  const billion = /a billion unique lines \(more than memory holds\) at rates down to about ([\d.e-]+);/.exec(help);
+  expect(billion).not.toBeNull();
+  const rate = Number(billion![1]);
+  expect(planDedup({ fpRate: rate }).reach).toBeGreaterThanOrEqual(1e9);
+  expect(planDedup({ fpRate: rate * 0.9 }).reach).toBeLessThan(1e9); // "about": within 10%
+  const below = /\(at ([\d.e-]+): room for ([\d,]+) lines, doubled (\d+) times: (\d+) million lines,/.exec(help);
+  expect(below).not.toBeNull();
+  expect(planDedup({ fpRate: Number(below![1]) })).toMatchObject({
+    capacity: Number(below![2].replace(/,/g, '')),
+    maxDoublings: Number(below![3]),
+    reach: Number(below![4]) * 1e6,
   });
 });
 

@@ -114,9 +114,9 @@ page cache), are read twice: first to count their distinct keys (about 0.8 s a G
 thread, 0.5 s on two), so that the filter starts with room for them and does not double. Otherwise
 it starts small and doubles in place as unique lines come, so its memory follows them and no input
 size needs to be known. It holds at least a billion unique lines (more than memory holds) at rates
-down to 3e-8; below that, for files, the start is raised so that their size fits, and from a pipe it
-starts larger and doubles fewer times (at 1e-8: room for 2,000,000 lines, doubled three times: 16
-million lines, unless --capacity starts it larger).
+down to about 1.6e-10; below that, for files, the start is raised so that their size fits, and from a
+pipe it starts larger and doubles fewer times (at 1e-10: room for 2,000,000 lines, doubled 7 times:
+256 million lines, unless --capacity starts it larger).
 
 Lines end at "\\n" only: a file of "\\r" line ends is one line (tr '\\r' '\\n' first). Node reopens a
 closed standard output on /dev/null before the command starts: with >&- the lines are lost and the
