@@ -403,11 +403,33 @@ print('same' if got == expected else 'different: %d rows, expected %d' % (len(go
       stderr: 'cuckoo: no-such-folder/s.cuckoo: cannot create: the folder no-such-folder does not exist\n',
     });
     expect(readFileSync(join(dir, 'keep.out'), 'utf8')).toBe('KEEP');
+    // A folder that is there but takes no new files (it said "the folder /proc does not exist").
+    expect(run(['dedup', '-o', '/proc/no-such-file', 'some.txt'])).toMatchObject({
+      code: 1,
+      stderr: 'cuckoo: /proc/no-such-file: cannot create: the folder /proc takes no new files\n',
+    });
     expect(run(['dedup', '-o', '', 'some.txt'])).toMatchObject({
       code: 2,
       stderr: 'cuckoo: dedup: -o, --output needs a file name (or - for standard output), got ""\n',
     });
     expect(run(['dedup', '--seen', '', 'some.txt']).code).toBe(2);
+    // An empty file name is a usage error in every command, said as one (it was "cuckoo: : is a directory"
+    // or "cuckoo: : no such file or directory", status 1).
+    for (const args of [
+      ['dedup', ''],
+      ['dedup', 'some.txt', ''],
+      ['build', '', '-o', 'x.cuckoo'],
+      ['build', 'some.txt', '-o', ''],
+      ['info', ''],
+      ['query', '', 'some.txt'],
+    ]) {
+      const result = run(args);
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.stderr.toString()).toMatch(
+        new RegExp(`^cuckoo: ${args[0]}: (a file name is empty \\(""\\)|-o, --output needs a file name .*got "")\n$`),
+      );
+    }
+    expect(statSync(join(dir, 'x.cuckoo'), { throwIfNoEntry: false })).toBeUndefined();
     expect(run(['dedup', '--seen', 'some.txt/x', 'some.txt'])).toMatchObject({
       code: 1,
       stderr: 'cuckoo: --seen some.txt/x: a part of the path is not a folder\n',
@@ -1116,7 +1138,11 @@ describe('errors and pipes', () => {
     const keys = Array.from({ length: 20_000 }, (_, i) => `k${i}`).join('\n'); // 1,024 slots doubled 2 times hold fewer
     const result = run(['dedup', '--fp-rate', '3e-11', '--capacity', '1'], keys);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^cuckoo: the filter is full after \d+ unique lines: .*the most fpRate 3e-11 allows/);
+    // In the command's flags, not the library's options (it said "fpRate" and "capacity").
+    expect(result.stderr).toMatch(
+      /^cuckoo: the filter is full after \d+ unique lines: .*the most --fp-rate 3e-11 allows.*start with a larger --capacity, or allow a larger --fp-rate/,
+    );
+    expect(result.stderr).not.toMatch(/fpRate|larger capacity/);
   });
 });
 
@@ -1569,6 +1595,22 @@ describe('round 3: --seen states, outputs that fail as a pair, --capacity, long 
       /^cuckoo: --seen ten\.cuckoo: the filter is full after \d+ unique lines: that filter can double no more .*start a new state \(move ten\.cuckoo away/,
     );
     expect(readFileSync(join(dir, 'ten.cuckoo')).equals(before)).toBe(true);
+  });
+
+  test('a --seen state made without growth that fills says so, not that it can double no more', async () => {
+    await ready();
+    const made = new CuckooFilter({ capacity: 100 });
+    writeFileSync(join(dir, 'fixed.cuckoo'), made.export());
+    made.dispose();
+    const before = readFileSync(join(dir, 'fixed.cuckoo'));
+    const result = sh(`seq 1 1000 | $CUCKOO dedup --seen fixed.cuckoo > /dev/null; echo "status=$?"`);
+    expect(result.stdout.toString()).toBe('status=1\n');
+    const message = result.stderr.toString();
+    expect(message).toMatch(
+      /^cuckoo: --seen fixed\.cuckoo: the filter is full after \d+ unique lines: that filter was made without growth, and is full\. /,
+    );
+    expect(message).not.toMatch(/double/);
+    expect(readFileSync(join(dir, 'fixed.cuckoo')).equals(before)).toBe(true);
   });
 
   test('a file whose first block is long lines plans its filter no worse than the same bytes from a pipe', () => {

@@ -174,8 +174,16 @@ function parse(
       allowPositionals: true,
       strict: true,
     });
+    // An empty name names no file (and would reach the file system as the current folder, or nothing):
+    // refused as sort refuses it, naming the argument.
+    if (positionals.includes('')) throw new UsageError(`${command}: a file name is empty ("")`);
+    const named = values as Values;
+    if (named.output === '')
+      throw new UsageError(`${command}: -o, --output needs a file name (or - for standard output), got ""`);
+    if (named.seen === '') throw new UsageError(`${command}: --seen needs a file name, got ""`);
     return { values: values as Values, files: positionals };
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new UsageError(`${command}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`);
   }
@@ -393,7 +401,7 @@ async function runEngine(
       return await run();
     } catch (error) {
       return usage(() => {
-        throw error;
+        throw inFlags(error);
       });
     }
   };
@@ -427,6 +435,16 @@ async function runEngine(
   }
   progress?.done(lines());
   return engine ?? deduper!;
+}
+
+// The engine's advice names LineDeduper's options; the command's user has the flags.
+function inFlags(error: unknown): unknown {
+  if (!(error instanceof CuckooFilterError) || error.code === 'INVALID_ARGUMENT') return error;
+  const message = error.message
+    .replaceAll('a larger capacity', 'a larger --capacity')
+    .replaceAll('a larger fpRate', 'a larger --fp-rate')
+    .replaceAll('the most fpRate ', 'the most --fp-rate ');
+  return message === error.message ? error : new CuckooFilterError(error.code, message);
 }
 
 /** The blocks of `blocks`; whenever the next one has not come within `ms`, `idle` is awaited meanwhile. */
@@ -546,10 +564,7 @@ async function dedup(args: string[]): Promise<number> {
     }
   }
   threadsFlag(values);
-  if (values.output === '')
-    throw new UsageError('dedup: -o, --output needs a file name (or - for standard output), got ""');
   if (
-    seenPath === '' ||
     seenPath === STDIN ||
     (seenPath !== undefined && values.output !== undefined && sameFile(seenPath, values.output as string))
   ) {
@@ -599,11 +614,15 @@ async function dedup(args: string[]): Promise<number> {
     deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes), seen);
   } catch (error) {
     if (seen && error instanceof CuckooFilterError && error.code === 'CAPACITY_EXCEEDED') {
+      const why = seen.growsInPlace
+        ? `that filter can double no more (its rate allows so many doublings from its start, for a filter made by ${NAME} build or with --fp-rate too)`
+        : seen.growth === 0
+          ? `that filter was made without growth, and is full`
+          : `that filter can chain no more sub-filters (its maxSubFilters, or its fingerprints at 32 bits)`;
       throw new InputError(
-        `--seen ${seenPath}: ${error.message}: that filter can double no more (its rate allows so many ` +
-          `doublings from its start, for a filter made by ${NAME} build or with --fp-rate too). ${seenPath} was left as it was, ` +
-          `so the next run prints the lines printed before this again; to go on, start a new state (move ` +
-          `${seenPath} away: the next run makes one that grows as the lines come)`,
+        `--seen ${seenPath}: ${error.message}: ${why}. ${seenPath} was left as it was, so a next run ` +
+          `prints again any line this one printed; to go on, start a new state (move ${seenPath} away: the ` +
+          `next run makes one that grows as the lines come)`,
       );
     }
     throw error;

@@ -717,10 +717,10 @@ export async function lockFile(path: string, say: (message: string) => void): Pr
       );
       return createWhole(file, draft, text);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new InputError(`${path}: cannot create: the folder ${folder} does not exist`);
-      if (code === 'ENOTDIR') throw new InputError(`${path}: cannot create: ${folder} is not a folder`);
-      throw new InputError(`${path}: cannot lock (${describeError(error as NodeJS.ErrnoException)})`);
+      throw (
+        cannotCreate(path, folder, error) ??
+        new InputError(`${path}: cannot lock (${describeError(error as NodeJS.ErrnoException)})`)
+      );
     }
   };
   let waited = false;
@@ -823,6 +823,17 @@ function stdoutOutput(): Output {
  * flushed, and renamed over the path only by commit(): an output that names an input is read in full
  * first (as with `sort -o`), and a command that fails or is killed leaves the old file as it was.
  */
+// Why a file in `folder` could not be created, where the folder is the reason: it is not there, or not a
+// folder, or takes no new files (a folder of /proc or /sys: creating there fails as if it were not there).
+function cannotCreate(path: string, folder: string, error: unknown): InputError | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOTDIR') return new InputError(`${path}: cannot create: ${folder} is not a folder`);
+  if (code !== 'ENOENT') return undefined;
+  if (statSync(folder, { throwIfNoEntry: false })?.isDirectory())
+    return new InputError(`${path}: cannot create: the folder ${folder} takes no new files`);
+  return new InputError(`${path}: cannot create: the folder ${folder} does not exist`);
+}
+
 export async function openOutput(path: string | undefined): Promise<Output> {
   if (path === undefined || path === STDIN) return stdoutOutput();
   let target = path;
@@ -846,10 +857,10 @@ export async function openOutput(path: string | undefined): Promise<Output> {
   try {
     fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new InputError(`${path}: cannot create: the folder ${folder} does not exist`);
-    if (code === 'ENOTDIR') throw new InputError(`${path}: cannot create: ${folder} is not a folder`);
-    throw new InputError(`${path}: cannot create (${describeError(error as NodeJS.ErrnoException)})`);
+    throw (
+      cannotCreate(path, folder, error) ??
+      new InputError(`${path}: cannot create (${describeError(error as NodeJS.ErrnoException)})`)
+    );
   }
   let open = true;
   const writer = writerTo(fd, path);
