@@ -817,12 +817,6 @@ function stdoutOutput(): Output {
   };
 }
 
-/**
- * An output. '-' or undefined: standard output. A path to a device, a FIFO or a socket is written in place
- * (there is nothing to rename). Any other path is written to a temporary file in the same folder,
- * flushed, and renamed over the path only by commit(): an output that names an input is read in full
- * first (as with `sort -o`), and a command that fails or is killed leaves the old file as it was.
- */
 // Why a file in `folder` could not be created, where the folder is the reason: it is not there, or not a
 // folder, or takes no new files (a folder of /proc or /sys: creating there fails as if it were not there).
 function cannotCreate(path: string, folder: string, error: unknown): InputError | undefined {
@@ -834,6 +828,12 @@ function cannotCreate(path: string, folder: string, error: unknown): InputError 
   return new InputError(`${path}: cannot create: the folder ${folder} does not exist`);
 }
 
+/**
+ * An output. '-' or undefined: standard output. A path to a device, a FIFO or a socket is written in place
+ * (there is nothing to rename). Any other path is written to a temporary file in the same folder,
+ * flushed, and renamed over the path only by commit(): an output that names an input is read in full
+ * first (as with `sort -o`), and a command that fails or is killed leaves the old file as it was.
+ */
 export async function openOutput(path: string | undefined): Promise<Output> {
   if (path === undefined || path === STDIN) return stdoutOutput();
   let target = path;
