@@ -413,6 +413,12 @@ print('same' if got == expected else 'different: %d rows, expected %d' % (len(go
       stderr: 'cuckoo: dedup: -o, --output needs a file name (or - for standard output), got ""\n',
     });
     expect(run(['dedup', '--seen', '', 'some.txt']).code).toBe(2);
+    // A state not there yet under /proc is refused as a place, not as "a special file" (it is no file).
+    expect(run(['dedup', '--seen', '/proc/no-such-state', 'some.txt'])).toMatchObject({
+      code: 2,
+      stderr:
+        'cuckoo: dedup: --seen FILE must be a regular file (or not exist yet): /proc/no-such-state is under /dev or /proc, where no state can be kept\n',
+    });
     // An empty file name is a usage error in every command, said as one (it was "cuckoo: : is a directory"
     // or "cuckoo: : no such file or directory", status 1).
     for (const args of [

@@ -587,7 +587,9 @@ async function dedup(args: string[]): Promise<number> {
   // read by the run that writes it (it hung) or replaced behind the name of another file.
   if (seenPath !== undefined && (notRegular(seenStat) || /^\/(dev|proc)\//.test(resolve(seenPath)))) {
     throw new UsageError(
-      `dedup: --seen FILE must be a regular file (or not exist yet): ${seenPath} is ${kindOf(seenStat)}`,
+      `dedup: --seen FILE must be a regular file (or not exist yet): ${seenPath} is ` +
+        // (One not there yet under /dev or /proc is no special file: it cannot be made.)
+        (seenStat ? kindOf(seenStat) : 'under /dev or /proc, where no state can be kept'),
     );
   }
   // Two runs on one state would each replace it, and one run's lines would be lost from it: a run holds
