@@ -49,14 +49,19 @@ bool redis_remove(Handle h, std::uint32_t address, std::uint32_t length) {
   return redis_at(h).remove(key(address, length));
 }
 void redis_compact(Handle h) { redis_at(h).compact(true); }
-// CF.INFO's numbers, as a RedisInfoRecord at `out`.
+// CF.INFO's numbers, as a RedisInfoRecord at `out`. The server prints its two counters as signed 64-bit
+// numbers (a dump may carry any delete count: 2^64 - 1 is -1 there).
 void redis_info(Handle h, std::uint32_t out) {
   const auto& f = redis_at(h);
-  *reinterpret_cast<RedisInfoRecord*>(mutable_ptr(out)) = {
-      static_cast<double>(f.info_size()),        static_cast<double>(f.num_buckets()),
-      static_cast<double>(f.sub_filter_count()), static_cast<double>(f.num_items()),
-      static_cast<double>(f.num_deletes()),      static_cast<double>(f.bucket_size()),
-      static_cast<double>(f.expansion()),        static_cast<double>(f.max_iterations())};
+  const auto as_signed = [](std::uint64_t n) { return static_cast<double>(static_cast<std::int64_t>(n)); };
+  *reinterpret_cast<RedisInfoRecord*>(mutable_ptr(out)) = {static_cast<double>(f.info_size()),
+                                                           static_cast<double>(f.num_buckets()),
+                                                           static_cast<double>(f.sub_filter_count()),
+                                                           as_signed(f.num_items()),
+                                                           as_signed(f.num_deletes()),
+                                                           static_cast<double>(f.bucket_size()),
+                                                           static_cast<double>(f.expansion()),
+                                                           static_cast<double>(f.max_iterations())};
 }
 // The 38-byte dump header, written to `out`.
 void redis_header(Handle h, std::uint32_t out) { redis_at(h).write_header(mutable_ptr(out)); }

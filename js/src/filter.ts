@@ -145,6 +145,7 @@ export class CuckooFilter extends FilterBase<CuckooModule> {
    * arrive; the filter exists once every byte has checked out (BAD_FORMAT otherwise, saying what is wrong).
    */
   static async importChunks(chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<CuckooFilter> {
+    await ready(); // asynchronous, so it loads the module as create() does
     const m = requireModule();
     return new CuckooFilter(null, { m, handle: await importChunkStream(m, chunks) });
   }

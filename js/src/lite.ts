@@ -91,6 +91,7 @@ export class CuckooFilter extends FilterBase {
 
   /** import() for an export that arrives in pieces (a file stream, a fetch body, exportChunks()). */
   static async importChunks(chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<CuckooFilter> {
+    await ready(); // asynchronous, so it loads the module as create() does
     const m = requireModule();
     let handle: number;
     try {

@@ -34,7 +34,9 @@ export interface RedisCuckooFilterInfo {
   size: number;
   numberOfBuckets: number;
   numberOfFilters: number;
+  /** As the server prints its counters, signed 64-bit (as a number: exact up to 2^53). */
   numberOfItemsInserted: number;
+  /** Signed as the server prints it: a dump's delete count of 2^64 - 1 is -1. */
   numberOfItemsDeleted: number;
   bucketSize: number;
   expansionRate: number;
@@ -140,6 +142,7 @@ export class RedisCuckooFilter {
   static async fromChunks(
     chunks: Iterable<RedisDumpChunk> | AsyncIterable<RedisDumpChunk>,
   ): Promise<RedisCuckooFilter> {
+    await ready(); // asynchronous, so it loads the module as create() does (docs/REDIS.md's example)
     const m = requireModule();
     const source = chunks as Partial<AsyncIterable<RedisDumpChunk> & Iterable<RedisDumpChunk>> | null;
     if (

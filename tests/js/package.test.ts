@@ -259,6 +259,37 @@ ${load}
   }
 });
 
+test("the asynchronous imports load their module themselves, as docs/REDIS.md's example expects", () => {
+  // Made in one process; read back in another whose first call is the import (it was NOT_READY).
+  writeFileSync(
+    join(project, 'make.mjs'),
+    `import { writeFileSync } from 'node:fs';
+import { CuckooFilter } from 'cuckoo-wasm';
+import { RedisCuckooFilter } from 'cuckoo-wasm/redis';
+const f = await CuckooFilter.create({ capacity: 1000 });
+f.add('x');
+writeFileSync('filter.bin', f.export());
+const r = await RedisCuckooFilter.create({ capacity: 1000 });
+r.add('x');
+writeFileSync('dump.json', JSON.stringify([...r.toChunks()].map(({ iterator, chunk }) => [iterator, Buffer.from(chunk).toString('base64')])));
+`,
+  );
+  execFileSync('node', ['make.mjs'], { cwd: project });
+  const reads = {
+    'main.mjs': `import { CuckooFilter } from 'cuckoo-wasm';
+const f = await CuckooFilter.importChunks([readFileSync('filter.bin')]);`,
+    'lite.mjs': `import { CuckooFilter } from 'cuckoo-wasm/lite';
+const f = await CuckooFilter.importChunks([readFileSync('filter.bin')]);`,
+    'redis.mjs': `import { RedisCuckooFilter } from 'cuckoo-wasm/redis';
+const chunks = JSON.parse(readFileSync('dump.json', 'utf8')).map(([iterator, chunk]) => ({ iterator, chunk: Buffer.from(chunk, 'base64') }));
+const f = await RedisCuckooFilter.fromChunks(chunks);`,
+  };
+  for (const [file, body] of Object.entries(reads)) {
+    writeFileSync(join(project, file), `import { readFileSync } from 'node:fs';\n${body}\nconsole.log(f.has('x'));\n`);
+    expect([file, execFileSync('node', [file], { cwd: project, encoding: 'utf8' }).trim()]).toEqual([file, 'true']);
+  }
+});
+
 test('Node gets dedupLines as a Transform, from ESM and CommonJS', () => {
   const use = `const { Readable } = require('node:stream');
 const { dedupLines } = require('cuckoo-wasm');

@@ -156,6 +156,17 @@ describe.each(replayable.map((c) => [c.name, c] as const))('%s', (_name, config)
 });
 
 describe('toChunks / fromChunks', () => {
+  test("a dump's delete count is CF.INFO's, signed as the server prints it", async () => {
+    using f = new RedisCuckooFilter({ capacity: 1000 });
+    f.add('foo');
+    const chunks = [...f.toChunks()].map(({ iterator, chunk }) => ({ iterator, chunk: chunk.slice() }));
+    chunks[0].chunk.fill(0xff, 16, 24); // the header's delete count: 2^64 - 1
+    using copy = await RedisCuckooFilter.fromChunks(chunks);
+    // (It said 18446744073709552000.)
+    expect(copy.info().numberOfItemsDeleted).toBe(-1);
+    expect(copy.has('foo')).toBe(true);
+  });
+
   const grown = () => {
     const f = new RedisCuckooFilter({ capacity: 32, expansion: 2 });
     f.addMany(Array.from({ length: 150 }, (_, i) => `grown-${i}`));
