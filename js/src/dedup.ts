@@ -592,6 +592,9 @@ export class LineDeduper {
     if (typedLength(block, 'Uint8Array') < 0) throw new TypeError(`block must be a Uint8Array, got ${describe(block)}`);
     block = ownUint8View(block); // another realm's, or a subclass: read it through a view of this realm
     if (block.length === 0) return new Uint8Array(0);
+    // A view of the heap (another deduplicator's output) would be detached by a call that grows the heap:
+    // the filter made at the first block, or the copy into the scratch area.
+    if (isHeapView(this.m, block)) block = block.slice();
     this.start(block);
     if (block.length <= PIECE) return this.call(block);
     const parts: Uint8Array[] = [];

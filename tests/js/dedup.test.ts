@@ -678,6 +678,23 @@ describe('dedupLines({ threads: 2 }): a helper thread, the same output and stats
     expect(two.out.equals(one.out)).toBe(true);
   });
 
+  test("another deduplicator's output, a view of the heap, is read as a block before a call can grow the heap", () => {
+    // In a process of its own: a fresh heap, which the second deduplicator's first block makes grow.
+    const script = `
+      const { ready, LineDeduper } = require(${JSON.stringify(join(repoRoot, 'js', 'dist', 'cjs', 'index.js'))});
+      ready().then(() => {
+        const block = Buffer.from(Array.from({ length: 200000 }, (_, i) => 'line-' + i + '\\n').join(''));
+        const first = new LineDeduper({}).pushView(block);
+        const second = new LineDeduper({}).push(first);
+        process.stdout.write(String(second.length === block.length));
+      });
+    `;
+    // Before: "TypeError: Cannot perform %TypedArray%.prototype.set on a detached ArrayBuffer".
+    const result = spawnSync('node', ['-e', script], { timeout: 60_000 });
+    expect(result.stderr.toString()).toBe('');
+    expect(result.stdout.toString()).toBe('true');
+  });
+
   test('a stream left unended does not keep the process running (its helper waits unreferenced)', () => {
     const script = `
       const { dedupLines } = require(${JSON.stringify(join(repoRoot, 'js', 'dist', 'cjs', 'node.js'))});
