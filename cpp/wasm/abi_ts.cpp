@@ -64,6 +64,7 @@ std::string render() {
           {"duplicateLimit", code(AddFailure::duplicate_limit)},
           {"growthLimit", code(AddFailure::growth_limit)},
           {"outOfMemory", code(AddFailure::out_of_memory)},
+          {"crowded", code(AddFailure::crowded)},
           {"alreadyPresent", number(kAlreadyPresent)}});
   object(out, "cuckoo::KeyResult: what a batch stores for each key, one byte each.", "KeyResult",
          {{"no", code(KeyResult::no)},

@@ -18,6 +18,7 @@ export const AddResult = {
   duplicateLimit: 2,
   growthLimit: 3,
   outOfMemory: 4,
+  crowded: 5,
   alreadyPresent: 255,
 } as const;
 

@@ -280,8 +280,10 @@ export abstract class FilterBase<M extends FilterModule = FilterModule> {
   }
 
   /**
-   * Adds a key. Returns false only when there is no room (the filter is then unchanged). A growing filter
-   * makes room; at its chain limit it throws CuckooFilterError('CAPACITY_EXCEEDED') instead.
+   * Adds a key. Returns false only when there is no room (the filter is then unchanged): a full table, the
+   * key's ninth copy (2 x bucketSize), or in a growing filter copies of keys added many times crowding its
+   * buckets (a doubling would not make room for them). A growing filter otherwise makes room; at its
+   * limit it throws CuckooFilterError('CAPACITY_EXCEEDED') instead.
    */
   add(key: Key): boolean {
     const h = this.live();

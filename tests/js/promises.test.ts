@@ -175,6 +175,53 @@ describe('a join past 2b copies of one key is refused at once, as an add is', ()
   });
 });
 
+// An outside pass (round 5): keys added many times each doubled a growing filter until memory ran out.
+describe('keys added many times each: a growing filter refuses crowding copies instead of doubling for them', () => {
+  test('300 keys 8 times each, 2,000 keys 7 times each: add() true or false, nothing lost, no runaway table', () => {
+    for (const [keys, copies, capacity] of [
+      [300, 8, 1000],
+      [2000, 7, 10_000],
+    ]) {
+      using f = new CuckooFilter({ capacity, fpRate: 0.001, growth: 2 });
+      const added = new Array<number>(keys).fill(0);
+      const heap = heapBytes();
+      for (let c = 0; c < copies; c++) {
+        for (let k = 0; k < keys; k++) {
+          const size = f.size;
+          if (f.add(`r${k}`)) added[k]++;
+          else expect(f.size).toBe(size);
+        }
+      }
+      for (let k = 0; k < keys; k++) expect(f.count(`r${k}`)).toBeGreaterThanOrEqual(added[k]);
+      expect(f.size).toBe(added.reduce((a, b) => a + b, 0));
+      // Before: 173 MB and 108 MB (16 and 12 doublings); a sized filter for twice the copies takes 8 and 48 KB.
+      expect(f.byteLength).toBeLessThan(keys * copies * 8 * 2);
+      expect(heapBytes() - heap).toBeLessThan(16 << 20);
+      // Refused copies are refused in batches as no room, not as a stop.
+      const results = f.addMany(Array.from({ length: keys }, (_, k) => `r${k}`));
+      expect(results).toHaveLength(keys);
+      expect(results.filter((r) => !r).length).toBeGreaterThan(0);
+    }
+  });
+
+  test('a part merged again and again: refused for crowding copies, with a message that says so', () => {
+    using part = new CuckooFilter({ capacity: 10_000, fpRate: 0.001, growth: 2 });
+    for (let i = 0; i < 9000; i++) part.add(`k${i}`);
+    using whole = new CuckooFilter({ capacity: 10_000, fpRate: 0.001, growth: 2 });
+    let merged = 0;
+    let error: unknown;
+    for (; merged < 8; merged++) {
+      error = thrown(() => whole.merge(part));
+      if (error !== undefined) break;
+    }
+    // Before: the seventh merge, with 6 copies of each key, "a fingerprint would have more than 8 copies".
+    expect(merged).toBeLessThan(8);
+    expect((error as CuckooFilterError).code).toBe('CAPACITY_EXCEEDED');
+    expect((error as Error).message).toContain('copies crowd the buckets of a joined fingerprint');
+    expect(whole.count('k1')).toBeGreaterThanOrEqual(merged);
+  });
+});
+
 describe('what the errors say', () => {
   test('at the growth limit the message says what the filter holds, not a capacity it never had', () => {
     // A rate that allows 7 doublings of 40-bit slots (rate_bound(7) = 6.2e-11, rate_bound(8) = 6.9e-11).

@@ -838,6 +838,11 @@ class CuckooFilter {
                              "a fingerprint would have more than " + std::to_string(2 * layout_.bucket_size) +
                                  " copies (a key added more than " + std::to_string(2 * layout_.bucket_size) +
                                  " times in all; this filter was left unchanged)");
+      if (why == AddFailure::crowded)
+        return Status::error(ErrorCode::capacity_exceeded,
+                             "copies crowd the buckets of a joined fingerprint: keys added many times (here and in "
+                             "the other filter, counted together) fill every bucket it could go to, and a doubling "
+                             "would not make room (this filter was left unchanged)");
       if (why != AddFailure::none)
         return Status::error(ErrorCode::capacity_exceeded, "the merged fingerprints do not fit in " +
                                                                std::to_string(layout_.max_doublings) +

@@ -314,9 +314,9 @@ class DoublingFilter {
         failure_ = AddFailure::none;
         return true;
       }
-      // A place no doubling can open is refused as a ninth copy is (it used to double until memory ran
-      // out: 2.2 GB for a 0.5 MB table).
-      if (version_ >= 7 && sealed(at)) return fail(AddFailure::duplicate_limit);
+      // A place no doubling can open, or one crowded by copies, is refused (it used to double until memory
+      // ran out: 2.2 GB for a 0.5 MB table).
+      if ((version_ >= 7 && sealed(at)) || crowded()) return fail(AddFailure::crowded);
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return fail(why);
     }
   }
@@ -434,7 +434,8 @@ class DoublingFilter {
         ok = add_hash(at.hash);
       added += ok;
       if (ok) return KeyResult::yes;
-      return failure_ == AddFailure::duplicate_limit ? KeyResult::no_room : KeyResult::stopped_here;
+      return failure_ == AddFailure::duplicate_limit || failure_ == AddFailure::crowded ? KeyResult::no_room
+                                                                                        : KeyResult::stopped_here;
     });
     return added;
   }
@@ -1042,6 +1043,18 @@ class DoublingFilter {
     return true;
   }
 
+  // Whether a failed walk is taken as copies crowding the key's buckets rather than a full table: the table
+  // is under half full. Among distinct keys a walk of the default 500 steps does not fail until about 95%
+  // of the slots are full (one that the options made very short may, and is refused here too). Below half
+  // that, copies of keys added many times fill the buckets the walk can reach, and a doubling would not
+  // make room: it moves every copy of a key together and separates two crowding keys with odds 1/2 only,
+  // so the whole table doubled at every such failure (50,000 keys added 5 times each took 18 doublings,
+  // 69M buckets, where 250,000 distinct keys take 9). sealed() proves it of a small reach; this is the
+  // general case. A table doubled by load is left about 45% full, so what this refuses costs at most the
+  // one doubling that took the table under half full. A table that may not double refuses as before
+  // (table_full), and so does one at its last doubling over half full (growth_limit).
+  [[nodiscard]] bool crowded() const noexcept { return grows_ && occupied_ * 2 < num_buckets() * kBucketSize; }
+
   // For a union: the slot of `bucket` holding exactly v (-1: none), and how many hold it.
   [[nodiscard]] CUCKOO_COLD int find_exact(std::uint32_t bucket, Slot v) const noexcept {
     for (unsigned s = 0; s < kBucketSize; ++s)
@@ -1109,7 +1122,7 @@ class DoublingFilter {
         ++stored;
         continue;
       }
-      if (version_ >= 7 && sealed(place)) return AddFailure::duplicate_limit;
+      if ((version_ >= 7 && sealed(place)) || crowded()) return AddFailure::crowded;
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     }
   }
