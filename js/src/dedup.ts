@@ -705,10 +705,11 @@ export class LineDeduper {
   /**
    * @internal A helper of a partitioned run: decides hashes a main deduplicator gave it (outgoing()) with
    * its filter; a verdict byte each (1 new, 0 seen), as a view of the heap valid until the next call.
+   * `firstBlock`: the input's start, which the filter made at the first call is planned from.
    */
-  decide(hashes: Uint8Array): Uint8Array {
+  decide(hashes: Uint8Array, firstBlock = new Uint8Array(0)): Uint8Array {
     this.checkOpen('decide');
-    this.start(new Uint8Array(0));
+    this.start(firstBlock);
     const count = hashes.length / 8;
     const code = withOwnCopy(this.m, hashes, 8, 'the hashes to decide', (address) =>
       this.m.dedupDecide(this.engine, address, count),

@@ -13,11 +13,12 @@ import { ready } from './wasm_module.js';
 /**
  * What the main thread sends a helper: first its deduplicator's options (its share of the run's); then the
  * hashes of its share from one call (`count` of 8 bytes at the start of `hashes`; with shared memory, a
- * verdict byte each is to be written at the start of `verdicts`), or the end.
+ * verdict byte each is to be written at the start of `verdicts`; with the first, `sample`, the start of the
+ * input, which the helper's filter is planned from as the main one is), or the end.
  */
 export type HelperCall =
   | { job: LineDeduperOptions }
-  | { hashes: ArrayBufferLike; count: number; verdicts?: SharedArrayBuffer }
+  | { hashes: ArrayBufferLike; count: number; verdicts?: SharedArrayBuffer; sample?: ArrayBuffer }
   | { end: true };
 /**
  * A helper's answer: ready once, then that a call's verdicts are written (or, without shared memory, the
@@ -108,6 +109,8 @@ export class PartitionedRun {
   // is until the call is resolved, a call later (the scratch memory a push copies into would not).
   private copies: { view(i: number): Uint8Array; free(): void } | undefined;
   private copyTurn = 0;
+  // The input's first block (at most COPY_BLOCK bytes), for the helper's plan: sent with its first hashes.
+  private sample: ArrayBuffer | undefined;
 
   /**
    * `options`: the whole run's (its capacity and inputBytes are split between the threads by their
@@ -186,6 +189,10 @@ export class PartitionedRun {
   async push(block: Uint8Array, inHeap: boolean, keep: Keep): Promise<void> {
     // An empty block completes no line: nothing to do (it is no view of the heap either).
     if (block.length === 0) return this.guard(async () => {});
+    // Copied before any call: a view of the heap is detached when the heap grows.
+    // (A copy of its own: a Node Buffer's slice() is a view, whose buffer is a shared pool.)
+    if (this.sent === 0 && this.sample === undefined)
+      this.sample = new Uint8Array(block.subarray(0, COPY_BLOCK)).buffer;
     if (inHeap) return this.step(() => this.main.pushInHeap(block), keep);
     this.copies ??= LineDeduper.inputBlocks(COPY_BLOCK, 2);
     if (!this.copies) throw new CuckooFilterError('OUT_OF_MEMORY', 'no memory for the input buffers');
@@ -281,15 +288,20 @@ export class PartitionedRun {
       if (this.main.pendingCalls > before) {
         const outgoing = this.main.outgoing(1);
         const count = outgoing.length / 8;
+        // Without the input's start, the helper planned for 2-byte lines: a filter of 8 million lines
+        // (42 MB) for an input of known size, where the main thread's was 345 KB.
+        const sample = this.sample;
+        this.sample = undefined;
+        const extra = sample ? { sample } : {};
         if (this.shared) {
           const slot = this.slots[this.sent % SLOTS];
           slot.hashes = sharedAtLeast(slot.hashes, outgoing.length);
           slot.verdicts = sharedAtLeast(slot.verdicts, count);
           new Uint8Array(slot.hashes).set(outgoing);
-          this.link.post({ hashes: slot.hashes, count, verdicts: slot.verdicts }, []);
+          this.link.post({ hashes: slot.hashes, count, verdicts: slot.verdicts, ...extra }, sample ? [sample] : []);
         } else {
           const hashes = outgoing.slice().buffer;
-          this.link.post({ hashes, count }, [hashes]);
+          this.link.post({ hashes, count, ...extra }, sample ? [hashes, sample] : [hashes]);
         }
         if (this.inFlight === 0) this.link.hold?.(true);
         this.sent++;
@@ -380,7 +392,10 @@ export function serveHelper(port: HelperPort): void {
         port.post({ stats }, []);
         return;
       }
-      const verdicts = d.decide(new Uint8Array(call.hashes, 0, 8 * call.count));
+      const verdicts = d.decide(
+        new Uint8Array(call.hashes, 0, 8 * call.count),
+        call.sample ? new Uint8Array(call.sample) : undefined,
+      );
       if (call.verdicts) {
         new Uint8Array(call.verdicts).set(verdicts);
         port.post({ decided: verdicts.length }, []);

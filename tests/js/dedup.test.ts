@@ -653,6 +653,19 @@ describe('dedupLines({ threads: 2 }): a helper thread, the same output and stats
     }
   });
 
+  // An outside pass: the helper planned its filter with no line of the input, as if every line were 2
+  // bytes, and for an input of 500 MB and more the loss budget raised its start to up to 8 million lines
+  // (42 MB) where one thread's was 65,536 (345 KB). Here the size told is a 1 GB file's, its lines short.
+  test("with inputBytes and the default rate, the helper's filter is planned from the input's lines as one thread's is", async () => {
+    const input = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `user-${(i * 7919) % 30_000}\n`).join(''));
+    const one = await through(input, { inputBytes: 1e9 }, 4);
+    const two = await through(input, { threads: 2, inputBytes: 1e9 }, 5);
+    expect(two.out.equals(one.out)).toBe(true);
+    // Each thread's start is its share of one thread's, with a margin (partitioned.ts): at most one more.
+    expect(two.stats.plan!.capacity).toBeLessThanOrEqual(2 * one.stats.plan!.capacity);
+    expect(two.stats.filterBytes).toBeLessThanOrEqual(2 * one.stats.filterBytes);
+  });
+
   test("a chunk larger than the deduplicator takes in one call (16 MiB) is one thread's output too", async () => {
     // 2.2M lines, 22 MB, in one chunk, then a small one: the first is copied in pieces, a call each.
     const big = Buffer.from(Array.from({ length: 2_200_000 }, (_, i) => `key-${(i * 7919) % 1_500_000}\n`).join(''));
