@@ -105,7 +105,8 @@ export interface LineDeduperOptions {
    * A filter of the lines seen before (an earlier run's exportFilter(), imported): its lines are dropped,
    * and the new ones are added to it, so that it remembers this run too. It stays the caller's (the
    * deduplicator never disposes it) and sets the rate, so fpRate, capacity and inputBytes do not go with
-   * it. Give it growth, or it refuses lines once it is full. If a push fails (CAPACITY_EXCEEDED,
+   * it. Give it growth, or it refuses lines once it is full; fill it with addIfAbsent (each key once), not
+   * add(), whose copies of a key crowd new lines out of a growing filter too. If a push fails (CAPACITY_EXCEEDED,
    * OUT_OF_MEMORY), lines of that block may be in the filter without having been returned: do not keep the
    * filter as the record of that run (the command writes its file only when a run completes). It holds
    * keys, not how they were made: use it with the same fields, delimiter and record end each time.
@@ -858,24 +859,26 @@ export class LineDeduper {
     this.failure =
       error.code === 'INVALID_ARGUMENT'
         ? error
-        : error.code === 'CAPACITY_EXCEEDED'
-          ? new CuckooFilterError(
-              'CAPACITY_EXCEEDED',
-              `the filter is full after ${stats.unique} unique lines` +
-                (!plan
-                  ? ''
-                  : `: it started ` +
-                    `with room for ${plan.capacity} and doubled ${plan.maxDoublings} times, the most fpRate ${plan.fpRate} allows (each ` +
-                    `doubling takes a bit from the fingerprints already stored); start with a larger capacity, or allow a larger fpRate`),
-            )
-          : new CuckooFilterError(
-              'OUT_OF_MEMORY',
-              `${error.message} (after ${stats.unique} unique lines: the WebAssembly heap holds at most 4 GiB` +
-                // The core says "a line or the output" when the filter was not what failed.
-                (/\ba line\b/.test(error.message)
-                  ? `, and ${LONG_LINES})`
-                  : `, and the filter takes ${stats.filterBytes} bytes: allow a larger fpRate for shorter fingerprints)`),
-            );
+        : error.code === 'CAPACITY_EXCEEDED' && /\bcopies\b/.test(error.message)
+          ? new CuckooFilterError('CAPACITY_EXCEEDED', `${error.message} (after ${stats.unique} unique lines)`)
+          : error.code === 'CAPACITY_EXCEEDED'
+            ? new CuckooFilterError(
+                'CAPACITY_EXCEEDED',
+                `the filter is full after ${stats.unique} unique lines` +
+                  (!plan
+                    ? ''
+                    : `: it started ` +
+                      `with room for ${plan.capacity} and doubled ${plan.maxDoublings} times, the most fpRate ${plan.fpRate} allows (each ` +
+                      `doubling takes a bit from the fingerprints already stored); start with a larger capacity, or allow a larger fpRate`),
+              )
+            : new CuckooFilterError(
+                'OUT_OF_MEMORY',
+                `${error.message} (after ${stats.unique} unique lines: the WebAssembly heap holds at most 4 GiB` +
+                  // The core says "a line or the output" when the filter was not what failed.
+                  (/\ba line\b/.test(error.message)
+                    ? `, and ${LONG_LINES})`
+                    : `, and the filter takes ${stats.filterBytes} bytes: allow a larger fpRate for shorter fingerprints)`),
+              );
     this.final = stats;
     this.state = 'failed';
     this.free();

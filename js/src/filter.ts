@@ -173,9 +173,17 @@ export class CuckooFilter extends FilterBase<CuckooModule> {
     }
   }
 
-  // A growing filter's limit, or its memory (FilterBase.throwIfChainExhausted).
+  // A growing filter's limit, or its memory (FilterBase.throwIfChainExhausted); for addIfAbsent (`absent`),
+  // copies crowding the key out too.
   /** @internal */
-  protected override throwIfChainExhausted(h: number, failure: number, where: string): void {
+  protected override throwIfChainExhausted(h: number, failure: number, where: string, absent?: boolean): void {
+    if (absent && failure === AddResult.crowded) {
+      throw new CuckooFilterError(
+        'CAPACITY_EXCEEDED',
+        'the key is absent, and copies of keys added many times fill its buckets (add() stores a copy each time; ' +
+          'growing would not make room): nothing was added',
+      );
+    }
     const inPlace = this.m.doublings(h) >= 0;
     // A batch (where names its key) stops there, with the keys before it added.
     const added = where

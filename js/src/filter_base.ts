@@ -297,7 +297,7 @@ export abstract class FilterBase<M extends FilterModule = FilterModule> {
   // limit or its memory, which only the full entry has (filter.ts). Other failures are a full table, which
   // add() reports as false. `where` names a batch's key.
   /** @internal */
-  protected throwIfChainExhausted(_h: number, _failure: number, _where: string): void {}
+  protected throwIfChainExhausted(_h: number, _failure: number, _where: string, _absent?: boolean): void {}
 
   /** False: the key was definitely never added. True: it probably was (see expectedFpRate). */
   has(key: Key): boolean {
@@ -330,7 +330,7 @@ export abstract class FilterBase<M extends FilterModule = FilterModule> {
     const result = this.m.addIfAbsent(h, writeKey(this.m, key), keyLength());
     if (result === AddResult.alreadyPresent) return false;
     if (result === AddResult.added) return this.changed(true);
-    this.throwIfChainExhausted(h, result, '');
+    this.throwIfChainExhausted(h, result, '', true);
     throw new CuckooFilterError(
       'CAPACITY_EXCEEDED',
       `the key is absent and the filter is full (${this.m.size(h)} ` +

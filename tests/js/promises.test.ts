@@ -3,7 +3,7 @@
 // parts and joined, and a join past 2b copies of a key. Each test failed before its fix.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CuckooFilter, CuckooFilterError, ready } from '../../js/src/node';
+import { CuckooFilter, CuckooFilterError, LineDeduper, ready } from '../../js/src/node';
 import { loadedModule } from '../../js/src/wasm_module';
 
 beforeAll(async () => {
@@ -220,6 +220,80 @@ describe('keys added many times each: a growing filter refuses crowding copies i
     expect((error as Error).message).toContain('copies crowd the buckets of a joined fingerprint');
     expect(whole.count('k1')).toBeGreaterThanOrEqual(merged);
   });
+});
+
+// The same pass, on the first fix (every failed walk under half full refused): it held copies but
+// turned away new keys, and chains still grew without end.
+describe('new keys into a growing filter of copies, very short walks, and chains', () => {
+  // A log whose lines repeat: the key of each line drawn at random from `distinct`.
+  function logFilter(distinct: number, lines: number, seed: number): CuckooFilter {
+    const seen = new CuckooFilter({ capacity: 10_000, growth: 2 });
+    let s = seed;
+    for (let i = 0; i < lines; i++) {
+      s = (s * 48271) % 2147483647;
+      seen.add(`GET /page/${Math.floor((s / 2147483647) * distinct)}`);
+    }
+    return seen;
+  }
+  const newLines = (count: number) =>
+    new TextEncoder().encode(Array.from({ length: count }, (_, i) => `GET /new/${i}\n`).join(''));
+
+  test('a seen filter built with add() of lines repeated about twice takes every new line (but its false positives)', () => {
+    using seen = logFilter(20_000, 40_000, 11);
+    using d = new LineDeduper({ seen });
+    // Before: CAPACITY_EXCEEDED "the filter is full after 1135 unique lines", at 47% load. (A few new
+    // lines match the seen filter's fingerprints: its rate, 2.5e-5, of 200,000.)
+    d.push(newLines(200_000));
+    d.end();
+    expect(d.stats.unique).toBeGreaterThan(199_980);
+  });
+
+  test('one of lines repeated six times each: a new line crowded out says so, not that the filter is full', () => {
+    using seen = logFilter(20_000, 120_000, 11);
+    using d = new LineDeduper({ seen });
+    const error = thrown(() => d.push(newLines(200_000))) as CuckooFilterError;
+    // Before (with the reason lost in the batch): "the filter is full after 277 unique lines".
+    expect(error.code).toBe('CAPACITY_EXCEEDED');
+    expect(error.message).toMatch(
+      /^a new key's buckets are full of copies of keys added many times \(add\(\) stores a copy each time\) \(after \d+ unique lines\)$/,
+    );
+    const absent = thrown(() => {
+      for (let i = 0; ; i++) seen.addIfAbsent(`x${i}`);
+    }) as CuckooFilterError;
+    expect(absent.message).toContain('copies of keys added many times fill its buckets');
+  });
+
+  test('maxKicks 0 with growth takes every distinct key, and joins of such filters', () => {
+    using f = new CuckooFilter({ capacity: 1000, growth: 2, maxKicks: 0 });
+    const keys = Array.from({ length: 200_000 }, (_, i) => `k${i}`);
+    // Before: 966 of them refused, the first at 38% load.
+    expect(f.addMany(keys).every(Boolean)).toBe(true);
+    for (let trial = 0; trial < 20; trial++) {
+      using a = new CuckooFilter({ capacity: 1000, growth: 2, maxKicks: 0 });
+      using b = new CuckooFilter({ capacity: 1000, growth: 2, maxKicks: 0 });
+      for (let i = 0; i < 350; i++) {
+        a.add(`a${trial}-${i}`);
+        b.add(`b${trial}-${i}`);
+      }
+      // Before: 53 of 60 such merges refused as "copies crowd".
+      a.merge(b);
+      expect(a.size).toBe(700);
+    }
+  });
+
+  test.each([[{ growth: 4 }], [{ growth: 2, maxSubFilters: 16 }]])(
+    'a chain (%j) given keys 8 times each stays near the size of as many distinct keys',
+    (chain) => {
+      using f = new CuckooFilter({ capacity: 1000, ...chain });
+      using distinct = new CuckooFilter({ capacity: 1000, ...chain });
+      const added = new Array<number>(5000).fill(0);
+      for (let k = 0; k < 5000; k++) for (let c = 0; c < 8; c++) if (f.add(`r${k}`)) added[k]++;
+      for (let i = 0; i < 40_000; i++) distinct.add(`d${i}`);
+      // Before: 249 MB and 241 MB (9 and 16 sub-filters), where the distinct keys take 187 KB and 150 KB.
+      expect(f.byteLength).toBeLessThan(16 * distinct.byteLength);
+      for (let k = 0; k < 5000; k++) expect(f.count(`r${k}`)).toBeGreaterThanOrEqual(added[k]);
+    },
+  );
 });
 
 describe('what the errors say', () => {

@@ -309,14 +309,15 @@ class DoublingFilter {
         failure_ = AddFailure::none;
         return true;
       }
-      if (copies(at) >= 2 * kBucketSize) return fail(AddFailure::duplicate_limit);
+      const std::size_t have = copies(at);
+      if (have >= 2 * kBucketSize) return fail(AddFailure::duplicate_limit);
       if (insert(at)) {
         failure_ = AddFailure::none;
         return true;
       }
-      // A place no doubling can open, or one crowded by copies, is refused (it used to double until memory
-      // ran out: 2.2 GB for a 0.5 MB table).
-      if ((version_ >= 7 && sealed(at)) || crowded()) return fail(AddFailure::crowded);
+      // A place no doubling can open, or a key's copies crowded, is refused (it used to double until
+      // memory ran out: 2.2 GB for a 0.5 MB table).
+      if ((version_ >= 7 && sealed(at)) || crowded(have)) return fail(AddFailure::crowded);
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return fail(why);
     }
   }
@@ -1043,17 +1044,25 @@ class DoublingFilter {
     return true;
   }
 
-  // Whether a failed walk is taken as copies crowding the key's buckets rather than a full table: the table
-  // is under half full. Among distinct keys a walk of the default 500 steps does not fail until about 95%
-  // of the slots are full (one that the options made very short may, and is refused here too). Below half
-  // that, copies of keys added many times fill the buckets the walk can reach, and a doubling would not
-  // make room: it moves every copy of a key together and separates two crowding keys with odds 1/2 only,
-  // so the whole table doubled at every such failure (50,000 keys added 5 times each took 18 doublings,
-  // 69M buckets, where 250,000 distinct keys take 9). sealed() proves it of a small reach; this is the
-  // general case. A table doubled by load is left about 45% full, so what this refuses costs at most the
-  // one doubling that took the table under half full. A table that may not double refuses as before
+  // Whether a failed walk is taken as copies crowding the key's buckets rather than a full table: for a
+  // key with `have` copies in its pair, the table is under half full; for another, under an eighth.
+  // Among distinct keys a walk of the default 500 steps does not fail until about 95% of the slots are
+  // full; where one fails at half that for a key added before, copies of keys added many times fill the
+  // buckets it can reach, and a doubling would not make room: it moves every copy of a key together and
+  // separates two crowding keys with odds 1/2 only, so the whole table doubled at every such failure
+  // (50,000 keys added 5 times each took 18 doublings, 69M buckets, where 250,000 distinct keys take 9).
+  // A new key may double a table that copies crowd, as each doubling halves the share of buckets they
+  // fill (a filter of copies given as `seen` to a deduplicator, or one of very short walks, keeps taking
+  // new keys), but not past an eighth: with every key's copies added together and filling its pair, new
+  // keys' failures doubled the table without end (200,000 keys 8 times each: 21 doublings, 5.4 GB, where
+  // the same number of distinct keys take 11; now 14, 50 MB). So a table is at most 8 times what its
+  // entries need (or detail::kCrowdedFloorSlots), and a new key whose pair copies fill then is refused. sealed()
+  // proves crowding of a small reach for any key. A table that may not double refuses as before
   // (table_full), and so does one at its last doubling over half full (growth_limit).
-  [[nodiscard]] bool crowded() const noexcept { return grows_ && occupied_ * 2 < num_buckets() * kBucketSize; }
+  [[nodiscard]] [[gnu::noinline]] CUCKOO_COLD bool crowded(std::size_t have) const noexcept {
+    const std::uint64_t slots = num_buckets() * kBucketSize;
+    return grows_ && (have > 0 ? occupied_ * 2 < slots : occupied_ * 8 < slots && slots > detail::kCrowdedFloorSlots);
+  }
 
   // For a union: the slot of `bucket` holding exactly v (-1: none), and how many hold it.
   [[nodiscard]] CUCKOO_COLD int find_exact(std::uint32_t bucket, Slot v) const noexcept {
@@ -1116,13 +1125,14 @@ class DoublingFilter {
       // Entries that agree with this one on the bits both have (shorter or longer: a key's copies added at
       // other sizes) share its bucket pair at every size: past 2b of them no doubling can make room (as
       // for an add of a key with 2b copies).
-      if (related_copies(place) >= 2 * kBucketSize) return AddFailure::duplicate_limit;
+      const std::size_t related = related_copies(place);
+      if (related >= 2 * kBucketSize) return AddFailure::duplicate_limit;
       if (insert(place)) {
         --count;
         ++stored;
         continue;
       }
-      if ((version_ >= 7 && sealed(place)) || crowded()) return AddFailure::crowded;
+      if ((version_ >= 7 && sealed(place)) || crowded(related)) return AddFailure::crowded;
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     }
   }

@@ -397,7 +397,7 @@ class LineDeduper {
         if (verdicts[i] != static_cast<std::uint8_t>(KeyResult::yes) &&
             verdicts[i] != static_cast<std::uint8_t>(KeyResult::no)) {
           lines_ += at + i;
-          fail_add();
+          fail_add(verdicts[i] == static_cast<std::uint8_t>(KeyResult::no_room));
           return failed_;
         }
       }
@@ -535,10 +535,18 @@ class LineDeduper {
   }
 
   // Records why an add failed: the chain is at its limit, or its next sub-filter could not be allocated
-  // (or, for a filter made without growth, it is full).
-  CUCKOO_COLD bool fail_add() {
-    failed_ = filter_.last_add_failure() == AddFailure::out_of_memory
+  // (or, for a filter made without growth, it is full), or copies of keys added many times to a `seen`
+  // filter crowd a new key's buckets. `batch`: a batch's result said no room; the adds after that key may
+  // have reset the filter's last failure, and a growing filter that took no key there found it crowded
+  // (an absent key is no ninth copy; at its limit the batch stops instead).
+  CUCKOO_COLD bool fail_add(bool batch = false) {
+    const AddFailure why = batch && filter_.growth() != 0 ? AddFailure::crowded : filter_.last_add_failure();
+    failed_ = why == AddFailure::out_of_memory
                   ? Status::error(ErrorCode::out_of_memory, "the next sub-filter does not fit in memory")
+              : why == AddFailure::crowded
+                  ? Status::error(ErrorCode::capacity_exceeded,
+                                  "a new key's buckets are full of copies of keys added many times (add() stores a "
+                                  "copy each time)")
                   : Status::error(ErrorCode::capacity_exceeded, "the filter is full and cannot grow further");
     return false;
   }
@@ -791,7 +799,7 @@ class LineDeduper {
       if (r != KeyResult::no &&
           r != KeyResult::yes) {  // no room could be made: this record and the ones after it are not done
         lines_ += i;
-        return fail_add();
+        return fail_add(r == KeyResult::no_room);
       }
     }
     if (run != SIZE_MAX) output_.append_unchecked(data + run, length - run);

@@ -37,8 +37,8 @@ enum class AddFailure : std::uint8_t {
   growth_limit = 3,     // growth is on, but the chain has its maximum number of sub-filters, or a filter
                         // that grows in place has doubled as often as it may
   out_of_memory = 4,    // growth is on, but the next sub-filter (or the doubled table) could not be allocated
-  crowded = 5,          // a table that doubles: copies of keys added many times fill every bucket the key's
-                        // walk reached, and a doubling would not make room (DoublingFilter::crowded)
+  crowded = 5,          // growth is on, but copies of keys added many times fill every bucket the walk of a
+                        // key with copies reached, and growing would not make room (DoublingFilter::crowded)
 };
 
 // What a batch stores for each key, one byte each. The numbers cross the wasm boundary: never renumber.

@@ -29,6 +29,10 @@ struct Location {
 
 namespace detail {
 
+// A growing table of at most this many slots grows for a new key whose buckets copies crowd, however
+// empty it is (DoublingFilter::crowded): eight times its entries is little memory there.
+inline constexpr std::uint64_t kCrowdedFloorSlots = std::uint64_t{1} << 14;
+
 // std::vector allocates through operator new, which aborts the whole wasm module (built without
 // exceptions) when the heap is full. Probing with malloc first turns that into a `false`: the memory just
 // freed is what the reserve then gets (one thread, nothing allocates in between).
