@@ -108,6 +108,11 @@ export class CuckooFilter extends FilterBase {
     return CuckooFilter.import(jsonExport(json));
   }
 
+  /** The full entry's add-if-absent of ranges of one buffer: throws UNSUPPORTED here. */
+  addIfAbsentRanges(_bytes: unknown, _ranges: unknown): never {
+    throw needsFullEntry('addIfAbsentRanges()');
+  }
+
   /** The full entry's join: throws UNSUPPORTED here. */
   merge(_other: unknown): never {
     throw needsFullEntry('merge()');

@@ -57,6 +57,24 @@ TEST_CASE("bad options are rejected with a message naming the option", "[options
   CHECK_THROWS_WITH(CuckooFilter(bad), Catch::Contains("capacity"));
 }
 
+// An outside pass: growth 2 past its maximum said "capacity is too large" (no value, no limit), and past
+// the sized filters' maximum named that one, twice what a table that doubles in place takes.
+TEST_CASE("a capacity past a table that doubles in place names the value and that table's maximum", "[options]") {
+  Options o;
+  o.growth = 2;
+  const std::uint64_t most = cuckoo::DoublingFilter<cuckoo::Slot40>::kMaxCapacity;
+  REQUIRE(most == 16'320'875'360);
+  for (const std::uint64_t capacity : {most + 1, detail::kMaxCapacity + 1}) {
+    o.capacity = capacity;
+    CHECK(error_of(o) == "capacity " + std::to_string(capacity) +
+                             " is larger than the maximum 16320875360 of a filter that doubles in place");
+  }
+  o.max_sub_filters = 4;  // a chain: buckets of 8 may be asked for
+  o.capacity = detail::kMaxCapacity + 1;
+  CHECK(error_of(o) == "capacity " + std::to_string(detail::kMaxCapacity + 1) + " is larger than the maximum " +
+                           std::to_string(detail::kMaxCapacity));
+}
+
 TEST_CASE("the fingerprint size is the smallest meeting 2b / (2^f - 1) <= fp_rate", "[options]") {
   struct Case {
     double rate;

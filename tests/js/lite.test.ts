@@ -155,6 +155,8 @@ test('what only the full entry has throws UNSUPPORTED naming it, and changes not
   f.add('a');
   expectUnsupported(() => f.merge(f), /merge\(\)/);
   expectUnsupported(() => f.union(f), /union\(\)/);
+  // An outside pass: "TypeError: f.addIfAbsentRanges is not a function".
+  expectUnsupported(() => f.addIfAbsentRanges(new Uint8Array(1), Uint32Array.of(0, 1)), /addIfAbsentRanges\(\)/);
   expect(f.size).toBe(1);
   // Exports of filters the lite module leaves out: the reason, not a "bad format".
   using doubling = new FullFilter({ capacity: 100, growth: 2 });

@@ -174,9 +174,6 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     return Status::error(ErrorCode::invalid_argument, std::move(message));
   };
   if (options.capacity == 0) return invalid("capacity must be at least 1");
-  if (options.capacity > detail::kMaxCapacity)
-    return invalid("capacity " + std::to_string(options.capacity) + " is larger than the maximum " +
-                   std::to_string(detail::kMaxCapacity));
   const unsigned bucket_size = options.bucket_size.value_or(kDefaultBucketSize);
   if (!detail::valid_bucket_size(bucket_size))
     return invalid("bucket_size must be 2, 4 or 8 (got " + std::to_string(bucket_size) + ")");
@@ -202,7 +199,14 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     return invalid("semi_sorted needs bucket_size " + std::to_string(kSemiSortedBucketSize) + " (got " +
                    std::to_string(bucket_size) + ")");
   unsigned bits = 0;
-  if (growth == 2 && !options.max_sub_filters && !options.fingerprint_bits && !semi_sorted && bucket_size == 4) {
+  // (Not in a build of sized filters, which refused growth above: none of this is in its module.)
+  if (!detail::kSizedOnly && growth == 2 && !options.max_sub_filters && !options.fingerprint_bits && !semi_sorted &&
+      bucket_size == 4) {
+    // Buckets of 4: half what a chain or a sized filter of buckets of 8 may take (it said "capacity is too
+    // large", and past that the other maximum).
+    if (options.capacity > DoublingFilter<Slot40>::kMaxCapacity)
+      return invalid("capacity " + std::to_string(options.capacity) + " is larger than the maximum " +
+                     std::to_string(DoublingFilter<Slot40>::kMaxCapacity) + " of a filter that doubles in place");
     const double rate = options.fp_rate.value_or(kDefaultFpRate);
     if (!(rate > 0.0 && rate < 1.0)) return invalid("fp_rate must be greater than 0 and less than 1");
     const std::uint64_t buckets = DoublingFilter<Slot40>::base_buckets_for(options.capacity);
@@ -226,6 +230,9 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
                     growth,           1,       false,       true,      max_doublings};
     return {};
   }
+  if (options.capacity > detail::kMaxCapacity)
+    return invalid("capacity " + std::to_string(options.capacity) + " is larger than the maximum " +
+                   std::to_string(detail::kMaxCapacity));
   if (options.fp_rate && options.fingerprint_bits) {
     return invalid("give either fp_rate or fingerprint_bits, not both");
   } else if (options.fingerprint_bits) {
