@@ -2067,3 +2067,117 @@ describe('dedup --window N: the last N distinct lines', () => {
     expect(bytes).toBeLessThan(8 * 1000);
   });
 });
+
+// Round 5, an outside pass over the command: each test failed before its fix.
+describe('round 5: standard error that cannot be written, names and arguments', () => {
+  test.each([
+    ['--progress', 'dedup --progress in5.txt -o out5.txt'],
+    ['--stats with --seen', 'dedup --stats --seen st5 in5.txt -o out5.txt'],
+    ['build --progress', 'build --progress in5.txt -o f5.cuckoo'],
+  ])('%s with 2>/dev/full: the run completes, exit 0, no temporary file', (_name, args) => {
+    const work = mkdtempSync(join(dir, 'stderr-'));
+    writeFileSync(join(work, 'in5.txt'), 'a\nb\na\n');
+    writeFileSync(join(work, 'out5.txt'), 'old\n');
+    // Before: an unhandled 'error' event (exit 1), a temporary file left, or the output and the state
+    // replaced by a run reported as failed.
+    const result = spawnSync('bash', ['-c', `node ${bin} ${args} 2>/dev/full`], { cwd: work });
+    expect(result.status).toBe(0);
+    expect(readdirSync(work).filter((name) => name.endsWith('.cuckoo-tmp'))).toEqual([]);
+    if (args.startsWith('dedup')) expect(readFileSync(join(work, 'out5.txt'), 'utf8')).toBe('a\nb\n');
+  });
+
+  test('--seen takes a regular file under /dev/shm (a folder of files in memory)', () => {
+    const state = `/dev/shm/cuckoo-test-${process.pid}`;
+    try {
+      expect(run(['dedup', '--seen', state], 'a\nb\n')).toMatchObject({ code: 0, stderr: '' });
+      expect(run(['dedup', '--seen', state], 'a\nc\n').stdout.toString()).toBe('c\n');
+    } finally {
+      rmSync(state, { force: true });
+      rmSync(`${state}.lock`, { force: true });
+    }
+    // /dev/stdin and the like stay refused.
+    expect(run(['dedup', '--seen', '/dev/stdin'], 'a\n').code).toBe(2);
+  });
+
+  test("query takes an empty KEY (the empty line's key); an empty FILTER name stays refused", () => {
+    writeFileSync(join(dir, 'q5.txt'), 'a\n\nb\n');
+    expect(run(['build', 'q5.txt', '-o', 'q5.cuckoo']).code).toBe(0);
+    // Before: 'query: a file name is empty ("")', exit 2.
+    expect(run(['query', 'q5.cuckoo', '', 'a'])).toMatchObject({
+      code: 0,
+      stdout: Buffer.from('present\t\npresent\ta\n'),
+    });
+    expect(run(['query', '', 'a']).stderr).toBe('cuckoo: query: a file name is empty ("")\n');
+  });
+
+  test("an option's value may start with a dash (cut -f -2), and option errors are one line", () => {
+    writeFileSync(join(dir, 'f5.txt'), 'x,1,p\nx,1,q\ny,2,r\n');
+    // Before: three lines of parseArgs' "argument is ambiguous", exit 2.
+    expect(run(['dedup', '-t', ',', '-f', '-2', 'f5.txt'])).toMatchObject({
+      code: 0,
+      stdout: Buffer.from('x,1,p\ny,2,r\n'),
+    });
+    const unknown = run(['dedup', '--no-such-option', 'f5.txt']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.split('\n')).toHaveLength(2);
+  });
+
+  test('-o and --seen names ending in / are refused, as sort -o refuses them', () => {
+    writeFileSync(join(dir, 'k5.txt'), 'a\n');
+    // Before: each made a regular file of that name, exit 0.
+    for (const args of [
+      ['build', 'k5.txt', '-o', 'newf5/'],
+      ['dedup', 'k5.txt', '-o', 'newg5/'],
+      ['dedup', '--seen', 'nsd5/', 'k5.txt'],
+    ]) {
+      const result = run(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/a name ending in \/ is a folder's, not a file's\n$/);
+    }
+    expect(existsSync(join(dir, 'newf5')) || existsSync(join(dir, 'newg5')) || existsSync(join(dir, 'nsd5'))).toBe(
+      false,
+    );
+  });
+
+  test('query /dev/stdin without keys is refused as query - is (it read the filter back as keys)', () => {
+    writeFileSync(join(dir, 'k5.txt'), 'a\n');
+    expect(run(['build', 'k5.txt', '-o', 'k5.cuckoo']).code).toBe(0);
+    const result = sh(`$CUCKOO query /dev/stdin < k5.cuckoo`);
+    expect(result.status).toBe(2);
+    expect(result.stderr.toString()).toBe(
+      'cuckoo: query: with FILTER /dev/stdin (standard input), give the keys as arguments\n',
+    );
+  });
+
+  test('errors of the file system in words, standard input by name, and the fault of a header first', () => {
+    symlinkSync('loop5', join(dir, 'loop5'));
+    // Before: "cuckoo: loop5: ELOOP", and Node's own text for --seen.
+    expect(run(['dedup', 'loop5']).stderr).toBe('cuckoo: loop5: too many levels of symbolic links\n');
+    expect(run(['dedup', '--seen', 'loop5'], 'a\n').stderr).toBe(
+      'cuckoo: --seen loop5: too many levels of symbolic links\n',
+    );
+    writeFileSync(join(dir, 'k5.txt'), 'a\n');
+    expect(run(['build', 'k5.txt', '-o', 'k5.cuckoo']).code).toBe(0);
+    const filter = readFileSync(join(dir, 'k5.cuckoo'));
+    // Before: "-: not a valid filter file: ...".
+    expect(run(['info', '-'], Buffer.concat([filter, filter])).stderr).toMatch(
+      /^cuckoo: standard input: not a valid filter file: more data follows/,
+    );
+    // A table length that does not match the buckets, then more bytes: that fault, not the bytes after.
+    const crafted = Buffer.concat([filter.subarray(0, 64), Buffer.alloc(2000)]);
+    crafted.writeBigUInt64LE(999n, 48);
+    writeFileSync(join(dir, 'crafted5'), crafted);
+    expect(run(['info', 'crafted5']).stderr).toMatch(
+      /^cuckoo: crafted5: not a valid filter file: table length 999 does not match/,
+    );
+  });
+
+  test('--seen ./- with -o - (standard output) is a state of its own', () => {
+    // Before: "--seen FILE must be a file of its own, not standard input or the output", exit 2.
+    expect(run(['dedup', '--seen', './-', '-o', '-'], 'a\nb\n')).toMatchObject({
+      code: 0,
+      stdout: Buffer.from('a\nb\n'),
+    });
+    expect(run(['dedup', '--seen', './-', '-o', '-'], 'a\nc\n').stdout.toString()).toBe('c\n');
+  });
+});

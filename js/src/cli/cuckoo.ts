@@ -25,6 +25,7 @@ import {
   abortPending,
   BrokenPipe,
   checkInputs,
+  describeError,
   commitAll,
   committed,
   heapBuffers,
@@ -119,8 +120,8 @@ pipe it starts larger and doubles fewer times (at 1e-10: room for 2,000,000 line
 256 million lines, unless --capacity starts it larger).
 
 Lines end at "\\n" only: a file of "\\r" line ends is one line (tr '\\r' '\\n' first). Node reopens a
-closed standard output on /dev/null before the command starts: with >&- the lines are lost and the
-status is 0 (sort exits 2). A reader that stops early (| head) ends the run with the status SIGPIPE
+closed standard input or output on /dev/null before the command starts: with <&- the input is empty,
+with >&- the lines are lost, and the status is 0 (sort exits 2). A reader that stops early (| head) ends the run with the status SIGPIPE
 gives (141), and like any run that does not complete it leaves FILE as it was: the next run prints
 those lines again. A run killed by SIGKILL leaves its temporary files (.NAME.*.cuckoo-tmp, and
 at worst a .NAME.*.cuckoo-lock-draft) beside the outputs, which stay as they were, and a lock
@@ -162,29 +163,66 @@ const PROGRESS_OPTIONS = {
 } as const;
 const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
 
+// An option's value is the argument after it, whatever it starts with, as getopt takes it (`cut -f -2`:
+// fields 1 to 2): given to parseArgs as --name=value, which otherwise refuses a value starting with a dash
+// as "ambiguous", in three lines.
+function joinValues(args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const takesValue = new Set<string>();
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== 'string') continue;
+    takesValue.add(`--${name}`);
+    if (option.short) takesValue.add(`-${option.short}`);
+  }
+  const long = (flag: string) =>
+    flag.startsWith('--') ? flag : `--${Object.entries(options).find(([, o]) => `-${o.short}` === flag)![0]}`;
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--') return out.concat(args.slice(i));
+    if (takesValue.has(args[i]) && i + 1 < args.length && args[i + 1].startsWith('-') && args[i + 1] !== '-') {
+      out.push(`${long(args[i])}=${args[++i]}`);
+    } else {
+      out.push(args[i]);
+    }
+  }
+  return out;
+}
+
 function parse(
   command: string,
   args: string[],
   options: ParseArgsConfig['options'],
+  files = Number.POSITIVE_INFINITY, // how many of the positionals name files (query's keys do not)
 ): { values: Values; files: string[] } {
   try {
     const { values, positionals } = parseArgs({
-      args,
+      args: joinValues(args, options ?? {}),
       options: { ...options, ...HELP_OPTION },
       allowPositionals: true,
       strict: true,
     });
     // An empty name names no file (and would reach the file system as the current folder, or nothing):
-    // refused as sort refuses it, naming the argument.
-    if (positionals.includes('')) throw new UsageError(`${command}: a file name is empty ("")`);
+    // refused as sort refuses it, naming the argument. (An empty key is a key: the empty line's.)
+    if (positionals.slice(0, files).includes('')) throw new UsageError(`${command}: a file name is empty ("")`);
     const named = values as Values;
     if (named.output === '')
       throw new UsageError(`${command}: -o, --output needs a file name (or - for standard output), got ""`);
     if (named.seen === '') throw new UsageError(`${command}: --seen needs a file name, got ""`);
+    // A name ending in / is a folder's: it made a regular file of that name when none was there (sort -o
+    // refuses it, as the file system does).
+    for (const [flag, name] of [
+      ['-o', named.output],
+      ['--seen', named.seen],
+    ] as const) {
+      if (typeof name === 'string' && name.endsWith('/'))
+        throw new UsageError(`${command}: ${flag} ${name}: a name ending in / is a folder's, not a file's`);
+    }
     return { values: values as Values, files: positionals };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    // One line: parseArgs explains some errors over several.
+    const message = (error as Error).message
+      .replace(/\. To specify a positional argument.*$/s, '')
+      .replace(/\s*\n\s*/g, ' ');
     throw new UsageError(`${command}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`);
   }
 }
@@ -566,7 +604,10 @@ async function dedup(args: string[]): Promise<number> {
   threadsFlag(values);
   if (
     seenPath === STDIN ||
-    (seenPath !== undefined && values.output !== undefined && sameFile(seenPath, values.output as string))
+    (seenPath !== undefined &&
+      values.output !== undefined &&
+      values.output !== '-' &&
+      sameFile(seenPath, values.output as string))
   ) {
     throw new UsageError(
       `dedup: --seen FILE must be a file of its own, not standard input or the output, got "${seenPath}"`,
@@ -580,12 +621,13 @@ async function dedup(args: string[]): Promise<number> {
     seenStat = seenPath === undefined ? undefined : statSync(seenPath, { throwIfNoEntry: false });
   } catch (error) {
     throw new InputError(
-      `--seen ${seenPath}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a part of the path is not a folder' : (error as Error).message}`,
+      `--seen ${seenPath}: ${(error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a part of the path is not a folder' : describeError(error as NodeJS.ErrnoException)}`,
     );
   }
   // A state is read, then replaced by a rename: a FIFO, a device or /dev/stdin (`--seen <(cmd)`) would be
-  // read by the run that writes it (it hung) or replaced behind the name of another file.
-  if (seenPath !== undefined && (notRegular(seenStat) || /^\/(dev|proc)\//.test(resolve(seenPath)))) {
+  // read by the run that writes it (it hung) or replaced behind the name of another file. /dev/shm is a
+  // folder of regular files in memory (it was refused as "under /dev").
+  if (seenPath !== undefined && (notRegular(seenStat) || /^\/(dev\/(?!shm\/)|proc\/)/.test(resolve(seenPath)))) {
     throw new UsageError(
       `dedup: --seen FILE must be a regular file (or not exist yet): ${seenPath} is ` +
         // (One not there yet under /dev or /proc is no special file: it cannot be made.)
@@ -774,12 +816,13 @@ function checkKeyArguments(keys: string[], userArgs: string[]): void {
 }
 
 async function query(args: string[]): Promise<number> {
-  const { values, files } = parse('query', args, {});
+  const { values, files } = parse('query', args, {}, 1);
   if (values.help) return help('query');
   const [path, ...keys] = files;
   checkKeyArguments(keys, args);
-  if (path === '-' && keys.length === 0)
-    throw new UsageError('query: with FILTER - (standard input), give the keys as arguments');
+  // Standard input by another name reads the filter too (it read the filter's bytes back as keys).
+  if (keys.length === 0 && ['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0'].includes(path))
+    throw new UsageError(`query: with FILTER ${path} (standard input), give the keys as arguments`);
   const filter = await loadFilter(path);
   const out = await openOutput(undefined);
   let anyAbsent = false;
@@ -918,6 +961,12 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.kill(process.pid, signal);
   });
 }
+
+// Messages to standard error that cannot be written (2>/dev/full, a closed pipe) are lost, as C tools lose
+// them, and change nothing else: the progress, --stats and lock notices were written with no handler, and
+// the first failure ended the run on an unhandled 'error' event (exit 1, a temporary file left), or after
+// it had replaced the output and the --seen state, reported as failed.
+process.stderr.on('error', () => {});
 
 function exitCodeOf(error: unknown, command: string | undefined): number {
   if (error instanceof UsageError) return EXIT_USAGE;

@@ -30,7 +30,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { CuckooFilter, LineDeduper } from '../node.js';
+import { CuckooFilter, CuckooFilterError, LineDeduper } from '../node.js';
 
 /** An error the command reports as one line (exit 1), without a stack trace. */
 export class InputError extends Error {}
@@ -44,7 +44,7 @@ const STDIN = '-';
 // calls, each a message to the helper and back): docs/PERFORMANCE.md, "Measured reasons in the code".
 const BLOCK = 1 << 20;
 
-function describeError(error: NodeJS.ErrnoException): string {
+export function describeError(error: NodeJS.ErrnoException): string {
   switch (error.code) {
     case 'ENOENT':
       return 'no such file or directory';
@@ -63,6 +63,20 @@ function describeError(error: NodeJS.ErrnoException): string {
       return 'disk quota exceeded';
     case 'EIO':
       return 'input/output error';
+    // The system's words for the rest that a path can meet (a bare code said nothing to a reader).
+    case 'ELOOP':
+      return 'too many levels of symbolic links';
+    case 'ENAMETOOLONG':
+      return 'file name too long';
+    case 'ENXIO':
+      return 'no such device or address (a socket, or a device not there)';
+    case 'EMFILE':
+    case 'ENFILE':
+      return 'too many open files';
+    case 'EBADF':
+      return 'bad file descriptor';
+    case 'EINVAL':
+      return 'invalid argument';
     default:
       return error.code ?? error.message;
   }
@@ -1069,7 +1083,7 @@ export async function readFilterFile(path: string): Promise<Uint8Array> {
       if (notAnExport) break; // import() names what is wrong
       if (declared > MAX_FILTER_BYTES) {
         throw new InputError(
-          `${path}: not a valid filter file: its header declares ${declared} bytes, more than a filter can have`,
+          `${nameOf(path)}: not a valid filter file: its header declares ${declared} bytes, more than a filter can have`,
         );
       }
       if (declared !== 0 && have > declared) break;
@@ -1082,9 +1096,21 @@ export async function readFilterFile(path: string): Promise<Uint8Array> {
     else process.stdin.pause();
   }
   if (declared !== 0 && have > declared) {
-    throw new InputError(
-      `${path}: not a valid filter file: more data follows the ${declared} bytes its header declares`,
-    );
+    // The header's own fault first (a table length that does not match its buckets was reported as data
+    // after the bytes it declares).
+    let fault = `more data follows the ${declared} bytes its header declares`;
+    try {
+      CuckooFilter.import(Buffer.concat(parts, have).subarray(0, declared)).dispose();
+    } catch (error) {
+      if (error instanceof CuckooFilterError && error.code === 'BAD_FORMAT')
+        fault = error.message.replace(/^not a valid cuckoo filter export: /, '');
+    }
+    throw new InputError(`${nameOf(path)}: not a valid filter file: ${fault}`);
   }
   return Buffer.concat(parts, have);
+}
+
+// How messages name a file: standard input as such (`info -` said "-: ...").
+function nameOf(path: string): string {
+  return path === STDIN ? 'standard input' : path;
 }
