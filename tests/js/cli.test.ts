@@ -2163,6 +2163,8 @@ describe('round 5: standard error that cannot be written, names and arguments', 
     expect(run(['info', '-'], Buffer.concat([filter, filter])).stderr).toMatch(
       /^cuckoo: standard input: not a valid filter file: more data follows/,
     );
+    // A folder as standard input (before: "truncated: 0 bytes"), as dedup and cat say it.
+    expect(sh(`$CUCKOO info - < ${dir}`).stderr.toString()).toBe('cuckoo: standard input: is a directory\n');
     // A table length that does not match the buckets, then more bytes: that fault, not the bytes after.
     const crafted = Buffer.concat([filter.subarray(0, 64), Buffer.alloc(2000)]);
     crafted.writeBigUInt64LE(999n, 48);

@@ -1051,6 +1051,9 @@ const MAX_FILTER_BYTES = 2 ** 32;
 export async function readFilterFile(path: string): Promise<Uint8Array> {
   // Opened once: a second open of a FIFO would wait for a second writer.
   let fd: number | undefined;
+  // A folder as standard input reads as no bytes (it said "truncated: 0 bytes"), as the other commands
+  // and cat do not take it.
+  if (path === STDIN && fstatSync(0).isDirectory()) throw new InputError('standard input: is a directory');
   if (path !== STDIN) {
     try {
       fd = await openDescriptor(path, 'r');
