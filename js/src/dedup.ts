@@ -17,6 +17,8 @@ import {
   copyToScratch,
   heapBlocks,
   heapBytes,
+  copyPairToScratch,
+  heapAddressOf,
   isHeapView,
   readDedupReport,
   withOwnCopy,
@@ -477,19 +479,14 @@ export function makeEngine(m: CuckooModule, filter: CuckooFilter, options: LineD
     const ranges = fields === undefined ? new Uint32Array(0) : parseFields(fields, csv ? names : undefined);
     // The ranges and the names (each ended by NUL) in one piece of scratch memory.
     const nameBytes = new TextEncoder().encode(names.map((n) => `${n}\0`).join(''));
-    const both = new Uint8Array(ranges.byteLength + nameBytes.length);
-    both.set(new Uint8Array(ranges.buffer, ranges.byteOffset, ranges.byteLength));
-    both.set(nameBytes, ranges.byteLength);
-    const address = copyToScratch(m, both);
+    const [rangesAt, namesAt] = copyPairToScratch(
+      m,
+      new Uint8Array(ranges.buffer, ranges.byteOffset, ranges.byteLength),
+      nameBytes,
+    );
     if (
-      m.dedupSelect(
-        engine,
-        delimiter.charCodeAt(0),
-        address,
-        ranges.length / 2,
-        address + ranges.byteLength,
-        nameBytes.length,
-      ) !== ErrorCode.ok
+      m.dedupSelect(engine, delimiter.charCodeAt(0), rangesAt, ranges.length / 2, namesAt, nameBytes.length) !==
+      ErrorCode.ok
     ) {
       const error = errorFromModule(m);
       m.dedupDestroy(engine);
@@ -611,8 +608,9 @@ export class LineDeduper {
    */
   pushInHeap(block: Uint8Array): Uint8Array {
     this.checkOpen('push');
-    if (!isHeapView(this.m, block)) throw invalid("pushInHeap() takes a view of the module's heap");
-    const { byteOffset: address, length } = block;
+    const address = heapAddressOf(this.m, block);
+    if (address === undefined) throw invalid("pushInHeap() takes a view of the module's heap");
+    const { length } = block;
     if (length === 0) return new Uint8Array(0);
     // The plan reads the first block after making a probe filter, which may grow the heap and detach the
     // view: it reads a copy.

@@ -567,6 +567,19 @@ export function isHeapView(m: HeapModule, view: Uint8Array): boolean {
   return view.buffer === m.HEAPU8.buffer;
 }
 
+/** The address of a view of the module's heap (isHeapView), or undefined for any other bytes. */
+export function heapAddressOf(m: HeapModule, view: Uint8Array): number | undefined {
+  return isHeapView(m, view) ? view.byteOffset : undefined;
+}
+
+/** Copies `first` and then `second` into the scratch area: the address of each. */
+export function copyPairToScratch(m: HeapModule, first: Uint8Array, second: Uint8Array): [number, number] {
+  const at = ensureScratch(m, Math.max(first.length + second.length, 1));
+  m.HEAPU8.set(first, at);
+  m.HEAPU8.set(second, at + first.length);
+  return [at, at + first.length];
+}
+
 /**
  * `count` blocks of `size` bytes in the module's heap, allocated until free() (the `cuckoo` command reads
  * its input there, where the core reads it in place, for as long as it runs), or undefined when the heap

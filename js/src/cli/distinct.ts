@@ -5,7 +5,7 @@ import { ErrorCode } from '../abi.js';
 import { checkOptions, LONG_LINES, type LineDeduperOptions, makeEngine } from '../dedup.js';
 import { CuckooFilterError, invalid } from '../errors.js';
 import { CuckooFilter } from '../filter.js';
-import { copyToScratch, heapBytes, isHeapView, readDedupReport } from '../heap.js';
+import { copyToScratch, heapAddressOf, heapBytes, readDedupReport } from '../heap.js';
 import { type CuckooModule, errorFromModule, requireModule } from '../wasm_module.js';
 import { type BlockBuffers, type FilePart, InputError, readBlocks, splitInputs } from './io.js';
 
@@ -45,7 +45,7 @@ export class DistinctKeyCounter {
   push(block: Uint8Array): void {
     const engine = this.open();
     if (block.length === 0) return;
-    const address = isHeapView(this.m, block) ? block.byteOffset : copyToScratch(this.m, block);
+    const address = heapAddressOf(this.m, block) ?? copyToScratch(this.m, block);
     this.check(this.m.dedupPush(engine, address, block.length));
   }
 
