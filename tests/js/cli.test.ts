@@ -2117,6 +2117,8 @@ describe('round 5: standard error that cannot be written, names and arguments', 
       code: 0,
       stdout: Buffer.from('x,1,p\ny,2,r\n'),
     });
+    // In a group of short flags too (-Df -2, as getopt takes it).
+    expect(run(['dedup', '-t', ',', '-Df', '-2', 'f5.txt'])).toMatchObject({ code: 0, stdout: Buffer.from('x,1,q\n') });
     const unknown = run(['dedup', '--no-such-option', 'f5.txt']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.split('\n')).toHaveLength(2);
@@ -2172,6 +2174,20 @@ describe('round 5: standard error that cannot be written, names and arguments', 
     expect(run(['info', 'crafted5']).stderr).toMatch(
       /^cuckoo: crafted5: not a valid filter file: table length 999 does not match/,
     );
+  });
+
+  test('a --seen state whose copies crowd a new line out says so, not that it can double no more', async () => {
+    await ready();
+    // A state made with add() of each key 8 times (not by this command, which adds each line once).
+    const seen = new CuckooFilter({ capacity: 1000, growth: 2 });
+    for (let k = 0; k < 20_000; k++) for (let c = 0; c < 8; c++) seen.add(`old${k}`);
+    writeFileSync(join(dir, 'crowded5.cuckoo'), seen.export());
+    seen.dispose();
+    writeFileSync(join(dir, 'new5.txt'), Array.from({ length: 20_000 }, (_, i) => `new${i}\n`).join(''));
+    const result = run(['dedup', '--seen', 'crowded5.cuckoo', 'new5.txt', '-o', 'out-crowded5.txt']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/full of copies of keys added many times.*that filter holds keys added many times/);
+    expect(result.stderr).not.toMatch(/can double no more/);
   });
 
   test('--seen ./- with -o - (standard output) is a state of its own', () => {

@@ -291,7 +291,12 @@ class DoublingFilter {
 
   // A failed add changes nothing: the doublings it made are undone (halve_in_place), so the table is as
   // it was, slot for slot.
-  bool add_hash(std::uint64_t hash) noexcept {
+  bool add_hash(std::uint64_t hash) noexcept { return add_from(hash, false); }
+
+  // add_hash(); `walked`: the caller found no free slot in the key's pair below the fill limit, and a walk
+  // of this size failed (add_group: the same walk again, seeded alike, failed alike, and doubled the time
+  // of every add a crowded table refused).
+  bool add_from(std::uint64_t hash, bool walked) noexcept {
     const unsigned generation_before = generation_;
     const auto fail = [&](AddFailure why) {
       while (generation_ > generation_before) halve_in_place();
@@ -299,25 +304,29 @@ class DoublingFilter {
       return false;
     };
     // At the fill limit the table doubles, or takes no more keys: rate_bound() holds only up to it.
-    if (occupied_ >= fill_limit_ && grows_) {
+    if (!walked && occupied_ >= fill_limit_ && grows_) {
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return fail(why);
     }
     for (;;) {
       const Place at = locate(hash);
       // A free slot in the pair: 2b copies would fill both buckets, so there is no limit to check.
-      if (store_if_room(at)) {
+      if (!walked && store_if_room(at)) {
         failure_ = AddFailure::none;
         return true;
       }
       const std::size_t have = copies(at);
       if (have >= 2 * kBucketSize) return fail(AddFailure::duplicate_limit);
-      if (insert(at)) {
+      if (!walked && insert(at)) {
         failure_ = AddFailure::none;
         return true;
       }
+      walked = false;
       // A place no doubling can open, or a key's copies crowded, is refused (it used to double until
-      // memory ran out: 2.2 GB for a 0.5 MB table).
-      if ((version_ >= 7 && sealed(at)) || crowded(have)) return fail(AddFailure::crowded);
+      // memory ran out: 2.2 GB for a 0.5 MB table). A key with copies in a table over half full doubles
+      // it only where its pair then has a free slot: else the walk in the doubled table failed as
+      // crowded, and the doubling was undone, at every add of such a key (21 ms each in a 2.6 MB table).
+      if ((version_ >= 7 && sealed(at)) || crowded(have) || (have > 0 && !room_after_doubling(at)))
+        return fail(AddFailure::crowded);
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return fail(why);
     }
   }
@@ -425,14 +434,22 @@ class DoublingFilter {
         return KeyResult::no;
       }
       // The common case first: below the fill limit, with a free slot (then no copies to count: 2b of
-      // them would fill both buckets) or a short walk. Else add_hash (which doubles and locates again).
-      // A key found absent has no copies to count.
-      bool ok =
-          occupied_ < fill_limit_ && (store_if_room(at) || ((if_absent || copies(at) < 2 * kBucketSize) && insert(at)));
+      // them would fill both buckets) or a short walk. Else add_from (which doubles and locates again;
+      // told of a walk that failed here, so as not to walk it again). A key found absent has no copies
+      // to count.
+      bool walked = false;
+      bool ok = false;
+      if (occupied_ < fill_limit_) {
+        ok = store_if_room(at);
+        if (!ok && (if_absent || copies(at) < 2 * kBucketSize)) {
+          walked = true;
+          ok = insert(at);
+        }
+      }
       if (ok)
         failure_ = AddFailure::none;
       else
-        ok = add_hash(at.hash);
+        ok = add_from(at.hash, walked);
       added += ok;
       if (ok) return KeyResult::yes;
       return failure_ == AddFailure::duplicate_limit || failure_ == AddFailure::crowded ? KeyResult::no_room
@@ -450,6 +467,9 @@ class DoublingFilter {
   [[nodiscard]] std::uint64_t base_buckets() const noexcept { return base_buckets_; }
   [[nodiscard]] std::uint64_t num_buckets() const noexcept { return base_buckets_ << generation_; }
   [[nodiscard]] unsigned generation() const noexcept { return generation_; }
+  // Doublings and halvings done since the table was made: a refused add that doubled and halved back
+  // leaves the table as it was, and only this tells (its cost is the table's size).
+  [[nodiscard]] std::uint64_t resizes() const noexcept { return resizes_; }
   [[nodiscard]] unsigned max_doublings() const noexcept { return max_doublings_; }
   [[nodiscard]] std::uint64_t byte_size() const noexcept { return num_buckets() * kBucketBytes; }
   [[nodiscard]] const std::uint8_t* data() const noexcept { return table_; }
@@ -542,6 +562,7 @@ class DoublingFilter {
     length_counts_[kFixedBits] += 2 * copied;
     occupied_ += copied;
     ++generation_;
+    ++resizes_;
     set_fill_limit();
     return AddFailure::none;
   }
@@ -576,6 +597,7 @@ class DoublingFilter {
     length_counts_[kFixedBits] = copied;
     occupied_ -= copied;
     --generation_;
+    ++resizes_;
     set_fill_limit();
   }
 
@@ -1064,6 +1086,24 @@ class DoublingFilter {
     return grows_ && (have > 0 ? occupied_ * 2 < slots : occupied_ * 8 < slots && slots > detail::kCrowdedFloorSlots);
   }
 
+  // Whether the key of `at` would find a free slot in its pair once the table doubled: old bucket i goes
+  // to 2i and 2i + 1, each entry to the half its next index bit says (to both when it has none left, as
+  // double_in_place() copies it), and the key's buckets to 2 i1 + c and 2 i2 + c, c its own next bit (its
+  // entry's first ext bit: one without ext bits is taken to have room, and doubles as it did).
+  [[nodiscard]] CUCKOO_COLD bool room_after_doubling(const Place& at) const noexcept {
+    if (ext_bits(at.value) == 0) return true;
+    constexpr Slot kNextBit = Slot{1} << kTopTailBit;
+    for (const std::uint32_t bucket : {at.i1, at.i2}) {
+      unsigned there = 0;
+      for (unsigned s = 0; s < kBucketSize; ++s) {
+        const Slot v = slot(bucket, s);
+        there += v != 0 && (ext_bits(v) == 0 || (v & kNextBit) == (at.value & kNextBit));
+      }
+      if (there < kBucketSize) return true;
+    }
+    return false;
+  }
+
   // For a union: the slot of `bucket` holding exactly v (-1: none), and how many hold it.
   [[nodiscard]] CUCKOO_COLD int find_exact(std::uint32_t bucket, Slot v) const noexcept {
     for (unsigned s = 0; s < kBucketSize; ++s)
@@ -1333,6 +1373,7 @@ class DoublingFilter {
   // stored in its second bucket has a full first one. A doubling splits each bucket's entries between two
   // buckets, so a full first bucket may have room after it while the key stays in its second.
   bool first_bucket_decides_ = true;
+  std::uint64_t resizes_ = 0;  // resizes(): doublings and halvings done, for tests
   std::vector<detail::PathStep> path_;
   detail::PrefetchSink prefetch_sink_;
 };

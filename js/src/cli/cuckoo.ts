@@ -178,8 +178,12 @@ function joinValues(args: string[], options: NonNullable<ParseArgsConfig['option
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--') return out.concat(args.slice(i));
-    if (takesValue.has(args[i]) && i + 1 < args.length && args[i + 1].startsWith('-') && args[i + 1] !== '-') {
-      out.push(`${long(args[i])}=${args[++i]}`);
+    // A group of short flags whose last takes the value (-Df -2): the group, then that flag.
+    const group = /^-[A-Za-z]{2,}$/.exec(args[i]) && `-${args[i].slice(-1)}`;
+    const flag = group && takesValue.has(group) ? group : args[i];
+    if (takesValue.has(flag) && i + 1 < args.length && args[i + 1].startsWith('-') && args[i + 1] !== '-') {
+      if (flag !== args[i]) out.push(args[i].slice(0, -1));
+      out.push(`${long(flag)}=${args[++i]}`);
     } else {
       out.push(args[i]);
     }
@@ -658,11 +662,14 @@ async function dedup(args: string[]): Promise<number> {
     deduper = await runEngine(values, inputs, inputBytes, fpRate, 'lines', (bytes) => out.write(bytes), seen);
   } catch (error) {
     if (seen && error instanceof CuckooFilterError && error.code === 'CAPACITY_EXCEEDED') {
-      const why = seen.growsInPlace
-        ? `that filter can double no more (its rate allows so many doublings from its start, for a filter made by ${NAME} build or with --fp-rate too)`
-        : seen.growth === 0
-          ? `that filter was made without growth, and is full`
-          : `that filter can chain no more sub-filters (its maxSubFilters, or its fingerprints at 32 bits)`;
+      // Copies crowding a new line out (a state made with add(), not by this command): the message says so.
+      const why = /\bcopies\b/.test(error.message)
+        ? `that filter holds keys added many times, and growing would not make room`
+        : seen.growsInPlace
+          ? `that filter can double no more (its rate allows so many doublings from its start, for a filter made by ${NAME} build or with --fp-rate too)`
+          : seen.growth === 0
+            ? `that filter was made without growth, and is full`
+            : `that filter can chain no more sub-filters (its maxSubFilters, or its fingerprints at 32 bits)`;
       throw new InputError(
         `--seen ${seenPath}: ${error.message}: ${why}. ${seenPath} was left as it was, so a next run ` +
           `prints again any line this one printed; to go on, start a new state (move ${seenPath} away: the ` +
