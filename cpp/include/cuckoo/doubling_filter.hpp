@@ -1077,8 +1077,9 @@ class DoublingFilter {
   // fill (a filter of copies given as `seen` to a deduplicator, or one of very short walks, keeps taking
   // new keys), but not past an eighth: with every key's copies added together and filling its pair, new
   // keys' failures doubled the table without end (200,000 keys 8 times each: 21 doublings, 5.4 GB, where
-  // the same number of distinct keys take 11; now 14, 50 MB). So a table is at most 8 times what its
-  // entries need (or detail::kCrowdedFloorSlots), and a new key whose pair copies fill then is refused. sealed()
+  // the same number of distinct keys take 11; now 14, 50 MB). So a table is at most about 16 times what
+  // its entries need (a doubling just over an eighth full leaves it a sixteenth full; or
+  // detail::kCrowdedFloorSlots), and a new key whose pair copies fill then is refused. sealed()
   // proves crowding of a small reach for any key. A table that may not double refuses as before
   // (table_full), and so does one at its last doubling over half full (growth_limit).
   [[nodiscard]] [[gnu::noinline]] CUCKOO_COLD bool crowded(std::size_t have) const noexcept {
