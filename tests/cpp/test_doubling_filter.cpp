@@ -606,3 +606,43 @@ TEST_CASE("a key with copies over half full is refused without doubling and halv
   CHECK(f->count_hash(hasher(k1)) == 4);
   CHECK(f->count_hash(hasher(k2)) == 4);
 }
+
+// The second review: at its last doubling, such an add was refused as crowded, where the table cannot
+// double at all: it is the limit (growth_limit: add() throws CAPACITY_EXCEEDED, a batch stops there).
+TEST_CASE("at its last doubling a crowded key meets the growth limit, not crowding", "[doubling]") {
+  using Table = DoublingFilter<cuckoo::Slot40>;
+  std::unique_ptr<Table> f;
+  Table::Options o;
+  o.capacity = 1;
+  o.max_doublings = 2;
+  REQUIRE(Table::make(o, f).ok());
+  std::uint64_t next = std::uint64_t{1} << 40;
+  while (f->generation() < 2) REQUIRE(f->add(next++));
+  while (f->occupied() < f->num_buckets() * 4 * 6 / 10) REQUIRE(f->add(next++));
+  const cuckoo::KeyHasher hasher(cuckoo::kDefaultSeed);
+  std::unordered_map<std::uint64_t, std::uint64_t> by_pair;
+  std::uint64_t k1 = 0;
+  std::uint64_t k2 = 0;
+  for (std::uint64_t k = 0; k2 == 0; ++k) {
+    const auto p = Table::place(hasher(k), f->base_buckets(), f->generation() + 1, false, 0);
+    const std::uint64_t pair = std::uint64_t{std::min(p.i1, p.i2)} << 32 | std::max(p.i1, p.i2);
+    if (const auto it = by_pair.find(pair); it != by_pair.end() && k > 0) {
+      k1 = it->second;
+      k2 = k;
+    } else {
+      by_pair.emplace(pair, k);
+    }
+  }
+  for (int c = 0; c < 4; ++c) {
+    REQUIRE(f->add(k1));
+    REQUIRE(f->add(k2));
+  }
+  CHECK_FALSE(f->add(k1));
+  CHECK(f->last_failure() == cuckoo::AddFailure::growth_limit);
+  std::uint64_t h = hasher(k1);
+  std::uint8_t result = 0;
+  bool stopped = false;
+  CHECK(f->add_group(&h, 1, &result, false, stopped) == 0);
+  CHECK(result == static_cast<std::uint8_t>(cuckoo::KeyResult::stopped_here));
+  CHECK(stopped);
+}

@@ -2119,6 +2119,9 @@ describe('round 5: standard error that cannot be written, names and arguments', 
     });
     // In a group of short flags too (-Df -2, as getopt takes it).
     expect(run(['dedup', '-t', ',', '-Df', '-2', 'f5.txt'])).toMatchObject({ code: 0, stdout: Buffer.from('x,1,q\n') });
+    // A group whose first letter takes a value takes the rest as it (-tf: the delimiter f), as getopt.
+    writeFileSync(join(dir, 'tf5.txt'), 'afb\nafc\nagb\n');
+    expect(run(['dedup', '-tf', '-D', '-f', '1', 'tf5.txt'])).toMatchObject({ code: 0, stdout: Buffer.from('afc\n') });
     const unknown = run(['dedup', '--no-such-option', 'f5.txt']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.split('\n')).toHaveLength(2);

@@ -712,9 +712,12 @@ class CuckooFilter {
     // one (5,000 keys added 8 times each took 9 sub-filters and 249 MB, where 40,000 distinct keys take 4
     // and 187 KB). As DoublingFilter::crowded(): a key with copies there under half full, another under
     // an eighth (in one of more than detail::kCrowdedFloorSlots slots).
+    // (At the chain's limit, grow() says so: growth_limit.)
+    const bool may_chain = 1 + tail_.size() < layout_.max_sub_filters;
     const std::uint64_t slots = target.num_buckets * layout_.bucket_size;
-    if (target.count(target.locate(hash)) > 0 ? 2 * target.size < slots
-                                              : 8 * target.size < slots && slots > detail::kCrowdedFloorSlots) {
+    if (may_chain &&
+        (target.count(target.locate(hash)) > 0 ? 2 * target.size < slots
+                                               : 8 * target.size < slots && slots > detail::kCrowdedFloorSlots)) {
       last_failure_ = AddFailure::crowded;
       return false;
     }

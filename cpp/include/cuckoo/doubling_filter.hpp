@@ -323,9 +323,10 @@ class DoublingFilter {
       walked = false;
       // A place no doubling can open, or a key's copies crowded, is refused (it used to double until
       // memory ran out: 2.2 GB for a 0.5 MB table). A key with copies in a table over half full doubles
-      // it only where its pair then has a free slot: else the walk in the doubled table failed as
-      // crowded, and the doubling was undone, at every add of such a key (21 ms each in a 2.6 MB table).
-      if ((version_ >= 7 && sealed(at)) || crowded(have) || (have > 0 && !room_after_doubling(at)))
+      // it only where its pair then has a free slot: else the walk in the doubled table mostly failed as
+      // crowded, and the doubling was undone, at every add of such a key (21 ms each in a 2.6 MB table;
+      // a review found 1 or 2 such adds a run that a walk there would have placed).
+      if ((version_ >= 7 && sealed(at)) || (can_double() && (crowded(have) || (have > 0 && !room_after_doubling(at)))))
         return fail(AddFailure::crowded);
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return fail(why);
     }
@@ -1082,6 +1083,12 @@ class DoublingFilter {
   // detail::kCrowdedFloorSlots), and a new key whose pair copies fill then is refused. sealed()
   // proves crowding of a small reach for any key. A table that may not double refuses as before
   // (table_full), and so does one at its last doubling over half full (growth_limit).
+  // Whether double_in_place() would double (memory allowing): where it cannot, a failed walk is refused
+  // for the limit it meets (growth_limit, or table_full without growth), as before the crowding rule.
+  [[nodiscard]] bool can_double() const noexcept {
+    return grows_ && !(version_ < 7 && length_counts_[kFixedBits] != 0) && generation_ < horizon_ &&
+           2 * num_buckets() <= kMaxBuckets;
+  }
   [[nodiscard]] [[gnu::noinline]] CUCKOO_COLD bool crowded(std::size_t have) const noexcept {
     const std::uint64_t slots = num_buckets() * kBucketSize;
     return grows_ && (have > 0 ? occupied_ * 2 < slots : occupied_ * 8 < slots && slots > detail::kCrowdedFloorSlots);
@@ -1173,7 +1180,7 @@ class DoublingFilter {
         ++stored;
         continue;
       }
-      if ((version_ >= 7 && sealed(place)) || crowded(related)) return AddFailure::crowded;
+      if ((version_ >= 7 && sealed(place)) || (can_double() && crowded(related))) return AddFailure::crowded;
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
     }
   }

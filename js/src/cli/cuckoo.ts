@@ -178,9 +178,11 @@ function joinValues(args: string[], options: NonNullable<ParseArgsConfig['option
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--') return out.concat(args.slice(i));
-    // A group of short flags whose last takes the value (-Df -2): the group, then that flag.
-    const group = /^-[A-Za-z]{2,}$/.exec(args[i]) && `-${args[i].slice(-1)}`;
-    const flag = group && takesValue.has(group) ? group : args[i];
+    // A group of short flags whose first that takes a value is its last (-Df -2): the group, then that
+    // flag. (An earlier one takes the rest of the group as its value, as getopt has it: -of is -o f.)
+    const letters = /^-[A-Za-z]{2,}$/.test(args[i]) ? [...args[i].slice(1)] : [];
+    const taker = letters.findIndex((letter) => takesValue.has(`-${letter}`));
+    const flag = letters.length > 0 && taker === letters.length - 1 ? `-${letters[taker]}` : args[i];
     if (takesValue.has(flag) && i + 1 < args.length && args[i + 1].startsWith('-') && args[i + 1] !== '-') {
       if (flag !== args[i]) out.push(args[i].slice(0, -1));
       out.push(`${long(flag)}=${args[++i]}`);
