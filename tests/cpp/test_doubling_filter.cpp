@@ -562,87 +562,75 @@ TEST_CASE("a growing filter with walks of 0 steps takes every distinct key", "[d
   }
 }
 
+// A 40-bit table doubled `generation` times and filled to 60% with distinct keys, then two keys of one
+// bucket pair at this size and the next (so of the same next index bit) added 4 times each: their pair
+// is full of their copies, and would be after a doubling too.
+namespace {
+struct CrowdedPair {
+  std::unique_ptr<DoublingFilter<cuckoo::Slot40>> f;
+  std::uint64_t k1 = 0;
+  std::uint64_t k2 = 0;
+};
+CrowdedPair crowded_pair(unsigned generation, unsigned max_doublings) {
+  using Table = DoublingFilter<cuckoo::Slot40>;
+  CrowdedPair out;
+  Table::Options o;
+  o.capacity = 1;
+  o.max_doublings = max_doublings;
+  REQUIRE(Table::make(o, out.f).ok());
+  Table& f = *out.f;
+  std::uint64_t next = std::uint64_t{1} << 40;
+  while (f.generation() < generation) REQUIRE(f.add(next++));
+  while (f.occupied() < f.num_buckets() * 4 * 6 / 10) REQUIRE(f.add(next++));
+  const cuckoo::KeyHasher hasher(cuckoo::kDefaultSeed);
+  std::unordered_map<std::uint64_t, std::uint64_t> by_pair;
+  for (std::uint64_t k = 0; out.k2 == 0; ++k) {
+    const auto p = Table::place(hasher(k), f.base_buckets(), f.generation() + 1, false, 0);
+    const std::uint64_t pair = std::uint64_t{std::min(p.i1, p.i2)} << 32 | std::max(p.i1, p.i2);
+    if (const auto it = by_pair.find(pair); it != by_pair.end() && k > 0) {
+      out.k1 = it->second;
+      out.k2 = k;
+    } else {
+      by_pair.emplace(pair, k);
+    }
+  }
+  for (int c = 0; c < 4; ++c) {
+    REQUIRE(f.add(out.k1));
+    REQUIRE(f.add(out.k2));
+  }
+  REQUIRE(f.generation() == generation);
+  return out;
+}
+}  // namespace
+
 // A review of the crowding rule: a key with copies whose walk failed in a table over half full doubled
 // it, found the doubled pair crowded as well, refused the add and halved the table back, at every add of
 // such a key (21 ms each in a 2.6 MB table; nothing in the table showed it but the time). It doubles now
 // only where its pair then has a free slot.
 TEST_CASE("a key with copies over half full is refused without doubling and halving the table", "[doubling]") {
-  using Table = DoublingFilter<cuckoo::Slot40>;
-  std::unique_ptr<Table> f;
-  Table::Options o;
-  o.capacity = 1;
-  REQUIRE(Table::make(o, f).ok());
-  std::uint64_t next = std::uint64_t{1} << 40;
-  while (f->generation() < 6) REQUIRE(f->add(next++));
-  while (f->occupied() < f->num_buckets() * 4 * 6 / 10) REQUIRE(f->add(next++));
-  const unsigned g = f->generation();
-  const cuckoo::KeyHasher hasher(cuckoo::kDefaultSeed);
-  // Two keys of one bucket pair at this size and the next (then the same next index bit).
-  std::unordered_map<std::uint64_t, std::uint64_t> by_pair;
-  std::uint64_t k1 = 0;
-  std::uint64_t k2 = 0;
-  for (std::uint64_t k = 0; k2 == 0; ++k) {
-    const auto p = Table::place(hasher(k), f->base_buckets(), g + 1, false, 0);
-    const std::uint64_t pair = std::uint64_t{std::min(p.i1, p.i2)} << 32 | std::max(p.i1, p.i2);
-    if (const auto it = by_pair.find(pair); it != by_pair.end() && k > 0) {
-      k1 = it->second;
-      k2 = k;
-    } else {
-      by_pair.emplace(pair, k);
-    }
-  }
-  for (int c = 0; c < 4; ++c) {
-    REQUIRE(f->add(k1));
-    REQUIRE(f->add(k2));
-  }
-  REQUIRE(f->generation() == g);
-  REQUIRE(f->occupied() * 2 >= f->num_buckets() * 4);
-  const std::uint64_t resizes = f->resizes();
+  const CrowdedPair c = crowded_pair(6, 31);
+  REQUIRE(c.f->occupied() * 2 >= c.f->num_buckets() * 4);
+  const std::uint64_t resizes = c.f->resizes();
   for (int i = 0; i < 5; ++i) {
-    CHECK_FALSE(f->add(k1));
-    CHECK(f->last_failure() == cuckoo::AddFailure::crowded);
+    CHECK_FALSE(c.f->add(c.k1));
+    CHECK(c.f->last_failure() == cuckoo::AddFailure::crowded);
   }
-  CHECK(f->resizes() == resizes);
-  CHECK(f->count_hash(hasher(k1)) == 4);
-  CHECK(f->count_hash(hasher(k2)) == 4);
+  CHECK(c.f->resizes() == resizes);
+  const cuckoo::KeyHasher hasher(cuckoo::kDefaultSeed);
+  CHECK(c.f->count_hash(hasher(c.k1)) == 4);
+  CHECK(c.f->count_hash(hasher(c.k2)) == 4);
 }
 
 // The second review: at its last doubling, such an add was refused as crowded, where the table cannot
 // double at all: it is the limit (growth_limit: add() throws CAPACITY_EXCEEDED, a batch stops there).
 TEST_CASE("at its last doubling a crowded key meets the growth limit, not crowding", "[doubling]") {
-  using Table = DoublingFilter<cuckoo::Slot40>;
-  std::unique_ptr<Table> f;
-  Table::Options o;
-  o.capacity = 1;
-  o.max_doublings = 2;
-  REQUIRE(Table::make(o, f).ok());
-  std::uint64_t next = std::uint64_t{1} << 40;
-  while (f->generation() < 2) REQUIRE(f->add(next++));
-  while (f->occupied() < f->num_buckets() * 4 * 6 / 10) REQUIRE(f->add(next++));
-  const cuckoo::KeyHasher hasher(cuckoo::kDefaultSeed);
-  std::unordered_map<std::uint64_t, std::uint64_t> by_pair;
-  std::uint64_t k1 = 0;
-  std::uint64_t k2 = 0;
-  for (std::uint64_t k = 0; k2 == 0; ++k) {
-    const auto p = Table::place(hasher(k), f->base_buckets(), f->generation() + 1, false, 0);
-    const std::uint64_t pair = std::uint64_t{std::min(p.i1, p.i2)} << 32 | std::max(p.i1, p.i2);
-    if (const auto it = by_pair.find(pair); it != by_pair.end() && k > 0) {
-      k1 = it->second;
-      k2 = k;
-    } else {
-      by_pair.emplace(pair, k);
-    }
-  }
-  for (int c = 0; c < 4; ++c) {
-    REQUIRE(f->add(k1));
-    REQUIRE(f->add(k2));
-  }
-  CHECK_FALSE(f->add(k1));
-  CHECK(f->last_failure() == cuckoo::AddFailure::growth_limit);
-  std::uint64_t h = hasher(k1);
+  const CrowdedPair c = crowded_pair(2, 2);
+  CHECK_FALSE(c.f->add(c.k1));
+  CHECK(c.f->last_failure() == cuckoo::AddFailure::growth_limit);
+  std::uint64_t h = cuckoo::KeyHasher(cuckoo::kDefaultSeed)(c.k1);
   std::uint8_t result = 0;
   bool stopped = false;
-  CHECK(f->add_group(&h, 1, &result, false, stopped) == 0);
+  CHECK(c.f->add_group(&h, 1, &result, false, stopped) == 0);
   CHECK(result == static_cast<std::uint8_t>(cuckoo::KeyResult::stopped_here));
   CHECK(stopped);
 }
