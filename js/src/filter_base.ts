@@ -110,12 +110,14 @@ const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
 
 // Frees the wasm memory of filters that were garbage-collected without dispose(). Collection comes late
 // and at the engine's pace (a loop that drops filters fast can still fill the heap first), so dispose()
-// stays the way to free memory at once: a hint says so, once per process, outside production.
-let hinted = false;
+// stays the way to free memory at once: a hint says so, once per process, outside production. Once for
+// every copy of the package a process loads (its ES module and CommonJS builds, the lite entry): the flag
+// is a global one, registered by name.
+const HINTED = Symbol.for('cuckoo-wasm.disposeHint');
 function hintOnce(): void {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  if (hinted || env?.NODE_ENV === 'production') return;
-  hinted = true;
+  const g = globalThis as { process?: { env?: Record<string, string | undefined> }; [HINTED]?: boolean };
+  if (g[HINTED] || g.process?.env?.NODE_ENV === 'production') return;
+  g[HINTED] = true;
   console.warn(
     'cuckoo-wasm: a CuckooFilter was garbage-collected without dispose(); its WebAssembly memory was ' +
       'freed then. Call dispose() (or declare it with `using`) to free it at once. (This hint is shown once.)',
@@ -220,13 +222,21 @@ export function jsonExport(json: unknown): Uint8Array {
     }
   }
   const v = value as Partial<CuckooFilterJSON> | null;
-  if (typeof v !== 'object' || v === null || v.type !== JSON_TYPE || typeof v.data !== 'string') {
+  // What is wrong, the field by name for an object (as the other readers name a header's field).
+  const wrong =
+    typeof v !== 'object' || v === null || Array.isArray(v)
+      ? describe(value)
+      : v.type !== JSON_TYPE
+        ? `an object whose type is ${describe(v.type)}`
+        : typeof v.data !== 'string'
+          ? `an object whose data is ${describe(v.data)}`
+          : '';
+  if (wrong)
     throw new CuckooFilterError(
       'BAD_FORMAT',
-      `expected { type: '${JSON_TYPE}', data: '<base64>' } from toJSON(), ` + `got ${describe(value)}`,
+      `expected { type: '${JSON_TYPE}', data: '<base64>' } from toJSON(), got ${wrong}`,
     );
-  }
-  const bytes = base64Decode(v.data);
+  const bytes = base64Decode((v as CuckooFilterJSON).data);
   if (!bytes) throw new CuckooFilterError('BAD_FORMAT', 'the data is not base64');
   return bytes;
 }

@@ -49,10 +49,12 @@ export interface RedisDumpChunk {
   chunk: Uint8Array;
 }
 
+// An option left out (undefined) takes its default; any other value, null too, must be a safe integer
+// (RedisBloom's options are numbers a client always sends).
 function integerOption(o: Record<string, unknown>, name: string, fallback: number): number {
-  const value = o[name] ?? fallback;
+  const value = o[name] === undefined ? fallback : o[name];
   if (typeof value !== 'number' || !Number.isSafeInteger(value))
-    throw invalid(`${name} must be an integer, got ${describe(value)}`);
+    throw invalid(`${name} must be a safe integer, got ${describe(value)}`);
   return value;
 }
 
@@ -112,8 +114,9 @@ export class RedisCuckooFilter {
         throw invalid(`unknown option "${name}"`);
     }
     if (o.capacity === undefined) throw invalid('capacity is required');
-    const capacity = integerOption(o, 'capacity', 0);
-    if (capacity < 0) throw invalid('Capacity must be at least (BucketSize * 2)');
+    // A capacity below 0 goes in as 0: the core checks the options in RedisBloom's order (bucket size,
+    // iterations, expansion, then capacity), and refuses 0 with the server's text for any capacity too small.
+    const capacity = Math.max(integerOption(o, 'capacity', 0), 0);
     const handle = m.redisCreate(
       capacity,
       u32Option(o, 'bucketSize', RedisLimits.defaultBucketSize),

@@ -47,6 +47,19 @@ TEST_CASE("incompatible filters are refused, naming the difference", "[merge]") 
   const auto before = a.serialize();
   CHECK_THAT(a.merge(make(1000, 2)).message, Catch::Contains("different seeds"));
   CHECK_THAT(a.merge(make(2000, 1)).message, Catch::Contains("different capacities (1000 and 2000)"));
+  {
+    // An export may give a capacity with more buckets than this library sizes for it (any even count that
+    // holds it): the same capacity then, other bucket counts, and the message names those.
+    auto wide_bytes = make(1200).serialize();
+    format::put_le(wide_bytes.data() + format::offset::capacity, 1000, 8);
+    cuckoo_test::reseal(wide_bytes);
+    auto wide = CuckooFilter::deserialize(wide_bytes);
+    REQUIRE(wide.capacity() == 1000);
+    REQUIRE(wide.num_buckets() != a.num_buckets());
+    CHECK_THAT(a.merge(wide).message, Catch::Contains("different bucket counts (" + std::to_string(a.num_buckets()) +
+                                                      " and " + std::to_string(wide.num_buckets()) + ")"));
+    CHECK_THAT(a.union_with(wide).message, Catch::Contains("different bucket counts"));
+  }
   CHECK_THAT(a.merge(make(1000, 1, 2u)).message, Catch::Contains("different growth settings"));
   Options other;
   other.capacity = 1000;

@@ -97,8 +97,17 @@ describe('JSON and inspection', () => {
     expect(a.export()).toEqual(f.export());
     expect(b.export()).toEqual(f.export());
     expect(errorOf(() => CuckooFilter.fromJSON('{"type":"x"}'))).toMatch(
-      /^BAD_FORMAT: expected \{ type: 'cuckoo-wasm\/CuckooFilter'/,
+      /^BAD_FORMAT: expected \{ type: 'cuckoo-wasm\/CuckooFilter'.*, got an object whose type is the string 'x'$/,
     );
+    // The field that is wrong is named (an outside pass: both said only "got an object").
+    expect(errorOf(() => CuckooFilter.fromJSON({ type: 'cuckoo-wasm/CuckooFilter', data: 5 } as never))).toMatch(
+      /got an object whose data is the number 5$/,
+    );
+    expect(errorOf(() => CuckooFilter.fromJSON({ type: 'CuckooFilter', data: 'AAAA' } as never))).toMatch(
+      /got an object whose type is the string 'CuckooFilter'$/,
+    );
+    expect(errorOf(() => CuckooFilter.fromJSON('[1]'))).toMatch(/got an array$/);
+    expect(errorOf(() => CuckooFilter.fromJSON({ data: 'AAAA' } as never))).toMatch(/whose type is undefined$/);
     expect(errorOf(() => CuckooFilter.fromJSON({ type: 'cuckoo-wasm/CuckooFilter', data: '@@@@' }))).toBe(
       'BAD_FORMAT: the data is not base64',
     );

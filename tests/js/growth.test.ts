@@ -21,6 +21,22 @@ describe('growth', () => {
     expect(f.expectedFpRate).toBeLessThan(0.01);
   });
 
+  test('a chain takes 2b copies of a key in each sub-filter (README, "Duplicates"), a table that doubles 2b', () => {
+    // An outside pass found the ninth copy taken once the chain had grown; README now says so.
+    using chain = new CuckooFilter({ capacity: 100, growth: 4 });
+    using doubling = new CuckooFilter({ capacity: 100, growth: 2 });
+    for (const f of [chain, doubling]) {
+      for (let i = 0; i < 8; i++) expect(f.add('x')).toBe(true);
+      expect(f.add('x')).toBe(false);
+      f.addMany(keys('other', 1000));
+    }
+    expect(chain.subFilterCount).toBeGreaterThan(1);
+    expect(chain.add('x')).toBe(true);
+    expect(chain.count('x')).toBe(9);
+    expect(doubling.add('x')).toBe(false);
+    expect(doubling.count('x')).toBe(8);
+  });
+
   test.each([
     ['a chain', { maxSubFilters: 16 }],
     ['in place', {}],

@@ -226,7 +226,22 @@ test('options and disposal errors are typed', () => {
     'INVALID_ARGUMENT: BUCKETSIZE: value must be an integer between 1 and 255, inclusive.',
   );
   expect(errorOf(() => new RedisCuckooFilter({ capacity: 1.5 }))).toMatch(
-    /^INVALID_ARGUMENT: capacity must be an integer/,
+    /^INVALID_ARGUMENT: capacity must be a safe integer, got the number 1.5$/,
+  );
+  // From an outside pass: null took the default (for expansion, a filter that grows), 2^53 was "not an
+  // integer", and a negative capacity was refused before a bad bucket size, which the server checks first.
+  for (const name of ['expansion', 'bucketSize', 'maxIterations', 'capacity'])
+    expect(errorOf(() => new RedisCuckooFilter({ capacity: 100, [name]: null } as never))).toBe(
+      `INVALID_ARGUMENT: ${name} must be a safe integer, got null`,
+    );
+  expect(errorOf(() => new RedisCuckooFilter({ capacity: 2 ** 53 }))).toBe(
+    'INVALID_ARGUMENT: capacity must be a safe integer, got the number 9007199254740992',
+  );
+  expect(errorOf(() => new RedisCuckooFilter({ capacity: -8, bucketSize: 0 }))).toBe(
+    'INVALID_ARGUMENT: BUCKETSIZE: value must be an integer between 1 and 255, inclusive.',
+  );
+  expect(errorOf(() => new RedisCuckooFilter({ capacity: -8 }))).toBe(
+    'INVALID_ARGUMENT: Capacity must be at least (BucketSize * 2)',
   );
   const f = new RedisCuckooFilter({ capacity: 100 });
   f.dispose();

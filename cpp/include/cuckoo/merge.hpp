@@ -51,7 +51,10 @@ enum class Combine {
   if (a.fingerprint_bits != b.fingerprint_bits)
     return differ("fingerprint bits", a.fingerprint_bits, b.fingerprint_bits);
   if (a.max_doublings != b.max_doublings) return differ("most doublings", a.max_doublings, b.max_doublings);
-  if (a.num_buckets != b.num_buckets || a.capacity != b.capacity) return differ("capacities", a.capacity, b.capacity);
+  if (a.capacity != b.capacity) return differ("capacities", a.capacity, b.capacity);
+  // The same capacity with other bucket counts: only an export can say so (a header may give any even
+  // count that holds its capacity).
+  if (a.num_buckets != b.num_buckets) return differ("bucket counts", a.num_buckets, b.num_buckets);
   if (a.seed != b.seed) return Status::error(ErrorCode::invalid_argument, cannot + "filters with different seeds");
   return {};
 }
