@@ -25,7 +25,7 @@ import {
   withRoomHeld,
 } from './heap.js';
 import { ErrorCode, LineRules } from './abi.js';
-import { type CuckooModule, errorFromModule, ready, requireModule } from './wasm_module.js';
+import { type CuckooModule, errorFromModule, loadedModule, ready, requireModule } from './wasm_module.js';
 import { checkRate } from './options.js';
 
 /**
@@ -251,7 +251,10 @@ export interface LineDedupStats {
   /**
    * The expected number of new lines wrongly dropped as false positives, at most: each new line is a false
    * positive with the filter's rate at that moment, which only grows as lines are added, so the core sums
-   * each piece of 4,096 new lines at the rate after it (within 2% of the sum line by line).
+   * each piece of 4,096 new lines at the rate after it (within 2% of the sum line by line). With a window,
+   * a key wrongly dropped is dropped again at its next copies while the key it was taken for is
+   * remembered, which the sum does not count: where keys come back just after the window forgets them it
+   * has been 4.5 times lower than the lines dropped (docs/DEDUP.md, "A window").
    */
   wrongDropBound: number;
   /** Bytes of the filter's tables. */
@@ -284,13 +287,15 @@ const KNOWN_OPTIONS = [
   'window',
 ];
 
-export function checkOptions(options: unknown): LineDeduperOptions {
+/** `entryOptions`: the options of the entry that takes these besides (dedupLines(): threads), for the message. */
+export function checkOptions(options: unknown, entryOptions: readonly string[] = []): LineDeduperOptions {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null)
     throw invalid(`options must be an object, got ${describe(options)}`);
   const o = options as Record<string, unknown>;
   for (const name of Object.keys(o)) {
-    if (!KNOWN_OPTIONS.includes(name)) throw invalid(`unknown option "${name}" (known: ${KNOWN_OPTIONS.join(', ')})`);
+    if (!KNOWN_OPTIONS.includes(name))
+      throw invalid(`unknown option "${name}" (known: ${[...KNOWN_OPTIONS, ...entryOptions].join(', ')})`);
   }
   for (const name of ['zeroTerminated', 'duplicates', 'csv'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'boolean')
@@ -351,6 +356,34 @@ export function checkOptions(options: unknown): LineDeduperOptions {
   return o as LineDeduperOptions;
 }
 
+/**
+ * checkOptions(), and a rate the deduplicator's filter cannot have: LineDeduper, dedupLineStream() and
+ * dedupLines() all throw it when made, not at the first block. Which starts a rate allows is the core's to
+ * say: before the module has loaded (a stream made before ready()), only the rate's own limit is checked
+ * here, and a start too large for it fails at the first block.
+ */
+export function checkDedupOptions(options: unknown, entryOptions: readonly string[] = []): LineDeduperOptions {
+  const o = checkOptions(options, entryOptions);
+  if (o.fpRate === undefined) return o;
+  if (o.window !== undefined) {
+    // A window's filter does not grow: its fingerprints take the rate at once, 32 bits at the most.
+    if (o.fpRate < MIN_WINDOW_FP_RATE) {
+      throw invalid(
+        `fpRate ${o.fpRate} is too small for a window's filter (32-bit fingerprints at the most); use ${MIN_WINDOW_FP_RATE} or more`,
+      );
+    }
+  } else if (loadedModule()) {
+    shapeAt(o.fpRate, o.capacity ?? DEDUP_START);
+  } else if (o.fpRate < MIN_GROWING_FP_RATE) {
+    throw invalid(growingRateMessage(o.fpRate));
+  }
+  return o;
+}
+
+const growingRateMessage = (fpRate: number): string =>
+  `fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
+  `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} (more for a start past 63 million lines) even 40-bit slots leave no bit to give`;
+
 /** The core's table for this rate and start (in_place_shape), or undefined when it could not double. */
 function shapeOf(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } | undefined {
   const shape = requireModule().inPlaceShape(fpRate, capacity);
@@ -359,12 +392,7 @@ function shapeOf(fpRate: number, capacity: number): { maxDoublings: number; slot
 
 function shapeAt(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } {
   const shape = shapeOf(fpRate, capacity);
-  if (shape === undefined) {
-    throw invalid(
-      `fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
-        `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} (more for a start past 63 million lines) even 40-bit slots leave no bit to give`,
-    );
-  }
+  if (shape === undefined) throw invalid(growingRateMessage(fpRate));
   return shape;
 }
 
@@ -535,18 +563,7 @@ export class LineDeduper {
   /** Needs the module loaded: `await ready()` first, or use `await LineDeduper.create(options)`. */
   constructor(options: LineDeduperOptions = {}) {
     this.m = requireModule();
-    this.options = checkOptions(options);
-    // Fail now, not at the first block, for a rate that cannot grow.
-    if (this.options.window !== undefined) {
-      // A window's filter does not grow: its fingerprints take the rate at once, 32 bits at the most.
-      if (this.options.fpRate !== undefined && this.options.fpRate < MIN_WINDOW_FP_RATE) {
-        throw invalid(
-          `fpRate ${this.options.fpRate} is too small for a window's filter (32-bit fingerprints at the most); use ${MIN_WINDOW_FP_RATE} or more`,
-        );
-      }
-    } else if (this.options.fpRate !== undefined) {
-      shapeAt(this.options.fpRate, this.options.capacity ?? DEDUP_START);
-    }
+    this.options = checkDedupOptions(options);
   }
 
   /**
@@ -942,7 +959,7 @@ export type LineDedupStream = TransformStream<Uint8Array, Uint8Array> & { readon
  * hook, which Node 20+, Chromium and Firefox call; elsewhere, when the stream is garbage-collected).
  */
 export function dedupLineStream(options?: LineDeduperOptions): LineDedupStream {
-  const checked = checkOptions(options);
+  const checked = checkDedupOptions(options);
   let deduper: LineDeduper | undefined;
   let ended = false;
   const end = () => {

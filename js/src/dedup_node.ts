@@ -2,7 +2,7 @@
 // Only the package's Node entry (node.ts) exports it, so that browser bundles never see node:stream.
 import { Transform, type TransformCallback } from 'node:stream';
 import {
-  checkOptions,
+  checkDedupOptions,
   LineDeduper,
   type LineDeduperOptions,
   type LineDedupStats,
@@ -18,7 +18,9 @@ export interface DedupLinesOptions extends LineDeduperOptions {
   /**
    * 2: the keys are shared between this thread's filter and a helper thread's (a worker_threads Worker),
    * which decides its share while this thread reads, splits and hashes the next chunk. The same output
-   * and stats as one thread's, and the filters' expected wrong drops add up to one filter's; it pays from
+   * and stats as one thread's but for the lines wrongly dropped (each filter's false positives are its
+   * own: at a loose fpRate other lines, as many expected; at the default rate, the same bytes), and the
+   * filters' expected wrong drops add up to one filter's; it pays from
    * about 100 MB of input (docs/DEDUP.md, "Several threads"), and not without a second core. A chunk's
    * lines then come out after the next chunk has come in, or 10 ms after it when none comes (the first
    * chunk's also wait for the helper to start, about 0.1 s). Until the stream ends, stats' filterBytes,
@@ -50,7 +52,7 @@ export class LineDedupTransform extends Transform {
     if (typeof options === 'object' && options !== null && 'threads' in options) {
       ({ threads, ...rest } = options);
     }
-    this.options = checkOptions(rest);
+    this.options = checkDedupOptions(rest, ['threads']);
     if (threads !== undefined && threads !== 1 && threads !== 2)
       throw invalid(`threads must be 1 or 2, got ${describe(threads)}`);
     this.threads = threads ?? 1;

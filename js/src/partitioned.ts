@@ -2,8 +2,9 @@
 // this thread's filter and a helper thread's. This thread reads, splits and hashes every record, decides its
 // share of the keys and sends the helper the hashes of the others; while the helper decides them, this
 // thread goes on with the next block, and then hands out the last block's lines with the helper's verdicts.
-// The output is one thread's, byte for byte (a key's records all go to one filter, in order), and so are
-// the counts; the filters' expected wrong drops add up. The helper is a Worker of the environment's (Node's
+// The output is one thread's (a key's records all go to one filter, in order), and so are the counts, but
+// for the lines wrongly dropped: each filter's false positives are its own, and the filters' expected
+// wrong drops add up to one filter's. The helper is a Worker of the environment's (Node's
 // worker_threads: node_helper.ts; a Web Worker in a page), reached through a HelperLink; serveHelper() is
 // its side. Used by the `cuckoo` command, dedupLines({ threads }) in Node and the dedup page.
 import { type LineDedupStats, LineDeduper, type LineDeduperOptions, planDedup, WINDOW_ON_ONE_THREAD } from './dedup.js';

@@ -1104,6 +1104,23 @@ describe('errors and pipes', () => {
     expect(result.stdout.toString()).toMatch(/^line-\d+\nstatus=141\n$/);
   });
 
+  test.each([['--help'], ['--version'], ['dedup --help'], ['info --help']])(
+    '%s to a reader that went away or a full disk: 141 quietly, or one line and 1 (it threw an unhandled EPIPE)',
+    (args) => {
+      // A FIFO whose only reader (fd 3) is closed before the command starts: its write fails with EPIPE
+      // every time, where `| true` would race with the reader's exit.
+      const fifo = `closed-${args.replace(/\W/g, '')}.fifo`;
+      const closed = sh(
+        `rm -f ${fifo}; mkfifo ${fifo}; exec 3<>${fifo} 4>${fifo} 3<&-; $CUCKOO ${args} >&4; echo "status=$?"`,
+      );
+      expect(closed.stderr.toString()).toBe('');
+      expect(closed.stdout.toString()).toBe('status=141\n');
+      const full = sh(`$CUCKOO ${args} > /dev/full`);
+      expect(full.status).toBe(1);
+      expect(full.stderr.toString()).toBe('cuckoo: standard output: no space left on device\n');
+    },
+  );
+
   test('a full disk (/dev/full) is one line on standard error and exit 1', () => {
     const result = sh(`$CUCKOO dedup > /dev/full`, 'a\nb\n');
     expect(result.status).toBe(1);
@@ -1700,6 +1717,21 @@ describe('round 3: --seen states, outputs that fail as a pair, --capacity, long 
     expect(first.stdout.toString()).toBe('1\nstatus=141\n');
     expect(readFileSync(state).equals(before)).toBe(true);
     expect(sh(`seq 1 3 | $CUCKOO dedup --seen ${state}`).stdout.toString()).toBe('1\n2\n3\n');
+  });
+
+  test('-o FILE in a folder that takes no new file: the message names the new file, FILE is left as it was', () => {
+    // An outside pass: it said "ro/w.txt: cannot create (permission denied)" of a file that is there and
+    // writable (the folder refuses the new file the output is written to; chattr +i refuses root too).
+    const folder = join(dir, 'frozen');
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'w.txt'), 'old\n');
+    const result = sh(`chattr +i frozen && $CUCKOO dedup -o frozen/w.txt; echo "status=$?"; chattr -i frozen`, 'a\n');
+    expect(result.stdout.toString()).toBe('status=1\n');
+    expect(result.stderr.toString()).toMatch(
+      /^cuckoo: frozen\/w\.txt: cannot write the new file beside it in \S*frozen \((operation not permitted|permission denied)\): the output is written to a new file there and renamed over the old one once complete\n$/,
+    );
+    expect(readFileSync(join(folder, 'w.txt'), 'utf8')).toBe('old\n');
   });
 
   test('-o and --seen: when the state cannot be renamed at the end, the output is put back as it was', () => {

@@ -581,18 +581,25 @@ describe('stream adapters', () => {
     expect(stream.stats.lines).toBeGreaterThan(0);
   });
 
-  test('Node: an error (a rate that cannot grow) reaches the pipeline', async () => {
-    await expect(
-      pipeline(
-        Readable.from([Buffer.from('a\n')]),
-        dedupLines({ fpRate: 1e-11 }),
-        new Writable({
-          write(_c, _e, done) {
-            done();
-          },
-        }),
-      ),
-    ).rejects.toThrow(/too small for a filter that grows/);
+  test('a rate the filter cannot have throws when the stream is made, as LineDeduper does', () => {
+    // From an outside pass: the streams took these and failed at their first write.
+    const cases: [LineDeduperOptions, RegExp][] = [
+      [{ fpRate: 1e-11 }, /fpRate 1e-11 is too small for a filter that grows/],
+      [{ fpRate: 2e-11 }, /too small for a filter that grows/],
+      [{ window: 5, fpRate: 1e-9 }, /too small for a window's filter/],
+      [{ capacity: 4e8, fpRate: 2.1e-11 }, /too small for a filter that grows/],
+    ];
+    for (const [options, message] of cases) {
+      expect(() => new LineDeduper(options)).toThrow(message);
+      expect(() => dedupLineStream(options)).toThrow(message);
+      expect(() => dedupLines(options)).toThrow(message);
+    }
+    expect(() => dedupLines({ fpRate: 2e-11, threads: 2 })).toThrow(/too small for a filter that grows/);
+    // dedupLines() names its own option among the known ones.
+    expect(() => dedupLines({ highWaterMark: 1 } as never)).toThrow(
+      /unknown option "highWaterMark" \(known: .*, window, threads\)/,
+    );
+    expect(() => dedupLineStream({ threads: 2 } as never)).toThrow(/unknown option "threads" \(known: .*window\)$/);
   });
 });
 

@@ -46,6 +46,13 @@ test('20,000 exportChunks() generators dropped before their end leave the heap b
   expect(end).toBeLessThanOrEqual(start + 16 * 2 ** 20);
 });
 
+test('one hint in a process that loads the package twice and its lite entry', () => {
+  // From an outside pass: each copy had a flag of its own, and the hint "shown once" came once per copy.
+  const { warnings } = run('dropped_copies.mjs', ['--expose-gc']);
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toMatch(/garbage-collected without dispose\(\)/);
+});
+
 test('no hint in production', () => {
   expect(run('dropped.cjs', ['--expose-gc'], { NODE_ENV: 'production' }).warnings).toEqual([]);
 });

@@ -92,7 +92,8 @@ test('the tarball holds the built package and nothing else of the repo', () => {
 // 2026-11-29 with dlmalloc, 30.5-31.1 KB with small_heap.hpp as its allocator; bundled, an app on it
 // takes 29.0 KB (tests/e2e/bundlers.test.ts).
 // Then addIfAbsentRanges() throwing UNSUPPORTED (it was no function there): +0.02 KB, 31.5 KB (2026-11-30).
-const LITE_BUDGET = 31_600;
+// Then fromJSON naming the field that is wrong and the garbage-collection hint once per process: +0.03 KB.
+const LITE_BUDGET = 31_700;
 const entryBudgets: Record<string, number> = {
   // 77.4-78.5 KB before 40-bit slots (2026-11-27), a third width of the table that doubles: +5.3 KB; then
   // 83.9-85.2 before the engine's partitioned runs (the command's second thread: line_dedup.hpp): +3.1 KB.
@@ -102,7 +103,7 @@ const entryBudgets: Record<string, number> = {
   // compiled for size: 0.0 KB (2026-11-29).
   // Then format version 7: the table's width from the rate, two more widths (20 and 24 bits, each its own
   // compiled table: about 4 KB gzipped) and copies of entries whose bits ran out: +10.0 KB (2026-11-29).
-  'js/dist/esm/index.js': 99_300, // 99.2 KB on 2026-11-30 (98.3 on 2026-11-29)
+  'js/dist/esm/index.js': 99_500, // 99.4 KB on 2026-11-30 (98.3 on 2026-11-29)
   // The Node entries then took dedupLines({ threads: 2 }) (partitioned.js and node_helper.js, imported only
   // when a run asks for two threads, counted here all the same): +2.2 KB.
   // Then a growing filter that refuses copies crowding a key's buckets instead of growing for them (its
@@ -110,9 +111,13 @@ const entryBudgets: Record<string, number> = {
   // where its pair then has room, about 1 KB of wasm before gzip over the five widths) and a helper
   // planned from the input's start: +0.96-1.06 KB (2026-11-30: esm/index 98.23 -> 99.19 KB, esm/node
   // 100.65 -> 101.68, cjs/index 99.06 -> 100.05, cjs/node 101.90 -> 102.96).
-  'js/dist/esm/node.js': 101_800, // 101.7 KB
-  'js/dist/cjs/index.js': 100_200, // 100.1 KB
-  'js/dist/cjs/node.js': 103_100, // 103.0 KB
+  // Then fixes from two outside passes (2026-11-30): a deduplicator's rate checked when a stream is made
+  // (dedup.js +74 bytes), fromJSON naming the field that is wrong and the hint once per process
+  // (filter_base.js +59), a join of other bucket counts named as such (wasm +31): +0.16 KB (esm/index 99.23
+  // -> 99.39 KB, cjs/node 102.98 -> 103.14).
+  'js/dist/esm/node.js': 102_000, // 101.9 KB
+  'js/dist/cjs/index.js': 100_400, // 100.3 KB
+  'js/dist/cjs/node.js': 103_300, // 103.2 KB
   // The Redis filter's entry loads a wasm module of its own, and none of the main one.
   'js/dist/esm/redis.js': 30_000, // 28.9 KB
   'js/dist/cjs/redis.js': 30_000, // 29.4 KB

@@ -32,6 +32,7 @@ import {
   InputError,
   lockFile,
   openOutput,
+  printToStdout,
   readableTwice,
   readBlocks,
   readFilterFile,
@@ -65,7 +66,8 @@ FILE '-' (or no FILE) is standard input. Exit status: 0 done, 1 error, 2 usage e
 Writes each line of the files (or standard input) the first time it is seen, in input order. A line's
 key is its bytes without "\\n" or "\\r\\n" (a CRLF line equals its LF twin); each line keeps its own
 ending, and a last line without one gets "\\n". A cuckoo filter remembers the lines seen: about 6
-bytes per unique line from a file, 5.6 to 11.1 from a pipe. A line never seen before is dropped only
+bytes per unique line from a file of 8 MiB or more (counted first, below), 5.6 to 11.1 from a pipe or
+a smaller file. A line never seen before is dropped only
 by a false positive: by default the expected number of such lines in a run is at most 0.01 up to about 130
 million unique lines (10 million: 0.0005; 100 million: 0.007), and --stats says what it was.
 
@@ -79,7 +81,8 @@ Options:
   --threads N        use up to N threads (at most 256), one a core at most (default: as many as
                      the cores): to count a file's distinct keys (below), one per 128 MiB; and to
                      deduplicate (not with --seen), two, which share the keys between two filters
-                     (the same output), for files of 128 MiB or more, or any input (pipes too) when
+                     (the same output, but for the lines wrongly dropped: other ones, as many
+                     expected), for files of 128 MiB or more, or any input (pipes too) when
                      --threads is given
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
@@ -99,12 +102,13 @@ Options:
                      rewritten with this run's lines added once the run completes (created if absent,
                      or empty, with --fp-rate and --capacity; an existing FILE keeps its own). FILE
                      is a regular file; a run holds it from start to end (another run on it waits)
-  --window N         remember only the last N distinct lines (at most ${MAX_WINDOW}): a line is
-                     written when it is not among the N lines most recently written, and the oldest
-                     is deleted from the filter as each new one comes, so memory is bounded (about
-                     13 bytes a line of N) however long the input: for endless streams (tail -f).
+  --window N         remember only the keys of the last N lines written (at most ${MAX_WINDOW}): a
+                     line is written when its key is not among theirs, and the oldest is deleted
+                     from the filter as each new one comes, so memory is bounded (about 13 bytes a
+                     line of N) however long the input: for endless streams (tail -f).
                      Its default rate is the least, ${MIN_WINDOW_FP_RATE} (the loss budget above is for
-                     inputs that end): about 2 new lines in a billion are wrongly dropped. On one
+                     inputs that end): about 2 new lines in a billion are wrongly dropped (several
+                     times that where keys come back just after the window forgets them). On one
                      thread; not with --seen or --capacity
   --progress         show progress on standard error even when it is not a terminal
   --no-progress      never show progress
@@ -316,8 +320,8 @@ function sameFile(a: string, b: string): boolean {
   return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
 }
 
-function help(command: keyof typeof HELP): number {
-  process.stdout.write(`${HELP[command]}\n`);
+async function help(command: keyof typeof HELP): Promise<number> {
+  await printToStdout(`${HELP[command]}\n`);
   return 0;
 }
 
@@ -949,7 +953,7 @@ async function main(argv: string[]): Promise<number> {
     return help(topic !== undefined && Object.hasOwn(HELP, topic) ? (topic as keyof typeof HELP) : 'main');
   }
   if (command === '-V' || command === '--version') {
-    process.stdout.write(`${NAME} ${version()}\n`);
+    await printToStdout(`${NAME} ${version()}\n`);
     return 0;
   }
   const commands: Record<string, (args: string[]) => Promise<number>> = { dedup, build, query, info };

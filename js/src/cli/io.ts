@@ -819,6 +819,17 @@ function writerTo(fd: number, name: string): { write: Output['write']; flush(): 
   };
 }
 
+/**
+ * Writes `text` to standard output and waits for it, as a command's output is written: a reader that went
+ * away raises BrokenPipe, another failure (a full disk) an InputError naming standard output. (The help and
+ * the version went through process.stdout, whose failed write ended the process on an unhandled 'error'.)
+ */
+export async function printToStdout(text: string): Promise<void> {
+  const writer = writerTo(1, 'standard output');
+  await writer.write(Buffer.from(text));
+  await writer.flush();
+}
+
 function stdoutOutput(): Output {
   const writer = writerTo(1, 'standard output');
   return {
@@ -871,9 +882,18 @@ export async function openOutput(path: string | undefined): Promise<Output> {
   try {
     fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // An existing file that could be written in place, in a folder that takes no new file: the new file
+    // is what could not be made (said "cannot create" of the file, which sort -o writes in place).
+    const existing = owner !== undefined && (code === 'EACCES' || code === 'EPERM' || code === 'EROFS');
     throw (
       cannotCreate(path, folder, error) ??
-      new InputError(`${path}: cannot create (${describeError(error as NodeJS.ErrnoException)})`)
+      new InputError(
+        existing
+          ? `${path}: cannot write the new file beside it in ${folder} (${describeError(error as NodeJS.ErrnoException)}): ` +
+              'the output is written to a new file there and renamed over the old one once complete'
+          : `${path}: cannot create (${describeError(error as NodeJS.ErrnoException)})`,
+      )
     );
   }
   let open = true;
