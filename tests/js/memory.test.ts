@@ -53,6 +53,15 @@ test('one hint in a process that loads the package twice and its lite entry', ()
   expect(warnings[0]).toMatch(/garbage-collected without dispose\(\)/);
 });
 
+test('importChunks of a header alone: refused as truncated, the table it declared never written (no memory taken)', () => {
+  // An outside pass: a 64-byte stream declaring a 64 MiB table took 64 MiB of the process for good.
+  const { error, grew } = run('hostile_header.cjs');
+  expect(error).toBe(
+    'BAD_FORMAT: not a valid cuckoo filter export: truncated: 64 bytes, but the header describes 67108928',
+  );
+  expect(grew).toBeLessThan(16 * 2 ** 20);
+});
+
 test('no hint in production', () => {
   expect(run('dropped.cjs', ['--expose-gc'], { NODE_ENV: 'production' }).warnings).toEqual([]);
 });

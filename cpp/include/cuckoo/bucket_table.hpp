@@ -67,12 +67,14 @@ class BucketTable {
 
   // Returns false if the memory cannot be had, or the bit count would overflow; the table is then
   // unchanged. Precondition for a semi-sorted table: semi_sortable(bucket_size, fingerprint_bits).
+  // `zeroed` false: the table's bytes are left as the allocator gave them, for a caller that writes them
+  // all (an import; allocate_table_memory).
   [[nodiscard]] CUCKOO_COLD bool allocate(std::uint64_t num_buckets, unsigned bucket_size, unsigned fingerprint_bits,
-                                          bool semi_sorted = false) noexcept {
+                                          bool semi_sorted = false, bool zeroed = true) noexcept {
     const unsigned bucket_bits = detail::bucket_bits(bucket_size, fingerprint_bits, semi_sorted);
     if (num_buckets > (UINT64_MAX - 7) / bucket_bits) return false;
     const std::uint64_t bytes = table_bytes(num_buckets, bucket_size, fingerprint_bits, semi_sorted);
-    TableMemory memory = allocate_table_memory(bytes, kTailPadding);
+    TableMemory memory = allocate_table_memory(bytes, kTailPadding, zeroed);
     if (!memory) return false;
     data_ = std::move(memory);
     spread_ = !detail::kSizedOnly && semi_sorted ? semi_sort::spread_table(fingerprint_bits) : nullptr;

@@ -718,8 +718,10 @@ class Importer {
       return Status::error(ErrorCode::out_of_memory, "cannot allocate the reader's bookkeeping");
     sub_filters.emplace_back();
     detail::SubFilter& s = sub_filters.back();
+    // Not cleared first: every byte of the table comes from the export (and a table that does not arrive
+    // whole is never used), so a header alone takes no memory but the heap's room (allocate_table_memory).
     if (!s.allocate(info.capacity, info.num_buckets, info.fingerprint_bits, chain_.layout.bucket_size,
-                    chain_.layout.semi_sorted))
+                    chain_.layout.semi_sorted, /*zeroed=*/false))
       return Status::error(ErrorCode::out_of_memory,
                            k == 0 ? "cannot allocate " + std::to_string(info.table_length) + " bytes for the table"
                                   : "cannot allocate sub-filter " + std::to_string(k));

@@ -68,14 +68,15 @@ struct SubFilter {
   std::uint64_t size = 0;  // stored fingerprints (invariant: the table's occupied slots)
 
   // An empty table of this shape; false (and nothing held) when the memory cannot be had.
+  // `zeroed` false: for a caller that writes every byte of the table (an import).
   [[nodiscard]] CUCKOO_COLD bool allocate(std::uint64_t items, std::uint64_t buckets, unsigned bits,
-                                          unsigned bucket_size, bool semi_sorted) noexcept {
+                                          unsigned bucket_size, bool semi_sorted, bool zeroed = true) noexcept {
     capacity = items;
     num_buckets = buckets;
     fingerprint_bits = bits;
     fingerprint_value_count = fingerprint_values(bits);
     size = 0;
-    return table.allocate(buckets, bucket_size, bits, semi_sorted);
+    return table.allocate(buckets, bucket_size, bits, semi_sorted, zeroed);
   }
 
   // Makes this an exact copy of `from`; false when the memory cannot be had.

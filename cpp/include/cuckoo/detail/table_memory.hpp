@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
@@ -114,8 +115,13 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
   return p;
 }
 
-// `bytes` zeroed bytes and `padding` more after them; null when they cannot be had.
-[[nodiscard]] inline TableMemory allocate_table_memory(std::uint64_t bytes, std::size_t padding) noexcept {
+// `bytes` zeroed bytes and `padding` more after them; null when they cannot be had. `zeroed` false: the
+// caller writes every one of the `bytes` itself (an import), so they are not cleared first (the padding
+// is): in wasm, calloc clears every page of a new block, and a stream's header alone that declared a 64
+// MiB table (importChunks) took 64 MiB more of the process for good; untouched, the pages a heap grows
+// by take no memory until they are written.
+[[nodiscard]] inline TableMemory allocate_table_memory(std::uint64_t bytes, std::size_t padding,
+                                                       bool zeroed = true) noexcept {
   if (!addressable(bytes) || bytes > SIZE_MAX - padding) return nullptr;
   const std::size_t total = static_cast<std::size_t>(bytes) + padding;
 #if CUCKOO_HUGE_PAGE_TABLES
@@ -123,7 +129,9 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
     if (TableMemory mapped = map_huge_page_aligned(total)) return mapped;
   }
 #endif
-  return TableMemory(static_cast<std::uint8_t*>(allocate_block(total, true)));
+  auto* p = static_cast<std::uint8_t*>(allocate_block(total, zeroed));
+  if (p != nullptr && !zeroed) std::memset(p + bytes, 0, padding);
+  return TableMemory(p);
 }
 
 // realloc(p, new_bytes) for a block of `old_bytes` that grows (a table that doubles in place); null when
