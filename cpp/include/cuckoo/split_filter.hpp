@@ -28,8 +28,9 @@
 // (each copy then knows its half's bit, and matches only what the entry matched there), and it cannot move
 // to a bucket of level L + 1 (a walk passes it over).
 //
-// Matching. A key at a bucket of level l presents [f][1][the E' = min(E, P - l) bits of its position
-// above l]; an entry matches when its fixed bits and its e ext bits equal the key's. Removing a key takes
+// Matching. A key at a bucket of level l presents [f][1][the E bits of its position above l] (every level
+// the table reaches leaves a position E bits above it: a static_assert); an entry matches when its fixed
+// bits and its e ext bits equal the key's lowest e. Removing a key takes
 // its matching entry of the greatest len: any shorter match agrees with the key on fewer bits of the same
 // frame (the two positions of a key differ by D(f), the same for every entry of fingerprint f), so it
 // matches every key the longest matched: deleting added keys never loses another (the copies of an entry
@@ -40,7 +41,8 @@
 // its add (copies split it in two halves). Adds at level L give len = L + E; the table takes about
 // 4 a 2^L of them at that level (a: the fill), so each level adds about 8 a 2^-(W - 1) to the rate, and
 // expected_fp_rate() sums the real value from the count of entries of each len. An add that would take the
-// sum past `fp_rate` is refused (growth_limit), so the measured rate stays under it at every size.
+// sum past `fp_rate` is refused (growth_limit), so the expected rate stays at most fp_rate at every size
+// (and the measured one follows it: bench/split_bench.cpp, test_split_filter.cpp).
 #pragma once
 
 #include <algorithm>
