@@ -186,10 +186,11 @@ class SplitFilter {
     std::uint64_t best_bucket = 0;
     unsigned best_slot = kBucketSize, best_len = 0;
     for (const Probe& at : {probe(k.f, k.z), probe(k.f, k.z ^ offset(k.f))}) {
+      Slot v[kBucketSize];
+      read_bucket(at.bucket, v);
       for (unsigned s = 0; s < kBucketSize; ++s) {
-        const Slot v = get(at.bucket, s);
-        if (!matches(v, at.key)) continue;
-        const unsigned len = at.level + ext_bits(v);
+        if (!matches(v[s], at.key)) continue;
+        const unsigned len = at.level + ext_bits(v[s]);
         if (best_slot == kBucketSize || len > best_len) {
           best_bucket = at.bucket;
           best_slot = s;
@@ -355,12 +356,21 @@ class SplitFilter {
     word = (word & ~(static_cast<std::uint64_t>(kSlotMask) << shift)) | (static_cast<std::uint64_t>(v) << shift);
     std::memcpy(p, &word, sizeof word);
   }
-  unsigned free_slots(std::uint64_t bucket) const noexcept {
+  // A bucket's free slots: how many, and the first (-1: none), from one read.
+  struct Room {
+    unsigned count;
+    int first;
+  };
+  Room room_in(std::uint64_t bucket) const noexcept {
     Slot v[kBucketSize];
     read_bucket(bucket, v);
-    unsigned n = 0;
-    for (unsigned s = 0; s < kBucketSize; ++s) n += v[s] == 0;
-    return n;
+    Room r{0, -1};
+    for (unsigned s = kBucketSize; s-- > 0;) {
+      if (v[s] != 0) continue;
+      ++r.count;
+      r.first = static_cast<int>(s);
+    }
+    return r;
   }
   void touch(std::uint64_t bucket) const noexcept { __builtin_prefetch(table_ + bucket * kBucketBytes); }
   // A whole bucket at once: one read (or write) of its bytes, where slot by slot the overlapping 8-byte
@@ -470,11 +480,10 @@ class SplitFilter {
     touch(b2);
     // The emptier of the two buckets (two choices keep the load even: a bucket not yet split takes the
     // positions of two split ones).
-    const unsigned free1 = free_slots(b1), free2 = free_slots(b2);
-    if ((free1 | free2) != 0) {
-      const bool first = free1 >= free2;
-      const std::uint64_t b = first ? b1 : b2;
-      put(b, static_cast<unsigned>(free_slot(b)), first ? v1 : v2);
+    const Room room1 = room_in(b1), room2 = room_in(b2);
+    if ((room1.count | room2.count) != 0) {
+      const bool first = room1.count >= room2.count;
+      put(first ? b1 : b2, static_cast<unsigned>(first ? room1.first : room2.first), first ? v1 : v2);
       return Stored::yes;
     }
     if (copies(k) >= 2 * kBucketSize) return Stored::copies;
