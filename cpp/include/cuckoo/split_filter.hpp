@@ -170,12 +170,41 @@ class SplitFilter {
     }
   }
 
+  // A bucket's fixed bits are compared a word at a time (same_fixed()): most absent keys end there. Where
+  // some agree, one such slot is matched (matches()) without a branch on which bucket or slot it is: a
+  // present key lies in either bucket, in any slot, and branching slot by slot on where mispredicted
+  // (docs/GROWTH.md has the times). A second slot that agrees (odds about 7 / 2^F) has every slot matched
+  // at once (matching_slots()).
   [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept {
     const Key k = key_of(hash);
     const Probe a = probe(k.f, k.z), b = probe(k.f, k.z ^ offset(k.f));
-    touch(a.bucket);
-    touch(b.bucket);
-    return matches_in(a) || matches_in(b);
+    // The words of both buckets, a's first, and the slots whose fixed bits are the key's in each.
+    std::uint64_t word[2 * kWords], same[2 * kWords];
+    const std::uint64_t fixed = in_every_slot(a.key & ~kTailMask);
+    for (unsigned h = 0; h < kWords; ++h) {
+      word[h] = bucket_word(a.bucket, h);
+      word[kWords + h] = bucket_word(b.bucket, h);
+    }
+    std::uint64_t any = 0;
+    for (unsigned i = 0; i < 2 * kWords; ++i) any |= same[i] = same_fixed(word[i], fixed);
+    if (any == 0) return false;
+    std::uint64_t pick_word = 0, pick = 0;
+    Slot pick_key = 0;
+    unsigned words_with = 0, several = 0;
+    for (unsigned i = 2 * kWords; i-- > 0;) {
+      const bool has = same[i] != 0;
+      pick_word = has ? word[i] : pick_word;
+      pick = has ? same[i] : pick;
+      pick_key = has ? (i < kWords ? a.key : b.key) : pick_key;
+      words_with += has;
+      several |= (same[i] & (same[i] - 1)) != 0;
+    }
+    if (matches(slot_at(pick_word, top_bit(pick)), pick_key)) return true;
+    if (words_with < 2 && several == 0) return false;
+    std::uint64_t found = 0;
+    for (unsigned h = 0; h < kWords; ++h)
+      found |= matching_slots(word[h], a.key) | matching_slots(word[kWords + h], b.key);
+    return found != 0;
   }
 
   [[nodiscard]] std::size_t count_hash(std::uint64_t hash) const noexcept { return copies(key_of(hash)); }
@@ -285,8 +314,9 @@ class SplitFilter {
   // v matches a key's value there: the same fixed bits, and v's ext bits the key's lowest ones.
   static bool matches(Slot v, Slot key) noexcept {
     const Slot tail = v & kTailMask;
-    const Slot known = ~kTailMask | (std::bit_floor(static_cast<std::uint64_t>(tail)) - 1);
-    return tail != 0 && ((v ^ key) & known & kSlotMask) == 0;
+    // No branch (tail | 1 is never 0): whether a lookup's slot is empty is a coin toss.
+    const Slot below_marker = (Slot{1} << (std::bit_width(static_cast<std::uint64_t>(tail | 1)) - 1)) - 1;
+    return (tail != 0) & (((v ^ key) & (~kTailMask | below_marker) & kSlotMask) == 0);
   }
 
   // The bucket of a full position, its level and the key's value there.
@@ -320,14 +350,57 @@ class SplitFilter {
   }
   Known other(const Known& k) const noexcept { return {k.f, k.bits ^ (offset(k.f) & low_mask(k.len)), k.len}; }
 
-  // The fixed bits first: an absent key's differ from every slot's but with odds 4 / 2^F a bucket, and
-  // the ext bits are compared only where they agree.
-  bool matches_in(const Probe& at) const noexcept {
-    Slot v[kBucketSize];
-    read_bucket(at.bucket, v);
-    for (unsigned s = 0; s < kBucketSize; ++s)
-      if (((v[s] ^ at.key) >> (W - F)) == 0 && matches(v[s], at.key)) return true;
-    return false;
+  // --- a bucket's slots compared at once: the bucket as kWords 64-bit words of kWordSlots slots each -----
+  // (slot s of word h at its bits (s - h kWordSlots) W; 16-bit slots: one word, wider: two of two slots)
+  static constexpr unsigned kWordSlots = W == 16 ? 4 : 2;
+  static constexpr unsigned kWords = kBucketSize / kWordSlots;
+  static constexpr std::uint64_t in_every_slot(std::uint64_t v) noexcept {
+    std::uint64_t x = 0;
+    for (unsigned s = 0; s < kWordSlots; ++s) x |= v << (s * W);
+    return x;
+  }
+  static constexpr std::uint64_t kWordMask = in_every_slot(kSlotMask);
+  static constexpr std::uint64_t kTails = in_every_slot(kTailMask);
+  static constexpr std::uint64_t kFixedFields = in_every_slot(kSlotMask & ~kTailMask);
+  static constexpr std::uint64_t kTops = in_every_slot(Slot{1} << (W - 1));  // each slot's top bit
+  static constexpr std::uint64_t kBelowTops = in_every_slot(kSlotMask >> 1);
+  static constexpr std::uint64_t kTailCarries = in_every_slot(kTailMask + 1);
+  // The smear in matching_slots() shifts a word right by up to bit_floor(E - 1) and masks it to the tails:
+  // a slot's tail lies F bits below the next slot's, so no bit crosses from one slot to another.
+  static_assert(kExtBits < 2 || std::bit_floor(kExtBits - 1) <= F, "a smear step stays within a slot");
+
+  std::uint64_t bucket_word(std::uint64_t bucket, unsigned h) const noexcept {
+    std::uint64_t x;  // past the bucket's end for the last bucket: within the table's 8 bytes of padding
+    std::memcpy(&x, table_ + bucket * kBucketBytes + h * (kWordSlots * W / 8), sizeof x);
+    return x & kWordMask;
+  }
+  // The top bit of each slot of `word` that is occupied (its tail, marker and ext bits, is not 0).
+  static std::uint64_t occupied_slots(std::uint64_t word) noexcept {
+    return (((word & kTails) + kTails) & kTailCarries) << (F - 1);  // a tail's carry, moved to the top bit
+  }
+  // The highest set bit of c (0 for 0), without a branch: c | 1 is never 0.
+  static unsigned top_bit(std::uint64_t c) noexcept { return static_cast<unsigned>(std::bit_width(c | 1)) - 1; }
+  // The slot of `word` that holds bit `bit`.
+  static Slot slot_at(std::uint64_t word, unsigned bit) noexcept {
+    return static_cast<Slot>(word >> (bit / W * W)) & kSlotMask;
+  }
+  // The top bit of each slot of `word` whose fixed bits are those of `fixed` (the key's in every slot).
+  static std::uint64_t same_fixed(std::uint64_t word, std::uint64_t fixed) noexcept {
+    const std::uint64_t differ = (word ^ fixed) & kFixedFields;
+    return ~(((differ & kBelowTops) + kBelowTops) | differ) & kTops;
+  }
+  // The top bit of each slot of `word` whose entry matches a key whose value there is `key` (matches(),
+  // for every slot at once). Each slot's bits below its marker are its tail shifted right by 1, smeared
+  // down (within a slot: no carry or shift crosses into another, static_assert above); the slot matches
+  // when its fixed bits and those equal the key's, that is when (word ^ key) masked to them is 0 in the
+  // slot: ((x & low) + low) | x has a slot's top bit set exactly when the slot's x is not 0.
+  static std::uint64_t matching_slots(std::uint64_t word, Slot key) noexcept {
+    const std::uint64_t tails = word & kTails;
+    std::uint64_t below = (tails >> 1) & kTails;
+    for (unsigned k = 1; k < kExtBits; k *= 2) below |= (below >> k) & kTails;
+    const std::uint64_t differ = (word ^ (static_cast<std::uint64_t>(key) * in_every_slot(1))) & (kFixedFields | below);
+    const std::uint64_t differs = ((differ & kBelowTops) + kBelowTops) | differ;
+    return ~differs & occupied_slots(word) & kTops;
   }
   // The copies of the key an add is storing: its entries know at most the add's len bits of its position.
   std::size_t copies(const Known& k) const noexcept { return copies(Key{k.f, k.bits}); }
@@ -361,14 +434,14 @@ class SplitFilter {
     unsigned count;
     int first;
   };
+  // From its words: a slot is free when its tail is 0 (occupied_slots()).
   Room room_in(std::uint64_t bucket) const noexcept {
-    Slot v[kBucketSize];
-    read_bucket(bucket, v);
     Room r{0, -1};
-    for (unsigned s = kBucketSize; s-- > 0;) {
-      if (v[s] != 0) continue;
-      ++r.count;
-      r.first = static_cast<int>(s);
+    for (unsigned h = kWords; h-- > 0;) {
+      const std::uint64_t free = ~occupied_slots(bucket_word(bucket, h)) & kTops;
+      // The count of free slots: their top bits moved to each slot's bit 0, summed into the last slot's.
+      r.count += static_cast<unsigned>((((free >> (W - 1)) * in_every_slot(1)) >> ((kWordSlots - 1) * W)) & 7);
+      if (free != 0) r.first = static_cast<int>(h * kWordSlots + static_cast<unsigned>(std::countr_zero(free)) / W);
     }
     return r;
   }
@@ -396,11 +469,7 @@ class SplitFilter {
     for (unsigned s = 0; s < kBucketSize; ++s) x |= static_cast<Wide>(v[s]) << (s * W);
     std::memcpy(table_ + bucket * kBucketBytes, &x, kBucketBytes);
   }
-  int free_slot(std::uint64_t bucket) const noexcept {
-    for (unsigned s = 0; s < kBucketSize; ++s)
-      if (get(bucket, s) == 0) return static_cast<int>(s);
-    return -1;
-  }
+  int free_slot(std::uint64_t bucket) const noexcept { return room_in(bucket).first; }
 
   // Room for `buckets` buckets. The allocation grows by a 32nd (and 16 buckets), so a split seldom
   // reallocates and the slack stays small (it is memory the process holds: at an eighth, 10% more than the
@@ -501,8 +570,10 @@ class SplitFilter {
       std::uint64_t to[kBucketSize];
       Slot moved[kBucketSize];
       bool can[kBucketSize];
+      Slot here[kBucketSize];
+      read_bucket(bucket, here);
       for (unsigned i = 0; i < kBucketSize; ++i) {
-        can[i] = place(other(known_of(bucket, get(bucket, i))), to[i], moved[i]);
+        can[i] = place(other(known_of(bucket, here[i])), to[i], moved[i]);
         touch(can[i] ? to[i] : bucket);
       }
       for (unsigned i = 0; i < kBucketSize && s < 0; ++i) {
@@ -524,7 +595,7 @@ class SplitFilter {
         }
         if (s < 0) break;
       }
-      const Slot evicted = get(bucket, static_cast<unsigned>(s));
+      const Slot evicted = here[s];
       path_.push_back({bucket, static_cast<unsigned>(s), evicted});  // reserved: never reallocates
       put(bucket, static_cast<unsigned>(s), homeless);
       ++kicks_;
