@@ -7,7 +7,9 @@
 // (above 1: the grown one is faster), and the whole growth's adds the same way. Then adds at a grown
 // table's load: from a capacity of 100,000 grown 16 times (the doubling table's 4 doublings), 10% of its
 // slots of new keys, against a sized filter of the same slots filled to the same load.
+// Then where a level's adds go (split_bucket_loads: the load of buckets split and not yet split).
 //   ./build/native/cuckoo_split_bench [--rates 0.01,0.001,0.0001] [--times 10,100,1000,10000] [--fill 0.8]
+//                                     [--loads 1]
 // BENCH_REPEATS=N: timed passes per case (default 3), the best kept. One JSON line per case.
 #include <algorithm>
 #include <chrono>
@@ -176,6 +178,39 @@ void adds_case(double rate, double fill) {
   std::fflush(stdout);
 }
 
+// Where a level's adds go: the mean occupied slots of the buckets split in the level and of those not
+// yet split, at eighths of a level (from 1,000 grown past 2^18 buckets), and the kicks an add took over
+// the eighth before.
+// A bucket not yet split holds the positions of two split ones.
+template <unsigned W>
+void loads_case(double rate, double fill) {
+  cuckoo::SplitOptions so;
+  so.capacity = 1000;
+  so.fp_rate = rate;
+  so.fill = fill;
+  cuckoo::SplitFilter<W> f(so);
+  std::uint64_t last = ~std::uint64_t{0}, adds_then = 0, kicks_then = 0;
+  for (std::uint64_t i = 1; f.level() < 19; ++i) {
+    f.add(mix(i));
+    const std::uint64_t p = f.num_buckets() - (std::uint64_t{1} << f.level());
+    const std::uint64_t eighth = (p * 8) >> f.level();
+    if (f.level() != 18 || eighth == last) continue;
+    if (last != ~std::uint64_t{0}) {
+      // Kicks an add took since the last eighth, and the loads now.
+      const auto loads = f.bucket_loads();
+      std::printf(
+          "{\"bench\":\"split_bucket_loads\",\"fp_rate\":%g,\"fill\":%.2f,\"slot_bits\":%u,\"level\":%u,"
+          "\"split_share\":%.3f,\"split_bucket_load\":%.2f,\"unsplit_bucket_load\":%.2f,\"kicks_per_add\":%.3f}\n",
+          rate, fill, W, f.level(), static_cast<double>(p) / static_cast<double>(std::uint64_t{1} << f.level()),
+          loads.split, loads.unsplit, static_cast<double>(f.kicks() - kicks_then) / static_cast<double>(i - adds_then));
+    }
+    last = eighth;
+    adds_then = i;
+    kicks_then = f.kicks();
+  }
+  std::fflush(stdout);
+}
+
 template <class F>
 void by_width(double rate, F&& f) {
   if (rate >= 2.8e-3)
@@ -192,14 +227,17 @@ int main(int argc, char** argv) {
   if (const char* r = std::getenv("BENCH_REPEATS")) g_repeats = std::max(1, std::atoi(r));
   std::string rates = "0.01,0.001,0.0001", times = "10,100,1000,10000";
   double fill = 0.8;
+  bool loads = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--rates") == 0) rates = argv[i + 1];
     if (std::strcmp(argv[i], "--times") == 0) times = argv[i + 1];
     if (std::strcmp(argv[i], "--fill") == 0) fill = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--loads") == 0) loads = std::strcmp(argv[i + 1], "0") != 0;
   }
   for (const double rate : list(rates.c_str())) {
     for (const double t : list(times.c_str()))
       by_width(rate, [&](auto w) { growth_case<decltype(w)::value>(rate, t, fill); });
     by_width(rate, [&](auto w) { adds_case<decltype(w)::value>(rate, fill); });
+    if (loads) by_width(rate, [&](auto w) { loads_case<decltype(w)::value>(rate, fill); });
   }
 }

@@ -256,6 +256,22 @@ class SplitFilter {
       if (count_by_len_[len] != 0) rate += 2.0 * static_cast<double>(count_by_len_[len]) * rate_of_len(len);
     return rate;
   }
+  // The mean occupied slots of a bucket split in this level (level L + 1, both halves) and of one not yet
+  // split (level L). A bucket not yet split holds the positions of two split ones.
+  struct Loads {
+    double split, unsplit;
+  };
+  [[nodiscard]] Loads bucket_loads() const noexcept {
+    std::uint64_t split = 0, unsplit = 0;
+    for (std::uint64_t b = 0; b < num_buckets(); ++b) {
+      unsigned n = 0;
+      for (unsigned s = 0; s < kBucketSize; ++s) n += get(b, s) != 0;
+      ((b < split_ || b >> level_ != 0) ? split : unsplit) += n;
+    }
+    const std::uint64_t unsplit_buckets = (std::uint64_t{1} << level_) - split_;
+    return {split_ == 0 ? 0.0 : static_cast<double>(split) / static_cast<double>(2 * split_),
+            static_cast<double>(unsplit) / static_cast<double>(unsplit_buckets)};
+  }
   // Entries with no ext bit left (copied at their bucket's next split).
   [[nodiscard]] std::uint64_t spent_entries() const noexcept {
     std::uint64_t n = 0;
