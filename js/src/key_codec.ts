@@ -59,18 +59,27 @@ export function ownUint8View(value: Uint8Array): Uint8Array {
   return new Uint8Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value));
 }
 
+/** A Uint8Array of this realm holding a copy of the bytes of `value` (a readable Uint8Array of any realm). */
+function ownCopy(value: unknown): Uint8Array {
+  return ownUint8View(value as Uint8Array).slice();
+}
+
 /** A Uint32Array of this realm over the same elements as `value` (a Uint32Array of any realm or subclass). */
 export function ownUint32View(value: Uint32Array): Uint32Array {
   return new Uint32Array(typedArrayBuffer.call(value), typedArrayOffset.call(value), typedArrayLength.call(value));
 }
 
-/** A batch of integer keys that crosses into wasm as it is: 4-byte keys, or 8-byte keys (signed or not). */
+/**
+ * A batch of integer keys that crosses into wasm as it is: 32-bit or 64-bit elements (signed or not),
+ * each the same key as that integer given alone (its 8 little-endian bytes).
+ */
 export type IntegerArray = Uint32Array | BigUint64Array | BigInt64Array;
 
 /**
- * The bytes of a batch of integer keys given as a typed array (any realm): a Uint32Array (4-byte keys,
- * each the integer it holds) or a BigUint64Array / BigInt64Array (8-byte keys), or undefined for anything
- * else. A view over the same memory: the batch copies it into the heap one chunk at a time.
+ * The bytes of a batch of integer keys given as a typed array (any realm): a Uint32Array (4 bytes an
+ * element, each key the integer it holds, as 8 bytes) or a BigUint64Array / BigInt64Array (8 bytes an
+ * element), or undefined for anything else. A view over the same memory: the batch copies it into the
+ * heap one chunk at a time.
  */
 export function integerArrayBytes(value: unknown): { bytes: Uint8Array; width: 4 | 8 } | undefined {
   const tag = typedArrayTag.call(value);
@@ -151,7 +160,9 @@ export function integerKeyHalves(key: unknown, where = 'key'): [low: number, hig
 /**
  * A batch's keys, copied and checked before anything is added: any iterable (an array, a Set, a
  * generator) is read exactly once, so getters and generators run before the first key reaches the
- * filter, and a bad key throws a TypeError naming its index with nothing changed.
+ * filter, and a bad key throws a TypeError naming its index with nothing changed. An iterable's Uint8Array
+ * keys are copied as they are read: its code runs between keys, and a generator that parses a stream
+ * yields views of one buffer it fills again for the next key. (An array's keys are taken as they are.)
  */
 export function copyKeys(keys: unknown): Key[] {
   let copy: unknown[];
@@ -164,7 +175,8 @@ export function copyKeys(keys: unknown): Key[] {
     typeof (keys as Iterable<unknown>)[Symbol.iterator] === 'function' &&
     !(typedArrayTag.call(keys) !== undefined && typedArrayLength.call(keys) === 0 && isDetached(keys))
   ) {
-    copy = Array.from(keys as Iterable<unknown>);
+    copy = [];
+    for (const key of keys as Iterable<unknown>) copy.push(typedLength(key, 'Uint8Array') > 0 ? ownCopy(key) : key);
   } else {
     throw batchTypeError(keys);
   }

@@ -207,6 +207,34 @@ describe('a detached buffer is a TypeError that names it, with nothing changed',
   });
 });
 
+describe('a batch read from a generator that reuses its buffer', () => {
+  // Yields each key as a view of one buffer it fills again for the next, as a parser of a stream does.
+  function* reused(words: string[]): Generator<Uint8Array> {
+    const buffer = new Uint8Array(16);
+    for (const word of words) yield buffer.subarray(0, new TextEncoder().encodeInto(word, buffer).written);
+  }
+  const words = ['alice', 'bob', 'carol'];
+
+  test('adds, finds and deletes the keys it yielded (it added carol twice and car)', () => {
+    const f = new CuckooFilter({ capacity: 1000 });
+    expect(f.addMany(reused(words))).toEqual([true, true, true]);
+    expect(words.map((w) => f.has(w))).toEqual([true, true, true]);
+    expect(f.count('carol')).toBe(1);
+    expect(f.hasMany(reused(['alice', 'dave', 'carol']))).toEqual([true, false, true]);
+    expect(f.deleteMany(reused(['bob', 'dave']))).toEqual([true, false]);
+    expect(words.map((w) => f.has(w))).toEqual([true, false, true]);
+    f.dispose();
+  });
+
+  test('in RedisCuckooFilter too', () => {
+    const f = new RedisCuckooFilter({ capacity: 1000 });
+    expect(f.addMany(reused(words))).toEqual([true, true, true]);
+    expect(words.map((w) => f.has(w))).toEqual([true, true, true]);
+    expect(f.count('carol')).toBe(1);
+    f.dispose();
+  });
+});
+
 describe('RedisCuckooFilter', () => {
   test('a dump whose deletes came before its growth loads, as the server reloads it', async () => {
     // On a server the same commands give CF.INFO items 78, deleted 35, filters 2.
