@@ -20,6 +20,7 @@ import {
   importBytes,
   importChunkStream,
   jsonExport,
+  LITE_FILTER,
 } from './filter_base.js';
 
 export type { CuckooFilterOptions, CuckooFilterShape } from './options.js';
@@ -92,11 +93,11 @@ export function isForeignFilter(value: unknown): boolean {
  * `name`, and how to move it.
  */
 export function anotherCopy(name: string, remedy: string, value: unknown): string {
-  // The lite entry's filter has no demo calls (addTraced among them).
+  // The lite entry's filter says so (LITE_FILTER), in every copy of the package.
   const where =
-    typeof (value as { addTraced?: unknown }).addTraced === 'function'
-      ? 'another copy of cuckoo-wasm (one loaded with import and one with require, or two installs'
-      : 'cuckoo-wasm/lite (its module of its own';
+    (value as Record<symbol, unknown>)[LITE_FILTER] === true
+      ? 'cuckoo-wasm/lite (its module of its own'
+      : 'another copy of cuckoo-wasm (one loaded with import and one with require, or two installs';
   return `${name} is a CuckooFilter of ${where}: each has its own memory); move it as bytes: ${remedy}`;
 }
 

@@ -114,6 +114,8 @@ const inspectSymbol = Symbol.for('nodejs.util.inspect.custom');
 // every copy of the package a process loads (its ES module and CommonJS builds, the lite entry): the flag
 // is a global one, registered by name.
 const HINTED = Symbol.for('cuckoo-wasm.disposeHint');
+/** @internal True on the lite entry's filters (the prototype's), in every copy of the package. */
+export const LITE_FILTER = Symbol.for('cuckoo-wasm.liteFilter');
 function hintOnce(): void {
   const g = globalThis as { process?: { env?: Record<string, string | undefined> }; [HINTED]?: boolean };
   if (g[HINTED] || g.process?.env?.NODE_ENV === 'production') return;

@@ -14,6 +14,7 @@ import {
   importBytes,
   importChunkStream,
   jsonExport,
+  LITE_FILTER,
 } from './filter_base.js';
 import { writeCreateOptions } from './heap.js';
 import { ready, requireModule } from './lite_module.js';
@@ -43,8 +44,9 @@ export type { IntegerArray, Key } from './key_codec.js';
 /**
  * A cuckoo filter sized at creation: an approximate set (a multiset, up to 2 x bucketSize copies of a key)
  * with add, has and delete. No false negatives; a false-positive rate set by the fingerprint size. The
- * lite entry's: options `growth` and `semiSorted`, merge() and union() throw UNSUPPORTED (the full entry,
- * 'cuckoo-wasm', has them).
+ * lite entry's: options `growth` and `semiSorted`, merge(), union() and the introspection (locate(),
+ * alternate(), slot(), slots(), addTraced(), bucketCode()) throw UNSUPPORTED (the full entry, 'cuckoo-wasm',
+ * has them).
  *
  * The filter lives in WebAssembly memory: release it with dispose() (or `using f = ...`).
  */
@@ -123,3 +125,13 @@ export class CuckooFilter extends FilterBase {
     throw needsFullEntry('union()');
   }
 }
+// So that the full entry can say where a filter given to it comes from (filter.ts, anotherCopy()).
+Object.defineProperty(CuckooFilter.prototype, LITE_FILTER, { value: true });
+// The full entry's introspection (for teaching and tests: the demo's calls) throws UNSUPPORTED here, where
+// it was "is not a function" (an outside pass). Not declared: TypeScript says so at compile time.
+for (const name of ['locate', 'alternate', 'slot', 'slots', 'addTraced', 'bucketCode'])
+  Object.defineProperty(CuckooFilter.prototype, name, {
+    value() {
+      throw needsFullEntry(`${name}()`);
+    },
+  });

@@ -157,6 +157,15 @@ test('what only the full entry has throws UNSUPPORTED naming it, and changes not
   expectUnsupported(() => f.union(f), /union\(\)/);
   // An outside pass: "TypeError: f.addIfAbsentRanges is not a function".
   expectUnsupported(() => f.addIfAbsentRanges(new Uint8Array(1), Uint32Array.of(0, 1)), /addIfAbsentRanges\(\)/);
+  // The same pass: the introspection calls were "TypeError: f.locate is not a function".
+  // (Not in lite's declarations: a call through the full entry's type, as JavaScript makes it.)
+  const untyped = f as unknown as FullFilter;
+  expectUnsupported(() => untyped.locate('a'), /locate\(\)/);
+  expectUnsupported(() => untyped.alternate(0, 1), /alternate\(\)/);
+  expectUnsupported(() => untyped.slot(0, 0), /slot\(\)/);
+  expectUnsupported(() => untyped.slots(), /slots\(\)/);
+  expectUnsupported(() => untyped.addTraced('b'), /addTraced\(\)/);
+  expectUnsupported(() => untyped.bucketCode(0), /bucketCode\(\)/);
   expect(f.size).toBe(1);
   // Exports of filters the lite module leaves out: the reason, not a "bad format".
   using doubling = new FullFilter({ capacity: 100, growth: 2 });
