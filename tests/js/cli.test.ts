@@ -944,6 +944,20 @@ describe('errors: one line on standard error, non-zero exit', () => {
       /^cuckoo: --capacity must be a whole number >= 1, got "lots"\n$/,
     ],
     ['zero capacity', ['dedup', '--capacity', '0'], 2, /--capacity must be a whole number >= 1/],
+    // An outside pass: underscores anywhere were dropped, so "_5" and "1__0" were taken as 5 and 10.
+    [
+      'an underscore first',
+      ['dedup', '--capacity', '_5'],
+      2,
+      /^cuckoo: --capacity must be a whole number >= 1, got "_5"\n$/,
+    ],
+    [
+      'an underscore last',
+      ['build', '--capacity', '5_', '-o', 'x.cuckoo'],
+      2,
+      /--capacity must be a whole number >= 1, got "5_"/,
+    ],
+    ['two underscores', ['dedup', '--window', '1__0'], 2, /--window must be a whole number >= 1, got "1__0"/],
     [
       'bad rate',
       ['dedup', '--fp-rate', '0'],
@@ -966,6 +980,14 @@ describe('errors: one line on standard error, non-zero exit', () => {
     const result = run(args);
     expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
+  });
+
+  test('underscores between digits are separators, as in 1_000', () => {
+    for (const flags of [
+      ['--capacity', '1_000'],
+      ['--window', '2_0'],
+    ])
+      expect(run(['dedup', ...flags], 'a\nb\na\n')).toMatchObject({ code: 0, stdout: Buffer.from('a\nb\n') });
   });
 
   test('unreadable and corrupted filter files', () => {

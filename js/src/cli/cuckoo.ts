@@ -76,8 +76,9 @@ Options:
                      inputs; a hard link to FILE keeps the old lines, where sort -o writes in place)
   --fp-rate R        false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1, instead of the default above
   --capacity N       unique lines to start with room for (default: a file's count, below; else
-                     65,536, fewer for small files, more for files of over 130 million lines; at
-                     most ${MAX_DEDUP_CAPACITY}); the filter doubles past it. Skips the count
+                     65,536, for an empty file too (it may be growing), fewer for small files, more
+                     for files of over 130 million lines; at most ${MAX_DEDUP_CAPACITY}); the filter
+                     doubles past it. Skips the count
   --threads N        use up to N threads (at most 256), one a core at most (default: as many as
                      the cores): to count a file's distinct keys (below), one per 128 MiB; and to
                      deduplicate (not with --seen), two, which share the keys between two filters
@@ -140,7 +141,7 @@ Options:
   -o, --output FILTER  the filter file to write (required)
   --fp-rate R          false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1 (default ${BUILD_FP_RATE})
   --capacity N         keys to start with room for (default: a file's count, as for dedup; else 65,536,
-                       fewer for small files); the filter doubles past it
+                       an empty file too, fewer for small files); the filter doubles past it
   --threads, --progress, --no-progress, -h/--help as for dedup`,
   query: `usage: ${NAME} query [options] FILTER [KEY...]
 
@@ -239,7 +240,8 @@ function parse(
 
 function wholeNumber(flag: string, text: string | boolean | undefined, most?: number): number | undefined {
   if (text === undefined || typeof text === 'boolean') return undefined;
-  const digits = text.replace(/_/g, '');
+  // Underscores only between digits, as in JavaScript's 1_000 ("_5" or "1__0" is a typing slip).
+  const digits = /^\d+(_\d+)*$/.test(text) ? text.replace(/_/g, '') : '';
   if (!/^\d+$/.test(digits) || Number(digits) < 1) {
     throw new UsageError(`${flag} must be a whole number >= 1, got "${text}"`);
   }
