@@ -28,7 +28,7 @@ export interface CuckooFilterShape {
   bucketSize?: 2 | 4 | 8;
   /** Evictions tried before an add gives up (and is undone); 0 to 100000, default 500. */
   maxKicks?: number;
-  /** Hash seed, an integer 0 to 2^64 - 1 (a number up to 2^53, or a bigint). Default: a fixed constant. */
+  /** Hash seed, an integer 0 to 2^64 - 1 (a number up to 2^53 - 1, or a bigint). Default: a fixed constant. */
   seed?: number | bigint;
   /**
    * Growth factor, an integer 2 to 16 (default: no growth), so that the filter needs no capacity known in

@@ -39,8 +39,8 @@ TEST_CASE("bad options are rejected with a message naming the option", "[options
   o.capacity = detail::kMaxCapacity + 1;
   CHECK_THAT(error_of(o), Catch::Contains("capacity"));
   o.capacity = detail::kMaxCapacity;
-  o.bucket_size = 2;  // two-slot buckets load less, so this capacity needs too many buckets
-  CHECK_THAT(error_of(o), Catch::Contains("buckets"));
+  o.bucket_size = 2;  // two-slot buckets load less, so this capacity is past their maximum
+  CHECK_THAT(error_of(o), Catch::Contains("with bucket_size 2"));
 
   // A chain's rate: its first sub-filter gets half of it. 3e-9 is above 32-bit fingerprints' 1.9e-9, and the
   // message said it was below it (2026-11-28); it says why now, and from what rate a chain can be made.
@@ -71,8 +71,25 @@ TEST_CASE("a capacity past a table that doubles in place names the value and tha
   }
   o.max_sub_filters = 4;  // a chain: buckets of 8 may be asked for
   o.capacity = detail::kMaxCapacity + 1;
-  CHECK(error_of(o) == "capacity " + std::to_string(detail::kMaxCapacity + 1) + " is larger than the maximum " +
-                           std::to_string(detail::kMaxCapacity));
+  CHECK(error_of(o) == "capacity " + std::to_string(detail::kMaxCapacity + 1) +
+                           " is larger than the maximum 16320875717 with bucket_size 4");
+}
+
+// An outside pass: the maximum named was the one with buckets of 8 whatever bucket_size was, and a
+// capacity below it was then refused as needing too many buckets. Each maximum is taken, one more is not.
+TEST_CASE("a sized filter's maximum capacity is its bucket size's, and is named", "[options]") {
+  for (const auto& [bucket_size, most] :
+       {std::pair<unsigned, std::uint64_t>{2, 7'215'545'053}, {4, 16'320'875'717}, {8, 32'641'751'434}}) {
+    Options o;
+    o.bucket_size = bucket_size;
+    o.capacity = most;
+    Layout layout;
+    REQUIRE(resolve_layout(o, layout).ok());
+    CHECK(layout.num_buckets == kMaxBuckets);
+    o.capacity = most + 1;
+    CHECK(error_of(o) == "capacity " + std::to_string(most + 1) + " is larger than the maximum " +
+                             std::to_string(most) + " with bucket_size " + std::to_string(bucket_size));
+  }
 }
 
 TEST_CASE("the fingerprint size is the smallest meeting 2b / (2^f - 1) <= fp_rate", "[options]") {
