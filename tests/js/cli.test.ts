@@ -2231,6 +2231,15 @@ describe('round 5: standard error that cannot be written, names and arguments', 
     expect(run(['info', 'crafted5']).stderr).toMatch(
       /^cuckoo: crafted5: not a valid filter file: table length 999 does not match/,
     );
+    // A header declaring 4 GiB, read with no memory for that much (a review: the file was read into a
+    // buffer of the declared length, and without memory for one, that was the message): the header's fault.
+    crafted.writeBigUInt64LE(2n ** 32n - 1024n, 48);
+    writeFileSync(join(dir, 'crafted5-4g'), crafted);
+    const limited = sh(`ulimit -v 12000000 && $CUCKOO info crafted5-4g`);
+    expect(limited.stderr.toString()).toMatch(
+      /^cuckoo: crafted5-4g: not a valid filter file: table length \d+ does not match/,
+    );
+    expect(limited.status).toBe(1);
   });
 
   test('a --seen state whose copies crowd a new line out says so, not that it can double no more', async () => {
