@@ -24,7 +24,7 @@ import { type CuckooFilterOptions, validateOptions, creationError } from './opti
 function needsFullEntry(what: string): CuckooFilterError {
   return new CuckooFilterError(
     'UNSUPPORTED',
-    `${what}: cuckoo-wasm/lite has filters sized at creation only; import { CuckooFilter } from 'cuckoo-wasm' for it`,
+    `${what} is not in cuckoo-wasm/lite: import { CuckooFilter } from 'cuckoo-wasm'`,
   );
 }
 
@@ -130,8 +130,8 @@ Object.defineProperty(CuckooFilter.prototype, LITE_FILTER, { value: true });
 // The full entry's introspection (for teaching and tests: the demo's calls) throws UNSUPPORTED here, where
 // it was "is not a function" (an outside pass). Not declared: TypeScript says so at compile time.
 for (const name of ['locate', 'alternate', 'slot', 'slots', 'addTraced', 'bucketCode'])
-  Object.defineProperty(CuckooFilter.prototype, name, {
-    value() {
+  (CuckooFilter.prototype as unknown as Record<string, () => never>)[name] = {
+    [name](): never {
       throw needsFullEntry(`${name}()`);
     },
-  });
+  }[name];
