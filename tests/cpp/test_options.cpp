@@ -76,16 +76,20 @@ TEST_CASE("a capacity past a table that doubles in place names the value and tha
 }
 
 // An outside pass: the maximum named was the one with buckets of 8 whatever bucket_size was, and a
-// capacity below it was then refused as needing too many buckets. Each maximum is taken, one more is not.
+// capacity below it was then refused as needing too many buckets. Each maximum is taken, one more is not;
+// with buckets of 8 it is what an import takes (a review: 32641751434 buckets' worth made exports that
+// their own import refused).
 TEST_CASE("a sized filter's maximum capacity is its bucket size's, and is named", "[options]") {
+  REQUIRE(detail::kMaxCapacity == 32'641'750'720);
   for (const auto& [bucket_size, most] :
-       {std::pair<unsigned, std::uint64_t>{2, 7'215'545'053}, {4, 16'320'875'717}, {8, 32'641'751'434}}) {
+       {std::pair<unsigned, std::uint64_t>{2, 7'215'545'053}, {4, 16'320'875'717}, {8, detail::kMaxCapacity}}) {
     Options o;
     o.bucket_size = bucket_size;
     o.capacity = most;
     Layout layout;
     REQUIRE(resolve_layout(o, layout).ok());
-    CHECK(layout.num_buckets == kMaxBuckets);
+    CHECK(layout.num_buckets <= kMaxBuckets);
+    if (bucket_size != 8) CHECK(layout.num_buckets == kMaxBuckets);
     o.capacity = most + 1;
     CHECK(error_of(o) == "capacity " + std::to_string(most + 1) + " is larger than the maximum " +
                              std::to_string(most) + " with bucket_size " + std::to_string(bucket_size));

@@ -230,9 +230,11 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
                     growth,           1,       false,       true,      max_doublings};
     return {};
   }
-  // The most that kMaxBuckets buckets hold at the target load (an outside pass: this said 32641750720, the
-  // maximum with buckets of 8, whatever bucket_size was, and that capacity was then refused for buckets).
-  if (const std::uint64_t most = kMaxBuckets * bucket_size * detail::target_load_percent(bucket_size) / 100;
+  // The most that kMaxBuckets buckets hold at the target load, and that an import takes (kMaxCapacity, a
+  // little less with buckets of 8). An outside pass: this said 32641750720, the maximum with buckets of 8,
+  // whatever bucket_size was, and a capacity below it was then refused for want of buckets.
+  if (const std::uint64_t most =
+          std::min(kMaxBuckets * bucket_size * detail::target_load_percent(bucket_size) / 100, detail::kMaxCapacity);
       options.capacity > most)
     return invalid("capacity " + std::to_string(options.capacity) + " is larger than the maximum " +
                    std::to_string(most) + " with bucket_size " + std::to_string(bucket_size));
