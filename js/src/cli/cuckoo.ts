@@ -240,7 +240,7 @@ function parse(
 
 function wholeNumber(flag: string, text: string | boolean | undefined, most?: number): number | undefined {
   if (text === undefined || typeof text === 'boolean') return undefined;
-  // Underscores only between digits, as in JavaScript's 1_000 ("_5" or "1__0" is a typing slip).
+  // Underscores only between digits, as in 1_000 ("_5" or "1__0" is a typing slip).
   const digits = /^\d+(_\d+)*$/.test(text) ? text.replace(/_/g, '') : '';
   if (!/^\d+$/.test(digits) || Number(digits) < 1) {
     throw new UsageError(`${flag} must be a whole number >= 1, got "${text}"`);
