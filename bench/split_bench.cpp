@@ -65,6 +65,14 @@ std::vector<std::uint64_t> scattered(const std::vector<std::uint64_t>& k, std::s
   return out;
 }
 
+cuckoo::SplitOptions split_options(std::uint64_t capacity, double rate, double fill) {
+  cuckoo::SplitOptions o;
+  o.capacity = capacity;
+  o.fp_rate = rate;
+  o.fill = fill;
+  return o;
+}
+
 cuckoo::CuckooFilter sized_filter(std::uint64_t capacity, double rate) {
   cuckoo::Options o;
   o.capacity = capacity;
@@ -79,10 +87,7 @@ void growth_case(double rate, double times, double fill) {
   const auto absent = keys(2, 1000000);
   const auto probes = scattered(present, std::min<std::size_t>(n, 1000000));
   const std::vector<std::uint64_t> absent_probes(absent.begin(), absent.begin() + static_cast<long>(probes.size()));
-  cuckoo::SplitOptions so;
-  so.capacity = 1000;
-  so.fp_rate = rate;
-  so.fill = fill;
+  const cuckoo::SplitOptions so = split_options(1000, rate, fill);
   std::size_t refused = 0;
   const double split_adds = best_seconds([&] {
     cuckoo::SplitFilter<W> f(so);
@@ -146,10 +151,7 @@ void growth_case(double rate, double times, double fill) {
 // bench/growth_rates_bench.mjs --adds-only).
 template <unsigned W>
 void adds_case(double rate, double fill) {
-  cuckoo::SplitOptions so;
-  so.capacity = 100000;
-  so.fp_rate = rate;
-  so.fill = fill;
+  const cuckoo::SplitOptions so = split_options(100000, rate, fill);
   const auto first = keys(3, 1600000);
   double split_best = 1e30, sized_best = 1e30;
   double load = 0;
@@ -184,10 +186,7 @@ void adds_case(double rate, double fill) {
 // A bucket not yet split holds the positions of two split ones.
 template <unsigned W>
 void loads_case(double rate, double fill) {
-  cuckoo::SplitOptions so;
-  so.capacity = 1000;
-  so.fp_rate = rate;
-  so.fill = fill;
+  const cuckoo::SplitOptions so = split_options(1000, rate, fill);
   cuckoo::SplitFilter<W> f(so);
   std::uint64_t last = ~std::uint64_t{0}, adds_then = 0, kicks_then = 0;
   for (std::uint64_t i = 1; f.level() < 19; ++i) {
