@@ -181,7 +181,7 @@ export function copyKeys(keys: unknown): Key[] {
     const runsCode = Object.prototype.toString.call(keys) !== '[object Set]';
     copy = [];
     for (const key of keys as Iterable<unknown>)
-      copy.push(runsCode && typedLength(key, 'Uint8Array') >= 0 ? ownCopy(key) : key);
+      copy.push(runsCode && typeof key === 'object' && typedLength(key, 'Uint8Array') >= 0 ? ownCopy(key) : key);
   } else {
     throw batchTypeError(keys);
   }
