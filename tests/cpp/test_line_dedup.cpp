@@ -50,7 +50,9 @@ std::string run_in_blocks(cuckoo::LineDeduper& d, const std::string& in, std::mt
   const auto* p = reinterpret_cast<const std::uint8_t*>(in.data());
   for (std::size_t at = 0; at < in.size();) {
     const std::size_t size = std::min<std::size_t>(in.size() - at, rng() % 4 == 0 ? 1 : rng() % 300);
-    REQUIRE(d.push(p + at, size).ok());
+    const cuckoo::Status pushed = d.push(p + at, size);
+    INFO(pushed.message);
+    REQUIRE(pushed.ok());
     out.append(reinterpret_cast<const char*>(d.output()), d.output_size());
     at += size;
   }
@@ -108,6 +110,29 @@ TEST_CASE("NUL-terminated records and written duplicates follow their rules in a
 // step and of the step after it, a "\r" before an end across a step's edge, a step of nothing but ends,
 // and bytes one bit away from the end byte (0x8A, 0x0B, 0x0E) or with every bit set, which an inexact
 // zero-byte test takes for ends (its flags above a real one may be wrong).
+TEST_CASE("byte_mask64 flags exactly the end bytes, at every offset of its 64", "[dedup]") {
+  // Against a byte loop: each offset alone among bytes one bit away from the end byte, and random bytes
+  // at any alignment.
+  std::mt19937 rng(31);
+  std::vector<std::uint8_t> bytes(64 + 16);
+  for (const std::uint8_t end : {std::uint8_t{'\n'}, std::uint8_t{0}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
+    auto check = [&](const std::uint8_t* data) {
+      std::uint64_t expected = 0;
+      for (unsigned k = 0; k < 64; ++k) expected |= std::uint64_t{data[k] == end} << k;
+      CHECK(cuckoo::detail::byte_mask64(data, end) == expected);
+    };
+    for (unsigned at = 0; at < 64; ++at) {
+      std::fill(bytes.begin(), bytes.end(), static_cast<std::uint8_t>(end ^ (1u << (at % 8))));
+      bytes[at] = end;
+      check(bytes.data());
+    }
+    for (int round = 0; round < 2000; ++round) {
+      for (auto& b : bytes) b = rng() % 4 == 0 ? end : static_cast<std::uint8_t>(rng());
+      check(bytes.data() + rng() % 16);
+    }
+  }
+}
+
 TEST_CASE("records end at every offset of the deduplicator's 64-byte steps", "[dedup]") {
   const std::string near_ends = std::string("\x8a\x0b\x0e\xff\x80\x7f\x01", 7);
   std::mt19937 rng(11);
@@ -679,6 +704,134 @@ TEST_CASE("a partitioned run writes what one engine writes, for every rule, shar
           if (cuts[0] == 0) CHECK(run.filters[0]->size() == 0);
         }
     }
+}
+
+namespace {
+
+// Runs of one record repeated are decided by the record before, unhashed (LineDeduper::repeats_before):
+// keys of every length from 0 to 40 bytes, each followed by keys one byte away from it at every offset
+// (the comparison's words and their overlaps), the same key with "\r\n", and runs of 1 to 5 copies.
+std::string repeat_runs(std::mt19937& rng, char end, bool with_cr) {
+  std::string in;
+  for (std::size_t length = 0; length <= 40; ++length) {
+    std::string key;
+    for (std::size_t i = 0; i < length; ++i) key += static_cast<char>('a' + rng() % 3);
+    auto run = [&](const std::string& k) {
+      for (auto copies = 1 + rng() % 5; copies > 0; --copies) in += k + (with_cr && rng() % 3 == 0 ? "\r" : "") + end;
+    };
+    run(key);
+    for (std::size_t at = 0; at < length; ++at) {
+      std::string near = key;
+      near[at] = static_cast<char>(near[at] ^ (rng() % 2 == 0 ? 0x01 : 0x40));
+      run(near);
+      run(key);
+    }
+    run(key + "a");
+    if (length > 0) run(key.substr(1));
+  }
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("runs of a repeated record are decided as the filter decides them, on every path", "[dedup]") {
+  std::mt19937 rng(29);
+  for (const unsigned rules : {cuckoo::newline_lines + 0u, cuckoo::zero_terminated + 0u, cuckoo::duplicates + 0u}) {
+    const char end = (rules & cuckoo::zero_terminated) != 0 ? '\0' : '\n';
+    const std::string in = repeat_runs(rng, end, end == '\n');
+    const std::string expected = reference(in, rules);
+    INFO("rules " << rules);
+    for (const bool whole : {false, true}) {  // random small blocks, or one block of several 4,096-key pieces
+      cuckoo::Options o = growing(1e-6, 64);
+      if (whole) o.max_sub_filters.reset();  // a table that doubles in place (the command's), or a chain
+      cuckoo::CuckooFilter f(o);
+      cuckoo::LineDeduper d(f, rules);
+      if (whole) {
+        REQUIRE(d.push(reinterpret_cast<const std::uint8_t*>(in.data()), in.size()).ok());
+        std::string out(reinterpret_cast<const char*>(d.output()), d.output_size());
+        REQUIRE(d.finish().ok());
+        CHECK(out == expected);
+      } else {
+        CHECK(run_in_blocks(d, in, rng) == expected);
+      }
+      const std::string news = reference(in, rules & cuckoo::zero_terminated);
+      CHECK(d.unique() == static_cast<std::uint64_t>(std::count(news.begin(), news.end(), end)));
+      CHECK(d.lines() == static_cast<std::uint64_t>(std::count(in.begin(), in.end(), end)));
+    }
+    // Two and four threads: the repeats of another thread's key wait for its verdict.
+    for (const auto& [threads, cuts] : std::vector<std::pair<unsigned, std::vector<std::uint32_t>>>{
+             {2, {0x80000000u}}, {4, {0x40000000u, 0x80000000u, 0xc0000000u}}})
+      for (const unsigned lag : {0u, 1u}) {
+        Partitioned run;
+        run.lag = lag;
+        partitioned_run(run, {in}, threads, cuts, rng, true,
+                        [&](cuckoo::CuckooFilter& f) { return std::make_unique<cuckoo::LineDeduper>(f, rules); });
+        CHECK(run.out == expected);
+      }
+  }
+  // Keys from a field, and csv: records that differ elsewhere repeat their key.
+  std::string fields_in;
+  std::string fields_out;
+  std::set<std::string> seen;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string key = std::to_string(rng() % 200);
+    for (auto copies = 1 + rng() % 4; copies > 0; --copies) {
+      const std::string record = std::to_string(rng() % 5) + "," + key + "\n";
+      fields_in += record;
+      if (seen.insert(key).second) fields_out += record;
+    }
+  }
+  const std::uint32_t field[2] = {2, 2};
+  for (const unsigned rules : {cuckoo::newline_lines + 0u, cuckoo::csv + 0u}) {
+    const std::string in = rules == cuckoo::csv ? "n,key\n" + fields_in : fields_in;
+    const std::string expected = rules == cuckoo::csv ? csv_reference(in, {2}) : fields_out;
+    cuckoo::CuckooFilter f(growing(1e-6, 64));
+    cuckoo::LineDeduper d(f, rules);
+    REQUIRE(d.select_fields(',', field, 1));
+    if (rules == cuckoo::csv) CHECK(expected == "n,key\n" + fields_out);
+    CHECK(run_in_blocks(d, in, rng) == expected);
+    cuckoo::CuckooFilter whole_filter(growing(1e-6, 64));
+    cuckoo::LineDeduper whole(whole_filter, rules);
+    REQUIRE(whole.select_fields(',', field, 1));
+    REQUIRE(whole.push(reinterpret_cast<const std::uint8_t*>(in.data()), in.size()).ok());
+    std::string out(reinterpret_cast<const char*>(whole.output()), whole.output_size());
+    REQUIRE(whole.finish().ok());
+    CHECK(out + std::string(reinterpret_cast<const char*>(whole.output()), whole.output_size()) == expected);
+  }
+}
+
+TEST_CASE("a run of repeats after the key that stopped the filter is not decided", "[dedup]") {
+  for (const unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    cuckoo::CuckooFilter f(growing(1e-8, 1));  // two sub-filters at most: stops within the input
+    cuckoo::LineDeduper d(f);
+    std::string in;
+    for (int i = 0; i < 2000; ++i)
+      for (int copy = 0; copy < 3; ++copy) in += cuckoo_test::key("k", static_cast<std::uint64_t>(i)) + "\n";
+    const auto* p = reinterpret_cast<const std::uint8_t*>(in.data());
+    cuckoo::Status status;
+    if (threads == 1) {
+      status = d.push(p, in.size());
+    } else {  // the main filter has a half share, and stops; the helper's has room for its half
+      const std::uint32_t cut = 0x80000000u;
+      REQUIRE(d.share(&cut, 2));
+      REQUIRE(d.push(p, in.size()).ok());
+      cuckoo::CuckooFilter roomy(growing(1e-8, 10'000));
+      cuckoo::LineDeduper helper(roomy);
+      REQUIRE(helper.decide_hashes(d.outgoing(1), d.outgoing_size(1)).ok());
+      REQUIRE(d.supply(1, helper.output(), helper.output_size()));
+      status = d.resolve();
+    }
+    CHECK(status.code == cuckoo::ErrorCode::capacity_exceeded);
+    // Every key decided had its three copies decided, and the one that found no room none; the output is
+    // the keys before it.
+    CHECK(d.lines() == 3 * d.unique());
+    CHECK(d.unique() > 0);
+    CHECK(d.unique() < 2000);
+    std::string expected;
+    for (std::uint64_t i = 0; i < d.unique(); ++i) expected += cuckoo_test::key("k", i) + "\n";
+    CHECK(std::string(reinterpret_cast<const char*>(d.output()), d.output_size()) == expected);
+  }
 }
 
 TEST_CASE("a partitioned run refuses calls out of step, and bad shares", "[dedup][partition]") {

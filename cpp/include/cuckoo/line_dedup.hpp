@@ -151,6 +151,27 @@ class Buffer {
   return n;
 }
 
+// A loop compiled as written: not unrolled or vectorized (the package's size; these loops are not the time).
+#if defined(__clang__)
+#define CUCKOO_NO_UNROLL _Pragma("clang loop unroll(disable) vectorize(disable)")
+#else
+#define CUCKOO_NO_UNROLL
+#endif
+
+// Whether a[0, n) and b[0, n) hold the same bytes. Keys of 4 to 16 bytes take two overlapping loads a side
+// and no call (wasm's memcmp is a call and a byte loop); most keys that differ differ in those words.
+[[nodiscard]] [[gnu::always_inline]] inline bool same_bytes(const std::uint8_t* a, const std::uint8_t* b,
+                                                            std::size_t n) noexcept {
+  if (n >= 8) {
+    if (((load64(a) ^ load64(b)) | (load64(a + n - 8) ^ load64(b + n - 8))) != 0) return false;
+    return n <= 16 || std::memcmp(a + 8, b + 8, n - 16) == 0;
+  }
+  if (n >= 4) return ((load32(a) ^ load32(b)) | (load32(a + n - 4) ^ load32(b + n - 4))) == 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 // Where a scan of a CSV record stands (line_dedup.hpp's comment on csv).
 enum class CsvState : std::uint8_t { field_start, unquoted, quoted, quote_in_quoted };
 
@@ -753,7 +774,9 @@ class LineDeduper {
     if (counting_ != nullptr) return count_ranges(data, count, selected);
     if (threads_ > 1) return decide_ranges(data, length, count, selected, selected ? records_ : ranges_);
     // The output gains at most the block: with that room reserved, the copies below cannot fail.
-    if (!results_.reserve(count) || !output_.reserve(output_.size() + length)) return fail_out_of_memory().ok();
+    if (!results_.reserve(count) || !output_.reserve(output_.size() + length) || !packed_.reserve(2 * kRatePiece) ||
+        !own_results_.reserve(kRatePiece))
+      return fail_out_of_memory().ok();
     std::uint8_t* results = results_.data();
     if (window_size_ != 0) return window_ranges(data, length, count, selected, records, results);
     // In pieces, each counted at the rate after it (stats' wrong drops); a piece that stops at a key with
@@ -761,21 +784,84 @@ class LineDeduper {
     for (std::size_t at = 0; at < count; at += kRatePiece) {
       const std::size_t n = std::min(kRatePiece, count - at);
       if (selected && !piece_keys(data, at, n)) return fail_out_of_memory().ok();
-      (void)filter_.add_if_absent_ranges(selected ? keys_.data() : data, ranges_.data() + 2 * at, n, results + at);
-      std::size_t added = 0;
-      bool stopped = false;
-      for (std::size_t i = at; i < at + n; ++i) {
-        added += results[i] == static_cast<std::uint8_t>(KeyResult::yes);
-        stopped = stopped || (results[i] != static_cast<std::uint8_t>(KeyResult::yes) &&
-                              results[i] != static_cast<std::uint8_t>(KeyResult::no));
-      }
+      const std::size_t added = add_piece(selected ? keys_.data() : data, ranges_.data() + 2 * at, n, results + at);
       wrong_drops_ += static_cast<double>(added) * filter_.expected_fp_rate();
-      if (stopped) {
+      if (any_failed(results + at, n)) {
         std::memset(results + at + n, static_cast<int>(KeyResult::not_tried), count - at - n);
         break;
       }
     }
     return write_results(data, length, count, records, results);
+  }
+
+  // Whether key i of a piece (i > 0) has the bytes of key i - 1. Such a key is `no` (seen), unhashed: the
+  // filter has just found or added the key before it, and would find it again; and if that key failed
+  // (no room), write_results stops there, before the repeat's result is read.
+  [[nodiscard]] [[gnu::always_inline]] static bool repeats_before(const std::uint8_t* base, const std::uint32_t* ranges,
+                                                                  std::size_t i) noexcept {
+    const std::uint32_t length = ranges[2 * i + 1] - ranges[2 * i];
+    return length == ranges[2 * i - 1] - ranges[2 * i - 2] &&
+           detail::same_bytes(base + ranges[2 * i], base + ranges[2 * i - 2], length);
+  }
+
+  // A piece's keys (ranges into base) added if absent, a KeyResult each in results, as one batch of them
+  // would be. A key that repeats the one before it is `no` (repeats_before), and the others go to the
+  // filter as one batch, packed into packed_ when some were left out: a run of one line repeated
+  // costs no hash and no bucket. packed_ and own_results_ have room for a piece.
+  // Returns how many keys were added.
+  std::size_t add_piece(const std::uint8_t* base, const std::uint32_t* ranges, std::size_t n, std::uint8_t* results) {
+    const std::size_t repeats = mark_repeats(base, ranges, n, results);
+    const std::uint32_t* keys = ranges;
+    std::size_t kept = n;
+    if (repeats != 0) {
+      std::uint32_t* packed = packed_.data();
+      kept = 0;
+      CUCKOO_NO_UNROLL
+      for (std::size_t i = 0; i < n; ++i) {  // without a branch: a repeat's range is written over
+        packed[2 * kept] = ranges[2 * i];
+        packed[2 * kept + 1] = ranges[2 * i + 1];
+        kept += results[i] != kRepeat;
+      }
+      keys = packed;
+    }
+    // One call site (each would inline the filter's batch: the package's size).
+    const std::size_t added =
+        filter_.add_if_absent_ranges(base, keys, kept, repeats != 0 ? own_results_.data() : results);
+    if (repeats == 0) return added;
+    const std::uint8_t* decided = own_results_.data();
+    CUCKOO_NO_UNROLL
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool repeat = results[i] == kRepeat;
+      results[i] = repeat ? static_cast<std::uint8_t>(KeyResult::no) : *decided;
+      decided += !repeat;
+    }
+    return added;
+  }
+
+  // marks[i] = kRepeat where key i of a piece repeats the key before it (repeats_before), else 0; returns
+  // how many do. One function for the three loops that skip repeats (the package's size).
+  [[gnu::noinline]] static std::size_t mark_repeats(const std::uint8_t* base, const std::uint32_t* ranges,
+                                                    std::size_t n, std::uint8_t* marks) noexcept {
+    std::size_t repeats = 0;
+    marks[0] = 0;
+    CUCKOO_NO_UNROLL
+    for (std::size_t i = 1; i < n; ++i) {
+      const bool repeat = repeats_before(base, ranges, i);
+      marks[i] = repeat ? kRepeat : 0;
+      repeats += repeat;
+    }
+    return repeats;
+  }
+
+  // Whether a result of results[0, n) is neither yes nor no (0 and 1: any other has a bit above the
+  // lowest), 8 at a time.
+  [[nodiscard]] static bool any_failed(const std::uint8_t* results, std::size_t n) noexcept {
+    constexpr std::uint64_t kHigherBits = ~std::uint64_t{0} / 0xFF * 0xFE;
+    std::uint64_t bits = 0;
+    std::size_t i = 0;
+    for (; n - i >= 8; i += 8) bits |= detail::load64(results + i) & kHigherBits;
+    for (; i < n; ++i) bits |= results[i] & 0xFEu;
+    return bits != 0;
   }
 
   // The records of a block with their results_ decided: the ones written (new ones, or with
@@ -787,9 +873,20 @@ class LineDeduper {
     // Where the current run of written records starts.
     std::size_t run = SIZE_MAX;
     const KeyResult written = writes_duplicates_ ? KeyResult::no : KeyResult::yes;
+    const KeyResult dropped = writes_duplicates_ ? KeyResult::yes : KeyResult::no;
+    std::uint64_t unique = 0;
     for (std::size_t i = 0; i < count; ++i) {
+      // Eight results alike that neither start nor end a run change nothing but the count: taken at once.
+      if (count - i >= 8) {
+        const std::uint64_t eight = detail::load64(results + i);
+        if (eight == detail::kByteLows * static_cast<std::uint8_t>(run == SIZE_MAX ? dropped : written)) {
+          unique += (run == SIZE_MAX ? dropped : written) == KeyResult::yes ? 8 : 0;
+          i += 7;
+          continue;
+        }
+      }
       const auto r = static_cast<KeyResult>(results[i]);
-      unique_ += r == KeyResult::yes;
+      unique += r == KeyResult::yes;
       if (r == written) {
         if (run == SIZE_MAX) run = records[2 * i];
         continue;
@@ -799,11 +896,13 @@ class LineDeduper {
       if (r != KeyResult::no &&
           r != KeyResult::yes) {  // no room could be made: this record and the ones after it are not done
         lines_ += i;
+        unique_ += unique;
         return fail_add(r == KeyResult::no_room);
       }
     }
     if (run != SIZE_MAX) output_.append_unchecked(data + run, length - run);
     lines_ += count;
+    unique_ += unique;
     return true;
   }
 
@@ -828,7 +927,13 @@ class LineDeduper {
       const std::uint8_t* base = selected ? keys_.data() : data;
       const std::uint32_t* ranges = ranges_.data() + 2 * at;
       std::size_t own = 0;  // this thread's keys of the piece: their hashes packed at the front of hashes_
+      (void)mark_repeats(base, ranges, n, results + at);
       for (std::size_t i = 0; i < n; ++i) {
+        if (results[at + i] == kRepeat) {
+          owners[at + i] = 0;
+          results[at + i] = static_cast<std::uint8_t>(KeyResult::no);
+          continue;
+        }
         const std::uint64_t hash = filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]);
         const unsigned owner = owner_of(hash);
         owners[at + i] = static_cast<std::uint8_t>(owner);
@@ -864,13 +969,17 @@ class LineDeduper {
   // count_distinct()'s dedup_ranges: the keys' hashes into the count, a piece at a time as there.
   // Compiled for size (the package's budget): the count runs once per file, before the run.
   [[gnu::noinline]] CUCKOO_COLD bool count_ranges(const std::uint8_t* data, std::size_t count, bool selected) {
+    if (!own_results_.reserve(kRatePiece)) return fail_out_of_memory().ok();
     for (std::size_t at = 0; at < count; at += kRatePiece) {
       const std::size_t n = std::min(kRatePiece, count - at);
       if (selected && !piece_keys(data, at, n)) return fail_out_of_memory().ok();
       const std::uint8_t* base = selected ? keys_.data() : data;
       const std::uint32_t* ranges = ranges_.data() + 2 * at;
+      std::uint8_t* repeats = own_results_.data();  // a repeat of the key before it adds nothing to the count
+      (void)mark_repeats(base, ranges, n, repeats);
       for (std::size_t i = 0; i < n; ++i)
-        counting_->add(filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]));
+        if (repeats[i] != kRepeat)
+          counting_->add(filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]));
     }
     lines_ += count;
     return true;
@@ -1174,6 +1283,7 @@ class LineDeduper {
   detail::Buffer<std::uint8_t> output_;
   detail::Buffer<std::uint32_t> ranges_;
   detail::Buffer<std::uint8_t> results_;
+  detail::Buffer<std::uint32_t> packed_;  // add_piece's ranges of the keys that are not repeats
   std::uint64_t lines_ = 0;
   std::uint64_t unique_ = 0;
   double wrong_drops_ = 0;
@@ -1182,6 +1292,7 @@ class LineDeduper {
 
   // Partitioned runs (share()).
   static constexpr std::uint8_t kForeign = 0xFF;  // a result of another thread's share, not yet supplied
+  static constexpr std::uint8_t kRepeat = 0xFE;   // add_piece's mark of a key that repeats the one before it
   struct Verdicts {
     detail::Buffer<std::uint8_t> bytes;
     std::size_t read = 0;  // the next one resolve() takes
@@ -1192,7 +1303,7 @@ class LineDeduper {
   detail::Buffer<std::uint64_t> outgoing_[kMaxThreads];  // each helper's hashes of the last call
   detail::Buffer<std::uint64_t> hashes_;                 // a piece's own keys' hashes
   detail::Buffer<std::uint32_t> own_index_;              // and where each is in the block
-  detail::Buffer<std::uint8_t> own_results_;
+  detail::Buffer<std::uint8_t> own_results_;             // their results (and add_piece's packed keys')
   // A call left for resolve(): its header (a CSV input's, written before its records), a record decided
   // on its own (a carried or last one), and a block's records.
   struct Pending {
