@@ -691,7 +691,7 @@ export class LineDeduper {
   outgoing(thread: number): Uint8Array {
     if (this.engine === 0) return new Uint8Array(0);
     const n = this.m.dedupOutgoingSize(this.engine, thread);
-    return heapBytes(this.m, this.m.dedupOutgoing(this.engine, thread) >>> 0, 8 * n);
+    return heapBytes(this.m, this.m.dedupOutgoing(this.engine, thread), 8 * n);
   }
 
   /**

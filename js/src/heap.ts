@@ -354,7 +354,8 @@ export function withRoomHeld<T>(m: HeapModule, bytes: number, use: () => T): T {
 
 /** A view of `length` bytes the core wrote at `address`, valid until the next call into the module. */
 export function heapBytes(m: HeapModule, address: number, length: number): Uint8Array {
-  return m.HEAPU8.subarray(address, address + length);
+  const at = address >>> 0; // as a call returned it: addresses at or above 2 GiB come back negative
+  return m.HEAPU8.subarray(at, at + length);
 }
 
 /** Keys given as ranges of one buffer, where addIfAbsentRanges() reads them. */

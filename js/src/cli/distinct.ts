@@ -66,7 +66,7 @@ export class DistinctKeyCounter {
   registers(): Uint8Array {
     const engine = this.open();
     const at = this.m.dedupDistinctRegisters(engine);
-    return heapBytes(this.m, at >>> 0, DISTINCT_REGISTERS).slice();
+    return heapBytes(this.m, at, DISTINCT_REGISTERS).slice();
   }
 
   /**
