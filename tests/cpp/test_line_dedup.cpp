@@ -106,10 +106,6 @@ TEST_CASE("NUL-terminated records and written duplicates follow their rules in a
   }
 }
 
-// dedup_block finds a block's end bytes 64 at a time (detail::byte_mask64): an end at each offset of a
-// step and of the step after it, a "\r" before an end across a step's edge, a step of nothing but ends,
-// and bytes one bit away from the end byte (0x8A, 0x0B, 0x0E) or with every bit set, which an inexact
-// zero-byte test takes for ends (its flags above a real one may be wrong).
 TEST_CASE("byte_mask64 flags exactly the end bytes, at every offset of its 64", "[dedup]") {
   // Against a byte loop: each offset alone among bytes one bit away from the end byte, and random bytes
   // at any alignment.
@@ -133,6 +129,10 @@ TEST_CASE("byte_mask64 flags exactly the end bytes, at every offset of its 64", 
   }
 }
 
+// dedup_block finds a block's end bytes 64 at a time (detail::byte_mask64): an end at each offset of a
+// step and of the step after it, a "\r" before an end across a step's edge, a step of nothing but ends,
+// and bytes one bit away from the end byte (0x8A, 0x0B, 0x0E) or with every bit set, which an inexact
+// zero-byte test takes for ends (its flags above a real one may be wrong).
 TEST_CASE("records end at every offset of the deduplicator's 64-byte steps", "[dedup]") {
   const std::string near_ends = std::string("\x8a\x0b\x0e\xff\x80\x7f\x01", 7);
   std::mt19937 rng(11);
@@ -573,6 +573,58 @@ TEST_CASE("count_distinct: the keys a deduplicator would make are counted, nothi
   }
 }
 
+TEST_CASE("count_distinct: a run of one key repeated counts as the key once, register for register",
+          "[dedup][distinct]") {
+  // The count skips a key that repeats the one before it (mark_repeats): its registers must be those of
+  // the same keys without the runs, for whole lines and for keys from a field.
+  std::mt19937 rng(37);
+  for (const bool field : {false, true}) {
+    std::string runs;
+    std::string once;
+    for (int i = 0; i < 20'000; ++i) {
+      const std::string key = cuckoo_test::key("key", rng() % 5'000) + std::string(rng() % 20, 'k');
+      const std::string record = field ? std::to_string(rng() % 9) + "," + key + "\n" : key + "\n";
+      once += record;
+      runs += record;
+      for (auto copies = rng() % 4; copies > 0; --copies)
+        runs += field ? std::to_string(rng() % 9) + "," + key + (rng() % 2 == 0 ? "\r\n" : "\n") : key + "\n";
+    }
+    auto registers = [&](const std::string& in) {
+      cuckoo::CuckooFilter f(growing(1e-8, 100));
+      cuckoo::LineDeduper d(f);
+      const std::uint32_t range[2] = {2, 2};
+      if (field) REQUIRE(d.select_fields(',', range, 1));
+      cuckoo::DistinctCount count;
+      d.count_distinct(count);
+      REQUIRE(d.push(reinterpret_cast<const std::uint8_t*>(in.data()), in.size()).ok());
+      REQUIRE(d.finish().ok());
+      return std::vector<std::uint8_t>(count.registers(), count.registers() + cuckoo::DistinctCount::kRegisters);
+    };
+    CAPTURE(field);
+    CHECK(registers(runs) == registers(once));
+  }
+}
+
+TEST_CASE("a key that found no room, then its repeats: the block stops at the key", "[dedup]") {
+  // A filter that cannot grow goes on past a key with no room (the batch tries the next ones): the repeats
+  // after it must not be written as seen or new. The engine stops at the first such key, as before.
+  cuckoo::Options o;
+  o.capacity = 64;
+  o.fp_rate = 1e-4;
+  cuckoo::CuckooFilter f(o);
+  cuckoo::LineDeduper d(f);
+  std::string in;
+  for (int i = 0; i < 4'000; ++i)
+    for (int copy = 0; copy < 3; ++copy) in += cuckoo_test::key("k", static_cast<std::uint64_t>(i)) + "\n";
+  const auto status = d.push(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
+  CHECK(status.code == cuckoo::ErrorCode::capacity_exceeded);
+  CHECK(d.lines() == 3 * d.unique());
+  CHECK(d.unique() > 0);
+  std::string expected;
+  for (std::uint64_t i = 0; i < d.unique(); ++i) expected += cuckoo_test::key("k", i) + "\n";
+  CHECK(std::string(reinterpret_cast<const char*>(d.output()), d.output_size()) == expected);
+}
+
 namespace {
 
 // A partitioned run in one process: the main engine, a helper engine a thread, and the helpers' verdicts
@@ -774,7 +826,8 @@ TEST_CASE("runs of a repeated record are decided as the filter decides them, on 
   std::string fields_out;
   std::set<std::string> seen;
   for (int i = 0; i < 3000; ++i) {
-    const std::string key = std::to_string(rng() % 200);
+    // Keys of 1 to 3 bytes, and of 4 to 40 (the compare's word paths).
+    const std::string key = std::to_string(rng() % 200) + std::string(rng() % 2 == 0 ? 0 : rng() % 38, 'f');
     for (auto copies = 1 + rng() % 4; copies > 0; --copies) {
       const std::string record = std::to_string(rng() % 5) + "," + key + "\n";
       fields_in += record;

@@ -774,11 +774,11 @@ class LineDeduper {
     if (counting_ != nullptr) return count_ranges(data, count, selected);
     if (threads_ > 1) return decide_ranges(data, length, count, selected, selected ? records_ : ranges_);
     // The output gains at most the block: with that room reserved, the copies below cannot fail.
-    if (!results_.reserve(count) || !output_.reserve(output_.size() + length) || !packed_.reserve(2 * kRatePiece) ||
-        !own_results_.reserve(kRatePiece))
-      return fail_out_of_memory().ok();
+    if (!results_.reserve(count) || !output_.reserve(output_.size() + length)) return fail_out_of_memory().ok();
     std::uint8_t* results = results_.data();
     if (window_size_ != 0) return window_ranges(data, length, count, selected, records, results);
+    if (!kept_.reserve(kRatePiece) || !packed_.reserve(2 * kRatePiece) || !own_results_.reserve(kRatePiece))
+      return fail_out_of_memory().ok();
     // In pieces, each counted at the rate after it (stats' wrong drops); a piece that stops at a key with
     // no room leaves the rest not tried, as one call would.
     for (std::size_t at = 0; at < count; at += kRatePiece) {
@@ -807,50 +807,47 @@ class LineDeduper {
   // A piece's keys (ranges into base) added if absent, a KeyResult each in results, as one batch of them
   // would be. A key that repeats the one before it is `no` (repeats_before), and the others go to the
   // filter as one batch, packed into packed_ when some were left out: a run of one line repeated
-  // costs no hash and no bucket. packed_ and own_results_ have room for a piece.
+  // costs no hash and no bucket. kept_, packed_ and own_results_ have room for a piece.
   // Returns how many keys were added.
   std::size_t add_piece(const std::uint8_t* base, const std::uint32_t* ranges, std::size_t n, std::uint8_t* results) {
-    const std::size_t repeats = mark_repeats(base, ranges, n, results);
+    const std::uint32_t* kept = kept_.data();
+    const std::size_t m = keys_kept(base, ranges, n, kept_.data());
     const std::uint32_t* keys = ranges;
-    std::size_t kept = n;
-    if (repeats != 0) {
+    std::uint8_t* decided = results;
+    if (m < n) {
       std::uint32_t* packed = packed_.data();
-      kept = 0;
       CUCKOO_NO_UNROLL
-      for (std::size_t i = 0; i < n; ++i) {  // without a branch: a repeat's range is written over
-        packed[2 * kept] = ranges[2 * i];
-        packed[2 * kept + 1] = ranges[2 * i + 1];
-        kept += results[i] != kRepeat;
+      for (std::size_t j = 0; j < m; ++j) {
+        packed[2 * j] = ranges[2 * kept[j]];
+        packed[2 * j + 1] = ranges[2 * kept[j] + 1];
       }
       keys = packed;
+      decided = own_results_.data();
     }
     // One call site (each would inline the filter's batch: the package's size).
-    const std::size_t added =
-        filter_.add_if_absent_ranges(base, keys, kept, repeats != 0 ? own_results_.data() : results);
-    if (repeats == 0) return added;
-    const std::uint8_t* decided = own_results_.data();
-    CUCKOO_NO_UNROLL
-    for (std::size_t i = 0; i < n; ++i) {
-      const bool repeat = results[i] == kRepeat;
-      results[i] = repeat ? static_cast<std::uint8_t>(KeyResult::no) : *decided;
-      decided += !repeat;
+    const std::size_t added = filter_.add_if_absent_ranges(base, keys, m, decided);
+    if (m < n) {
+      std::memset(results, static_cast<int>(KeyResult::no), n);
+      CUCKOO_NO_UNROLL
+      for (std::size_t j = 0; j < m; ++j) results[kept[j]] = decided[j];
     }
     return added;
   }
 
-  // marks[i] = kRepeat where key i of a piece repeats the key before it (repeats_before), else 0; returns
-  // how many do. One function for the three loops that skip repeats (the package's size).
-  [[gnu::noinline]] static std::size_t mark_repeats(const std::uint8_t* base, const std::uint32_t* ranges,
-                                                    std::size_t n, std::uint8_t* marks) noexcept {
-    std::size_t repeats = 0;
-    marks[0] = 0;
+  // The keys of a piece that are not repeats of the key before them (repeats_before): their indexes, in
+  // order, into kept (room for n); returns how many. One function for the three loops that skip repeats
+  // (the package's size).
+  [[gnu::noinline]] static std::size_t keys_kept(const std::uint8_t* base, const std::uint32_t* ranges, std::size_t n,
+                                                 std::uint32_t* kept) noexcept {
+    if (n == 0) return 0;
+    kept[0] = 0;
+    std::size_t m = 1;
     CUCKOO_NO_UNROLL
-    for (std::size_t i = 1; i < n; ++i) {
-      const bool repeat = repeats_before(base, ranges, i);
-      marks[i] = repeat ? kRepeat : 0;
-      repeats += repeat;
+    for (std::size_t i = 1; i < n; ++i) {  // without a branch: a repeat's index is written over
+      kept[m] = static_cast<std::uint32_t>(i);
+      m += !repeats_before(base, ranges, i);
     }
-    return repeats;
+    return m;
   }
 
   // Whether a result of results[0, n) is neither yes nor no (0 and 1: any other has a bit above the
@@ -914,7 +911,7 @@ class LineDeduper {
     Pending& p = *current_;
     const std::size_t piece = std::min(kRatePiece, count);
     if (!p.results.reserve(count) || !p.owners.reserve(count) || !hashes_.reserve(piece) ||
-        !own_index_.reserve(piece) || !own_results_.reserve(piece))
+        !own_index_.reserve(piece) || !own_results_.reserve(piece) || !kept_.reserve(piece))
       return fail_out_of_memory().ok();
     std::uint8_t* results = p.results.data();
     std::uint8_t* owners = p.owners.data();
@@ -927,13 +924,13 @@ class LineDeduper {
       const std::uint8_t* base = selected ? keys_.data() : data;
       const std::uint32_t* ranges = ranges_.data() + 2 * at;
       std::size_t own = 0;  // this thread's keys of the piece: their hashes packed at the front of hashes_
-      (void)mark_repeats(base, ranges, n, results + at);
-      for (std::size_t i = 0; i < n; ++i) {
-        if (results[at + i] == kRepeat) {
-          owners[at + i] = 0;
-          results[at + i] = static_cast<std::uint8_t>(KeyResult::no);
-          continue;
-        }
+      // A repeat of the key before it is `no` (keys_kept), on this thread.
+      std::memset(results + at, static_cast<int>(KeyResult::no), n);
+      std::memset(owners + at, 0, n);
+      const std::uint32_t* kept = kept_.data();
+      const std::size_t m = keys_kept(base, ranges, n, kept_.data());
+      for (std::size_t j = 0; j < m; ++j) {
+        const std::size_t i = kept[j];
         const std::uint64_t hash = filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]);
         const unsigned owner = owner_of(hash);
         owners[at + i] = static_cast<std::uint8_t>(owner);
@@ -969,17 +966,17 @@ class LineDeduper {
   // count_distinct()'s dedup_ranges: the keys' hashes into the count, a piece at a time as there.
   // Compiled for size (the package's budget): the count runs once per file, before the run.
   [[gnu::noinline]] CUCKOO_COLD bool count_ranges(const std::uint8_t* data, std::size_t count, bool selected) {
-    if (!own_results_.reserve(kRatePiece)) return fail_out_of_memory().ok();
+    if (!kept_.reserve(kRatePiece)) return fail_out_of_memory().ok();
     for (std::size_t at = 0; at < count; at += kRatePiece) {
       const std::size_t n = std::min(kRatePiece, count - at);
       if (selected && !piece_keys(data, at, n)) return fail_out_of_memory().ok();
       const std::uint8_t* base = selected ? keys_.data() : data;
       const std::uint32_t* ranges = ranges_.data() + 2 * at;
-      std::uint8_t* repeats = own_results_.data();  // a repeat of the key before it adds nothing to the count
-      (void)mark_repeats(base, ranges, n, repeats);
-      for (std::size_t i = 0; i < n; ++i)
-        if (repeats[i] != kRepeat)
-          counting_->add(filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]));
+      // A repeat of the key before it adds nothing to the count (keys_kept).
+      const std::uint32_t* kept = kept_.data();
+      const std::size_t m = keys_kept(base, ranges, n, kept_.data());
+      for (std::size_t j = 0; j < m; ++j)
+        counting_->add(filter_.hash_of(base + ranges[2 * kept[j]], ranges[2 * kept[j] + 1] - ranges[2 * kept[j]]));
     }
     lines_ += count;
     return true;
@@ -1283,7 +1280,8 @@ class LineDeduper {
   detail::Buffer<std::uint8_t> output_;
   detail::Buffer<std::uint32_t> ranges_;
   detail::Buffer<std::uint8_t> results_;
-  detail::Buffer<std::uint32_t> packed_;  // add_piece's ranges of the keys that are not repeats
+  detail::Buffer<std::uint32_t> kept_;    // a piece's keys that are not repeats (keys_kept)
+  detail::Buffer<std::uint32_t> packed_;  // and their ranges, for add_piece
   std::uint64_t lines_ = 0;
   std::uint64_t unique_ = 0;
   double wrong_drops_ = 0;
@@ -1292,7 +1290,6 @@ class LineDeduper {
 
   // Partitioned runs (share()).
   static constexpr std::uint8_t kForeign = 0xFF;  // a result of another thread's share, not yet supplied
-  static constexpr std::uint8_t kRepeat = 0xFE;   // add_piece's mark of a key that repeats the one before it
   struct Verdicts {
     detail::Buffer<std::uint8_t> bytes;
     std::size_t read = 0;  // the next one resolve() takes
@@ -1328,3 +1325,5 @@ class LineDeduper {
 
 }  // namespace v1
 }  // namespace cuckoo
+
+#undef CUCKOO_NO_UNROLL
