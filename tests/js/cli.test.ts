@@ -709,6 +709,41 @@ describe('dedup: a file is counted first, and its filter starts at the size its 
     expect(stderr).toMatch(/^cuckoo: [\d,]+ lines counted, to size the filter, [\d,]+ lines\/s, 100\.0%, 0s left\n/m);
     expect(stderr).toMatch(/cuckoo: 900,000 lines, [\d,]+ lines\/s, 100\.0%, 0s left\n$/);
   });
+
+  // Runs of one record are decided without the filter, so a count would cost about as much as the run.
+  test('a file whose records mostly repeat the one before them is not counted (lines, -z, --threads 2)', () => {
+    // 9 MB: 24,000 lines 40 times each (and a line between runs now and then).
+    const runs = Array.from({ length: 24_000 }, (_, i) => `run-${i}\n`.repeat(40) + (i % 50 === 0 ? `odd-${i}\n` : ''));
+    const lines = join(dir, 'runs.txt');
+    writeFileSync(lines, runs.join(''));
+    const records = join(dir, 'runs.bin');
+    writeFileSync(records, runs.join('').replaceAll('\n', '\0'));
+    expect(statSync(lines).size).toBeGreaterThan(8 << 20);
+    for (const args of [[lines], ['--threads', '2', lines], ['-z', records]]) {
+      const { code, stdout, stderr } = run(['dedup', '--progress', '--stats', ...args]);
+      expect(code).toBe(0);
+      expect(stderr).not.toContain('counted, to size the filter');
+      const expected = awkDedup(lines).toString('latin1');
+      expect(stdout.toString('latin1')).toBe(args[0] === '-z' ? expected.replaceAll('\n', '\0') : expected);
+      expect(stderr).toContain('24480 unique lines written');
+    }
+  });
+
+  test('a file whose samples fall on runs and whose distinct lines lie between them: not counted, the output as awk', () => {
+    // Eight equal stretches: 64 KiB of one line, then 100,000 distinct lines (the samples are taken at
+    // each eighth of the file, where the runs are).
+    const stretch = (i: number) =>
+      `r-${String(i).padStart(7, '0')}\n`.repeat(6554) +
+      Array.from({ length: 100_000 }, (_, n) => `u-${String(i * 100_000 + n).padStart(7, '0')}\n`).join('');
+    const path = join(dir, 'runs-between.txt');
+    writeFileSync(path, Array.from({ length: 8 }, (_, i) => stretch(i)).join(''));
+    expect(statSync(path).size).toBeGreaterThan(8 << 20);
+    const { code, stdout, stderr } = run(['dedup', '--progress', '--stats', path]);
+    expect(code).toBe(0);
+    expect(stderr).not.toContain('counted, to size the filter');
+    expect(stdout.equals(awkDedup(path))).toBe(true);
+    expect(stderr).toContain('800008 unique lines written');
+  });
 });
 
 describe('dedup: a count on several threads is the count of one', () => {
