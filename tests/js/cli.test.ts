@@ -729,6 +729,47 @@ describe('dedup: a file is counted first, and its filter starts at the size its 
     }
   });
 
+  test('a file of runs is counted where the plan for its size alone would not reach its lines, and by build', () => {
+    // An outside pass: at --fp-rate 2.1e-11 a 280 MB file of runs, uncounted, stopped at 131,084 lines
+    // ("the filter is full"): the start raised for its size could not double, and the plan kept 65,536.
+    const runs = join(dir, 'runs-first-block.txt');
+    writeFileSync(runs, 'user-12345678\n'.repeat(80_000));
+    const script = `
+      import { ready } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'node.js'))};
+      import { uncountedPlanReaches } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'distinct.js'))};
+      await ready();
+      const files = [${JSON.stringify(join(dir, 'empty-first.txt'))}, ${JSON.stringify(runs)}];
+      const cases = [[undefined, 280e6], [1e-10, 280e6], [3e-11, 280e6], [2.1e-11, 280e6], [3e-11, 1.1e9], [undefined, 15e9]];
+      console.log(JSON.stringify(cases.map(([fpRate, inputBytes]) => uncountedPlanReaches({ fpRate, inputBytes }, files))));`;
+    writeFileSync(join(dir, 'empty-first.txt'), '');
+    const answer = spawnSync('node', ['--input-type=module', '-e', script], { cwd: dir });
+    expect(answer.stderr.toString()).toBe('');
+    expect(JSON.parse(answer.stdout.toString())).toEqual([true, true, true, false, false, true]);
+    // So such a file is counted: 300 MB of NUL-terminated empty records (a sparse file), at 2.1e-11 and at
+    // the default rate. And build counts a file of runs whatever the rate: its filter is what it writes.
+    const sparse = join(dir, 'runs-sparse.bin');
+    writeFileSync(sparse, '');
+    truncateSync(sparse, 300_000_000);
+    for (const [rate, counted] of [
+      [['--fp-rate', '2.1e-11'], true],
+      [[], false],
+    ] as const) {
+      const { code, stdout, stderr } = run(['dedup', '-z', '--progress', ...rate, sparse]);
+      expect(code).toBe(0);
+      expect(stdout.equals(Buffer.from([0]))).toBe(true);
+      expect(stderr.includes('counted, to size the filter')).toBe(counted);
+    }
+    rmSync(sparse);
+    const lines = join(dir, 'runs-build.txt');
+    writeFileSync(
+      lines,
+      Array.from({ length: 24_000 }, (_, i) => `run-${i}\n`.repeat(40) + (i % 50 === 0 ? `odd-${i}\n` : '')).join(''),
+    );
+    const { code, stderr } = run(['build', '--progress', '-o', join(dir, 'runs.ck'), lines]);
+    expect(code).toBe(0);
+    expect(stderr).toContain('keys counted, to size the filter');
+  });
+
   test('a file whose samples fall on runs and whose distinct lines lie between them: not counted, the output as awk', () => {
     // Eight equal stretches: 64 KiB of one line, then 100,000 distinct lines (the samples are taken at
     // each eighth of the file, where the runs are).

@@ -20,7 +20,7 @@ import {
   type LineDeduperOptions,
   type LineDedupStats,
 } from '../node.js';
-import { countDistinctKeys, mostlyRepeats } from './distinct.js';
+import { countDistinctKeys, mostlyRepeats, uncountedPlanReaches } from './distinct.js';
 import {
   abortPending,
   BrokenPipe,
@@ -119,7 +119,8 @@ Files of 8 MiB to 16 GiB, and at most half the free memory (the second reading t
 page cache), are read twice: first to count their distinct keys (about 0.8 s a GB here on one
 thread, 0.5 s on two), so that the filter starts with room for them and does not double; but not
 those whose lines, in 8 samples, mostly repeat the line before them (such a line costs the filter
-nothing, and the count would cost as much as the run): they run on one thread. Otherwise
+nothing, and the count would cost as much as the run), unless --fp-rate is too low for a start from
+their size to reach their lines: they run on one thread, counted or not. Otherwise
 it starts small and doubles in place as unique lines come, so its memory follows them and no input
 size needs to be known. It holds at least a billion unique lines (more than memory holds) at rates
 down to about 1.6e-10; below that, for files, the start is raised so that their size fits, and from a
@@ -421,13 +422,28 @@ async function runEngine(
   // it would double into a table of up to twice their size (and spend its last tenth at each size full).
   let capacity = capacityFlag(values);
   const window = windowFlag(values); // a window's filter is made for it: nothing to count
-  // Files whose records mostly repeat the one before them are not counted (mostlyRepeats says why), and run
-  // on one thread unless --threads says otherwise: such records never reach a filter, so a helper would
-  // have little to decide (20M copies of a line: 0.41-0.48 s on one thread, 0.49-0.54 on two).
-  let repeats = false;
-  const counts = !seen && !window && capacity === undefined && planned !== undefined && countsFirst(files, planned);
-  if (counts) repeats = mostlyRepeats(files, rules.zeroTerminated && !rules.csv ? 0 : 10);
-  if (counts && !repeats) {
+  // dedup of files whose records mostly repeat the one before them (mostlyRepeats says why): not counted,
+  // where the plan for their size alone reaches every line they can hold (uncountedPlanReaches), and run on
+  // one thread unless --threads says otherwise, counted or not: such records never reach a filter, so a
+  // helper would have little to decide (20M copies of a line: 0.41-0.48 s on one thread, 0.49-0.54 on
+  // two). `build` counts them still: the filter is what it writes, and the count makes it as small as its
+  // keys (20M copies of one key: 172 KB uncounted).
+  const repeats =
+    keep !== undefined &&
+    !seen &&
+    !window &&
+    planned !== undefined &&
+    planned >= COUNT_FROM_BYTES &&
+    readableTwice(files) &&
+    mostlyRepeats(files, rules.zeroTerminated && !rules.csv ? 0 : 10);
+  if (
+    !seen &&
+    !window &&
+    capacity === undefined &&
+    planned !== undefined &&
+    countsFirst(files, planned) &&
+    !(repeats && uncountedPlanReaches({ fpRate, inputBytes: planned, ...rules }, files))
+  ) {
     const counting = showProgress(`${what} counted, to size the filter`);
     const { estimate, lines } = await countDistinctKeys({
       files,
@@ -719,7 +735,7 @@ async function dedup(args: string[]): Promise<number> {
           ? `${NAME} dedup: a window of the last ${windowFlag(values)} unique lines: a filter of ${s.fingerprintBits}-bit ` +
             `fingerprints, ${s.filterBytes} bytes, and ${8 * windowFlag(values)!} bytes for the lines to forget\n`
           : plan
-            ? `${NAME} dedup: filter started with room for ${plan.capacity} lines and doubles in place up to ` +
+            ? `${NAME} dedup: filter started with room for ${count(plan.capacity, 'line')} and doubles in place up to ` +
               `${plan.maxDoublings} times; doubled ${s.doublings} time(s), ${s.fingerprintBits}-bit slots, ${s.filterBytes} bytes\n`
             : `${NAME} dedup: the filter of ${seenPath}: ` +
               (seen?.growsInPlace

@@ -3,12 +3,19 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { ErrorCode } from '../abi.js';
-import { checkOptions, LONG_LINES, type LineDeduperOptions, makeEngine } from '../dedup.js';
+import {
+  checkOptions,
+  LONG_LINES,
+  type LineDeduperOptions,
+  makeEngine,
+  planDedup,
+  UNKNOWN_SIZE_REACH,
+} from '../dedup.js';
 import { CuckooFilterError, invalid } from '../errors.js';
 import { CuckooFilter } from '../filter.js';
 import { copyToScratch, heapAddressOf, heapBytes, readDedupReport } from '../heap.js';
 import { type CuckooModule, errorFromModule, requireModule } from '../wasm_module.js';
-import { type BlockBuffers, type FilePart, InputError, readBlocks, splitInputs } from './io.js';
+import { BLOCK, type BlockBuffers, type FilePart, InputError, readBlocks, splitInputs } from './io.js';
 
 /** The bytes of a count's registers: distinct_count.hpp's kRegisters (2^14). */
 const DISTINCT_REGISTERS = 16_384;
@@ -175,6 +182,34 @@ export function mostlyRepeats(files: readonly string[], recordEnd: number): bool
     return false;
   }
   return records >= RUN_MIN_RECORDS && repeats >= REPEATS_UNCOUNTED * records;
+}
+
+/**
+ * Whether a run of the files not counted first plans a filter that reaches every line they can hold (one
+ * line each 2 bytes of `options.inputBytes`), as planDedup plans it from their first block (what the run's
+ * LineDeduper sees first). It does at the default rate and down to about 3e-11 for files of a few hundred
+ * MB; below that, a start raised for such a size could not double, and the plan keeps one that reaches
+ * less (an outside pass: at 2.1e-11 a 280 MB file of runs with 200,000 distinct lines between the samples
+ * stopped at 131,084 lines, "the filter is full"). Then the count sizes the filter, as before.
+ */
+export function uncountedPlanReaches(options: LineDeduperOptions, files: readonly string[]): boolean {
+  const bytes = options.inputBytes ?? 0;
+  let first = new Uint8Array(0);
+  try {
+    for (const file of files) {
+      const fd = openSync(file, 'r');
+      try {
+        const block = Buffer.allocUnsafe(Math.min(BLOCK, statSync(file).size));
+        first = block.subarray(0, readSync(fd, block, 0, block.length, 0));
+      } finally {
+        closeSync(fd);
+      }
+      if (first.length > 0) break;
+    }
+  } catch {
+    return false;
+  }
+  return planDedup(options, first).reach >= Math.min(Math.floor(bytes / 2) + 1, UNKNOWN_SIZE_REACH);
 }
 
 /** The record options a count takes (a LineDeduper's). */

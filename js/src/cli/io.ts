@@ -42,7 +42,7 @@ const STDIN = '-';
 // threads against 198-200 MiB, 10M log lines at 131-133 against 108-110 (each block is held in the heap
 // three times over, and its output and records beside it), for about 5-10% more time on the 20M lines (more
 // calls, each a message to the helper and back): docs/PERFORMANCE.md, "Measured reasons in the code".
-const BLOCK = 1 << 20;
+export const BLOCK = 1 << 20;
 
 export function describeError(error: NodeJS.ErrnoException): string {
   switch (error.code) {
