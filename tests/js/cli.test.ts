@@ -974,6 +974,17 @@ describe('dedup: a count on several threads is the count of one', () => {
   });
 });
 
+test('an address space too small for the WebAssembly module: a clear error, no text of the build', () => {
+  // An outside pass: "unexpected error: Aborted(RangeError: WebAssembly.instantiate(): Out of memory: ...).
+  // Build with -s ASSERTIONS=1 for more info.", under two lines Emscripten printed itself.
+  const limited = spawnSync('bash', ['-c', `ulimit -v 8000000 && echo a | node "${bin}" dedup`], { cwd: dir });
+  expect(limited.stdout.toString()).toBe('');
+  expect(limited.stderr.toString()).toBe(
+    'cuckoo: no memory to load the WebAssembly module (it reserves over 4 GiB of address space)\n',
+  );
+  expect(limited.status).toBe(1);
+});
+
 describe('build, query, info', () => {
   test('round trip', () => {
     const keys = join(dir, 'keys.txt');

@@ -10,7 +10,7 @@ import {
   CuckooFilter,
   CuckooFilterError,
   LineDeduper,
-  ready,
+  ready as loadModule,
   DEDUP_LOSS_BUDGET,
   MAX_DEDUP_CAPACITY,
   MAX_WINDOW,
@@ -567,6 +567,36 @@ async function partitioned(options: LineDeduperOptions): Promise<PartitionedRun 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The package's ready(), as the command says its failure. Under a limit on the address space (ulimit -v)
+ * the module cannot be made: V8 reserves a WebAssembly memory's whole range at once (4 GiB and guard
+ * regions). Emscripten's glue then wrote two lines of its own to standard error, and the command said
+ * "unexpected error: Aborted(RangeError: WebAssembly.instantiate(): Out of memory: ...). Build with -s
+ * ASSERTIONS=1 for more info." (an outside pass). What is written to standard error while the module
+ * loads is held back (the glue's console.warn was bound when it was imported, so it is caught where it
+ * writes), and written after a load that did not fail for want of memory.
+ */
+async function ready(): Promise<void> {
+  const write = process.stderr.write;
+  const held: Parameters<typeof write>[] = [];
+  process.stderr.write = ((...args: Parameters<typeof write>) => held.push(args) > 0) as typeof write;
+  let error: unknown;
+  try {
+    await loadModule();
+  } catch (failure) {
+    error = failure;
+  } finally {
+    process.stderr.write = write;
+  }
+  if (error !== undefined && /out of memory/i.test(String((error as Error)?.message)))
+    throw new CuckooFilterError(
+      'OUT_OF_MEMORY',
+      'no memory to load the WebAssembly module (it reserves over 4 GiB of address space)',
+    );
+  for (const args of held) write.apply(process.stderr, args);
+  if (error !== undefined) throw error;
 }
 
 /** "1 line", "2 lines". */
