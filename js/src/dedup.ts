@@ -397,6 +397,16 @@ function shapeAt(fpRate: number, capacity: number): { maxDoublings: number; slot
 }
 
 /**
+ * @internal The unique lines a deduplicator's filter must be able to reach for an input of `inputBytes`
+ * (each unique line but the empty one takes at least 2 bytes), or UNKNOWN_SIZE_REACH for an unknown size.
+ */
+export function linesToReach(inputBytes: number | undefined): number {
+  return inputBytes !== undefined && inputBytes > 0
+    ? Math.min(Math.floor(inputBytes / 2) + 1, UNKNOWN_SIZE_REACH)
+    : UNKNOWN_SIZE_REACH;
+}
+
+/**
  * How a deduplicator sizes its filter: it starts at DEDUP_START unique lines (or `capacity`) and doubles
  * in place as unique lines come, so that its memory follows them, whatever the input's size. It must be
  * able to reach every line an input of inputBytes can hold (each unique line but the empty one takes at
@@ -446,7 +456,7 @@ export function planDedup(options: LineDeduperOptions = {}, firstBlock?: Uint8Ar
       }
     }
   }
-  const needed = known ? Math.min(Math.floor(o.inputBytes! / 2) + 1, UNKNOWN_SIZE_REACH) : UNKNOWN_SIZE_REACH;
+  const needed = linesToReach(known ? o.inputBytes : undefined);
   let { maxDoublings, slotBits } = shapeAt(fpRate, capacity);
   // A larger start may double fewer times (past 2^25 buckets an entry has fewer bits to give): raised
   // until it reaches, or cannot be raised further.

@@ -711,7 +711,7 @@ describe('dedup: a file is counted first, and its filter starts at the size its 
   });
 
   // Runs of one record are decided without the filter, so a count would cost about as much as the run.
-  test('a file whose records mostly repeat the one before them is not counted (lines, -z, --threads 2)', () => {
+  test('a file whose records mostly repeat the one before them is not counted (lines, -z, and with --threads 2)', () => {
     // 9 MB: 24,000 lines 40 times each (and a line between runs now and then).
     const runs = Array.from({ length: 24_000 }, (_, i) => `run-${i}\n`.repeat(40) + (i % 50 === 0 ? `odd-${i}\n` : ''));
     const lines = join(dir, 'runs.txt');
@@ -732,34 +732,48 @@ describe('dedup: a file is counted first, and its filter starts at the size its 
   test('a file of runs is counted where the plan for its size alone would not reach its lines, and by build', () => {
     // An outside pass: at --fp-rate 2.1e-11 a 280 MB file of runs, uncounted, stopped at 131,084 lines
     // ("the filter is full"): the start raised for its size could not double, and the plan kept 65,536.
+    // The plan for a size alone (uncountedPlan) at rates and sizes around where it stops reaching, from a
+    // first block of runs after an empty file (the first block the run sees).
     const runs = join(dir, 'runs-first-block.txt');
     writeFileSync(runs, 'user-12345678\n'.repeat(80_000));
-    const script = `
-      import { ready } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'node.js'))};
-      import { uncountedPlanReaches } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'distinct.js'))};
-      await ready();
-      const files = [${JSON.stringify(join(dir, 'empty-first.txt'))}, ${JSON.stringify(runs)}];
-      const cases = [[undefined, 280e6], [1e-10, 280e6], [3e-11, 280e6], [2.1e-11, 280e6], [3e-11, 1.1e9], [undefined, 15e9]];
-      console.log(JSON.stringify(cases.map(([fpRate, inputBytes]) => uncountedPlanReaches({ fpRate, inputBytes }, files))));`;
     writeFileSync(join(dir, 'empty-first.txt'), '');
-    const answer = spawnSync('node', ['--input-type=module', '-e', script], { cwd: dir });
-    expect(answer.stderr.toString()).toBe('');
-    expect(JSON.parse(answer.stdout.toString())).toEqual([true, true, true, false, false, true]);
-    // So such a file is counted: 300 MB of NUL-terminated empty records (a sparse file), at 2.1e-11 and at
-    // the default rate. And build counts a file of runs whatever the rate: its filter is what it writes.
     const sparse = join(dir, 'runs-sparse.bin');
     writeFileSync(sparse, '');
     truncateSync(sparse, 300_000_000);
-    for (const [rate, counted] of [
-      [['--fp-rate', '2.1e-11'], true],
-      [[], false],
-    ] as const) {
-      const { code, stdout, stderr } = run(['dedup', '-z', '--progress', ...rate, sparse]);
-      expect(code).toBe(0);
-      expect(stdout.equals(Buffer.from([0]))).toBe(true);
-      expect(stderr.includes('counted, to size the filter')).toBe(counted);
+    const script = `
+      import { ready } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'node.js'))};
+      import { uncountedPlan } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'distinct.js'))};
+      await ready();
+      const files = [${JSON.stringify(join(dir, 'empty-first.txt'))}, ${JSON.stringify(runs)}];
+      const cases = [[undefined, 280e6], [1e-10, 280e6], [3e-11, 280e6], [2.1e-11, 280e6], [3e-11, 1.1e9], [undefined, 15e9]];
+      const plans = cases.map(([fpRate, inputBytes]) => uncountedPlan({ fpRate, inputBytes }, files));
+      plans.push(uncountedPlan({ inputBytes: 300e6, zeroTerminated: true }, [${JSON.stringify(sparse)}]));
+      console.log(JSON.stringify(plans));`;
+    const answer = spawnSync('node', ['--input-type=module', '-e', script], { cwd: dir });
+    expect(answer.stderr.toString()).toBe('');
+    const plans = JSON.parse(answer.stdout.toString());
+    expect(plans.map((p: { reaches: boolean }) => p.reaches)).toEqual([true, true, true, false, false, true, true]);
+    // So a file of 300 MB of NUL-terminated empty records (sparse) is counted at 2.1e-11, and not at the
+    // default rate, where its run starts as its plan (the last above) says, on one thread (as --threads 1,
+    // not as 2).
+    const room = (stderr: string) => Number(/room for (\d+) lines/.exec(stderr)![1]);
+    const low = run(['dedup', '-z', '--progress', '--fp-rate', '2.1e-11', sparse]);
+    expect(low.code).toBe(0);
+    expect(low.stdout.equals(Buffer.from([0]))).toBe(true);
+    expect(low.stderr).toContain('counted, to size the filter');
+    const [byDefault, one, two] = [[], ['--threads', '1'], ['--threads', '2']].map((threads) =>
+      run(['dedup', '-z', '--progress', '--stats', ...threads, sparse]),
+    );
+    for (const r of [byDefault, one, two]) {
+      expect(r.code).toBe(0);
+      expect(r.stdout.equals(Buffer.from([0]))).toBe(true);
+      expect(r.stderr).not.toContain('counted, to size the filter');
     }
+    expect(room(byDefault.stderr)).toBe(plans[6].capacity);
+    expect(room(one.stderr)).toBe(plans[6].capacity);
+    expect(room(two.stderr)).toBeGreaterThan(plans[6].capacity); // each filter its share and a margin
     rmSync(sparse);
+    // And build counts a file of runs whatever the rate: its filter is what it writes.
     const lines = join(dir, 'runs-build.txt');
     writeFileSync(
       lines,

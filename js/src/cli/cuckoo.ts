@@ -10,7 +10,7 @@ import {
   CuckooFilter,
   CuckooFilterError,
   LineDeduper,
-  ready as loadModule,
+  ready as packageReady,
   DEDUP_LOSS_BUDGET,
   MAX_DEDUP_CAPACITY,
   MAX_WINDOW,
@@ -20,7 +20,7 @@ import {
   type LineDeduperOptions,
   type LineDedupStats,
 } from '../node.js';
-import { countDistinctKeys, mostlyRepeats, uncountedPlanReaches } from './distinct.js';
+import { countDistinctKeys, mostlyRepeats, uncountedPlan } from './distinct.js';
 import {
   abortPending,
   BrokenPipe,
@@ -83,7 +83,8 @@ Options:
                      the cores): to count a file's distinct keys (below), one per 128 MiB; and to
                      deduplicate (not with --seen), two, which share the keys between two filters
                      (the same output, but for the lines wrongly dropped: other ones, as many
-                     expected), for files of 128 MiB or more, or any input (pipes too) when
+                     expected), for files of 128 MiB or more but those whose lines mostly
+                     repeat the line before them (below), or any input (pipes too) when
                      --threads is given
   --stats            print counts and the expected number of wrongly dropped lines on standard error
   -z, --zero-terminated
@@ -120,7 +121,8 @@ page cache), are read twice: first to count their distinct keys (about 0.8 s a G
 thread, 0.5 s on two), so that the filter starts with room for them and does not double; but not
 those whose lines, in 8 samples, mostly repeat the line before them (such a line costs the filter
 nothing, and the count would cost as much as the run), unless --fp-rate is too low for a start from
-their size to reach their lines: they run on one thread, counted or not. Otherwise
+their size to reach their lines; such files (of 8 MiB or more, counted or not) run on one thread
+unless --threads is given. build counts them too. Otherwise
 it starts small and doubles in place as unique lines come, so its memory follows them and no input
 size needs to be known. It holds at least a billion unique lines (more than memory holds) at rates
 down to about 1.6e-10; below that, for files, the start is raised so that their size fits, and from a
@@ -143,7 +145,8 @@ and writes it to FILTER, replaced only when complete. '-o -' writes it to standa
 Options:
   -o, --output FILTER  the filter file to write (required)
   --fp-rate R          false-positive rate, ${MIN_GROWING_FP_RATE} <= R < 1 (default ${BUILD_FP_RATE})
-  --capacity N         keys to start with room for (default: a file's count, as for dedup; else 65,536,
+  --capacity N         keys to start with room for (default: a file's count, as for dedup, which build
+                       takes of files of runs too; else 65,536,
                        an empty file too, fewer for small files); the filter doubles past it
   --threads, --progress, --no-progress, -h/--help as for dedup`,
   query: `usage: ${NAME} query [options] FILTER [KEY...]
@@ -389,7 +392,7 @@ async function runEngine(
   keep: ((bytes: Uint8Array) => Promise<void>) | undefined,
   seen?: CuckooFilter,
 ): Promise<Engine> {
-  await ready();
+  await loadModule();
   const rules = {
     zeroTerminated: values['zero-terminated'] === true,
     duplicates: values.duplicates === true,
@@ -422,27 +425,29 @@ async function runEngine(
   // it would double into a table of up to twice their size (and spend its last tenth at each size full).
   let capacity = capacityFlag(values);
   const window = windowFlag(values); // a window's filter is made for it: nothing to count
-  // dedup of files whose records mostly repeat the one before them (mostlyRepeats says why): not counted,
-  // where the plan for their size alone reaches every line they can hold (uncountedPlanReaches), and run on
-  // one thread unless --threads says otherwise, counted or not: such records never reach a filter, so a
-  // helper would have little to decide (20M copies of a line: 0.41-0.48 s on one thread, 0.49-0.54 on
-  // two). `build` counts them still: the filter is what it writes, and the count makes it as small as its
-  // keys (20M copies of one key: 172 KB uncounted).
+  // dedup of files of 8 MiB or more whose records mostly repeat the one before them (mostlyRepeats says
+  // why): not counted where the plan for their size alone reaches every line they can hold (uncountedPlan),
+  // and run on one thread unless --threads says otherwise, counted or not, of any size: such records never
+  // reach a filter, so a helper would have little to decide (docs/PERFORMANCE.md, "A file of runs is not
+  // counted"). `build` counts them still: the filter is what it writes, and the count makes it as small
+  // as its keys.
+  const deduplicating = keep !== undefined; // (build has no use for the lines)
+  const recordEnd = rules.zeroTerminated ? 0 : 10;
   const repeats =
-    keep !== undefined &&
+    deduplicating &&
     !seen &&
     !window &&
     planned !== undefined &&
     planned >= COUNT_FROM_BYTES &&
     readableTwice(files) &&
-    mostlyRepeats(files, rules.zeroTerminated && !rules.csv ? 0 : 10);
+    mostlyRepeats(files, recordEnd);
   if (
     !seen &&
     !window &&
     capacity === undefined &&
     planned !== undefined &&
     countsFirst(files, planned) &&
-    !(repeats && uncountedPlanReaches({ fpRate, inputBytes: planned, ...rules }, files))
+    !(repeats && uncountedPlan({ fpRate, inputBytes: planned, ...rules }, files)?.reaches)
   ) {
     const counting = showProgress(`${what} counted, to size the filter`);
     const { estimate, lines } = await countDistinctKeys({
@@ -493,7 +498,7 @@ async function runEngine(
   try {
     // On two threads a pipe is read in whole blocks, and a block's lines are written a call later: when the
     // next block is slow to come (a stream's writer paused: tail -f), they are written meanwhile.
-    const blocks = readBlocks(files, heap, rules.zeroTerminated ? 0 : 10, true, nextFile, engine !== undefined);
+    const blocks = readBlocks(files, heap, recordEnd, true, nextFile, engine !== undefined);
     const settled = engine ? whenSlow(blocks, SETTLE_MS, () => call(() => engine.settle(write))) : blocks;
     for await (const block of settled) {
       // Read before the push: a push that grows the heap detaches a block read into it (its length is then 0).
@@ -570,33 +575,38 @@ async function partitioned(options: LineDeduperOptions): Promise<PartitionedRun 
 }
 
 /**
- * The package's ready(), as the command says its failure. Under a limit on the address space (ulimit -v)
- * the module cannot be made: V8 reserves a WebAssembly memory's whole range at once (4 GiB and guard
- * regions). Emscripten's glue then wrote two lines of its own to standard error, and the command said
+ * The package's ready(), once, as the command says its failure. Under a limit on the address space
+ * (ulimit -v) the module cannot be made: V8 reserves a WebAssembly memory's whole range at once (4 GiB and
+ * guard regions). Emscripten's glue then wrote two lines of its own to standard error, and the command said
  * "unexpected error: Aborted(RangeError: WebAssembly.instantiate(): Out of memory: ...). Build with -s
- * ASSERTIONS=1 for more info." (an outside pass). What is written to standard error while the module
- * loads is held back (the glue's console.warn was bound when it was imported, so it is caught where it
- * writes), and written after a load that did not fail for want of memory.
+ * ASSERTIONS=1 for more info." (an outside pass). So what is written to standard error while the module
+ * loads is held back (the glue's console.warn was bound when it was imported: it is caught where it
+ * writes), and written after, but for a load that failed for want of memory (nothing else writes then).
  */
-async function ready(): Promise<void> {
-  const write = process.stderr.write;
-  const held: Parameters<typeof write>[] = [];
-  process.stderr.write = ((...args: Parameters<typeof write>) => held.push(args) > 0) as typeof write;
-  let error: unknown;
-  try {
-    await loadModule();
-  } catch (failure) {
-    error = failure;
-  } finally {
-    process.stderr.write = write;
-  }
-  if (error !== undefined && /out of memory/i.test(String((error as Error)?.message)))
-    throw new CuckooFilterError(
-      'OUT_OF_MEMORY',
-      'no memory to load the WebAssembly module (it reserves over 4 GiB of address space)',
-    );
-  for (const args of held) write.apply(process.stderr, args);
-  if (error !== undefined) throw error;
+let moduleLoaded: Promise<void> | undefined;
+function loadModule(): Promise<void> {
+  moduleLoaded ??= (async () => {
+    const write = process.stderr.write;
+    const held: Parameters<typeof write>[] = [];
+    process.stderr.write = ((...args: Parameters<typeof write>) => held.push(args) > 0) as typeof write;
+    let failure: { error: unknown } | undefined;
+    try {
+      await packageReady();
+    } catch (error) {
+      failure = { error };
+    } finally {
+      process.stderr.write = write;
+    }
+    const text = String((failure?.error as Error | undefined)?.message ?? failure?.error);
+    if (failure && /out of memory/i.test(text))
+      throw new CuckooFilterError(
+        'OUT_OF_MEMORY',
+        'no memory to load the WebAssembly module (it reserves over 4 GiB of address space)',
+      );
+    for (const args of held) write.apply(process.stderr, args);
+    if (failure) throw failure.error;
+  })();
+  return moduleLoaded;
 }
 
 /** "1 line", "2 lines". */
@@ -637,7 +647,7 @@ async function dedup(args: string[]): Promise<number> {
   const csv = values.csv === true;
   // The record options are the engine's to check: its INVALID_ARGUMENT, with the flags' names, is a usage
   // error (made now, before any input is opened; a LineDeduper holds nothing until its first block).
-  await ready();
+  await loadModule();
   try {
     new LineDeduper({
       fields: values.fields as string | undefined,
@@ -709,7 +719,7 @@ async function dedup(args: string[]): Promise<number> {
   }
   let seen: CuckooFilter | undefined;
   if (seenStat && !(seenStat.isFile() && seenStat.size === 0)) {
-    await ready();
+    await loadModule();
     try {
       seen = CuckooFilter.import(await readFilterFile(seenPath!));
     } catch (error) {
@@ -810,7 +820,7 @@ async function build(args: string[]): Promise<number> {
     throw new UsageError('build: -o FILTER is required (where to write the filter; - for standard output)');
   const inputs = files.length > 0 ? files : ['-'];
   const fpRate = rate('--fp-rate', values['fp-rate'], BUILD_FP_RATE);
-  await ready();
+  await loadModule();
   capacityWithRate('build', values, fpRate);
   threadsFlag(values);
   const inputBytes = checkInputs(inputs); // before the output is created
@@ -824,7 +834,7 @@ async function build(args: string[]): Promise<number> {
 
 async function loadFilter(path: string | undefined): Promise<CuckooFilter> {
   if (path === undefined) throw new UsageError('a FILTER file is required');
-  await ready();
+  await loadModule();
   const bytes = await readFilterFile(path);
   try {
     return CuckooFilter.import(bytes);

@@ -1,15 +1,17 @@
-// The `cuckoo` command's count of a file's distinct keys, read before the run (cuckoo.ts, runEngine). Here,
-// not in the package's entries: only the command uses it.
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+// The `cuckoo` command's count of a file's distinct keys, read before the run (cuckoo.ts, runEngine), and
+// what decides whether a file is counted: samples of its records (mostlyRepeats) and the plan the run
+// would make without a count (uncountedPlan). Here, not in the package's entries: only the command uses it.
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { ErrorCode } from '../abi.js';
 import {
   checkOptions,
+  type DedupPlan,
   LONG_LINES,
   type LineDeduperOptions,
+  linesToReach,
   makeEngine,
   planDedup,
-  UNKNOWN_SIZE_REACH,
 } from '../dedup.js';
 import { CuckooFilterError, invalid } from '../errors.js';
 import { CuckooFilter } from '../filter.js';
@@ -126,25 +128,39 @@ export class DistinctKeyCounter {
 // What mostlyRepeats reads: RUN_SAMPLES stretches of RUN_SAMPLE_BYTES, spread evenly over the inputs.
 const RUN_SAMPLES = 8;
 const RUN_SAMPLE_BYTES = 32 << 10;
-/** Records the samples must hold for mostlyRepeats to judge them (fewer: long records, a count pays). */
+// A sample of fewer records than this says nothing either way (long records); the samples together must
+// hold RUN_MIN_RECORDS (else a count pays for itself).
+const RUN_SAMPLE_MIN_RECORDS = 8;
 const RUN_MIN_RECORDS = 256;
-/** The share of the sampled records that repeat the record before them from which a file is not counted. */
-export const REPEATS_UNCOUNTED = 0.95;
+// The share of a sample's records that repeat the record before them from which a file is not counted.
+const RUN_SHARE_UNCOUNTED = 0.95;
+
+// A regular file's bytes from `at` into `into`, opened without waiting (a path that became a FIFO since it
+// was checked would hold the main thread, signals too, in an open that waits for a writer): fewer bytes, or
+// none, from anything but a regular file.
+function readStart(file: string, into: Buffer, at: number): number {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    return fstatSync(fd).isFile() ? readSync(fd, into, 0, into.length, at) : 0;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
  * Whether the regular files' records mostly repeat the record before them, by samples of their bytes:
- * at least REPEATS_UNCOUNTED of the records of 8 stretches of 32 KiB spread over them (a record is
- * compared whole: fields and `\r` ends only make more records alike). Then the command does not count
- * the files' distinct keys first: such a record is decided without the filter (line_dedup.hpp), so a
- * count would cost about as much as the run (20M copies of a line from a 280 MB file: 0.49-0.54 s counted,
- * where huniq takes 0.20-0.24), and there are few keys to make room for. A guess that is wrong (runs
- * where the samples fall, distinct keys elsewhere) costs only time and memory: the filter then doubles
- * from the start the file's size gives, as for a file too large to count. False when a file cannot be
- * read (the count or the run says why).
+ * in each of 8 stretches of 32 KiB spread over them that holds 8 records or more, at least
+ * RUN_SHARE_UNCOUNTED of its records repeat the record before them (a record is compared whole: fields
+ * and `\r` ends only make more records alike), and the samples hold 256 records or more. Then `dedup` does
+ * not count the files' distinct keys first: such a record is decided without the filter (line_dedup.hpp),
+ * so a count would cost about as much as the run (docs/PERFORMANCE.md, "A file of runs is not counted"),
+ * and there are few keys to make room for. A wrong guess (runs where the samples fall, distinct keys
+ * elsewhere) costs time and memory, either way, never a line: the filter then doubles from the start
+ * the file's size gives, as for a file too large to count. False when a file cannot be read (the count or
+ * the run says why).
  */
 export function mostlyRepeats(files: readonly string[], recordEnd: number): boolean {
   let records = 0;
-  let repeats = 0;
   try {
     const sizes = files.map((file) => statSync(file).size);
     const total = sizes.reduce((sum, size) => sum + size, 0);
@@ -153,63 +169,57 @@ export function mostlyRepeats(files: readonly string[], recordEnd: number): bool
       let at = Math.floor((total * i) / RUN_SAMPLES);
       let index = 0;
       while (index < sizes.length - 1 && at >= sizes[index]) at -= sizes[index++];
-      const fd = openSync(files[index], 'r');
-      let n: number;
-      try {
-        n = readSync(fd, sample, 0, sample.length, at);
-      } finally {
-        closeSync(fd);
-      }
-      const bytes = sample.subarray(0, n);
+      const bytes = sample.subarray(0, readStart(files[index], sample, at));
       // From a record's start: the file's, or the first after a record end.
       let from = at === 0 ? 0 : bytes.indexOf(recordEnd) + 1;
       if (from === 0 && at !== 0) continue;
+      let held = 0; // this sample's records (each after the sample's first)
+      let repeats = 0;
       let previous = -1;
       let previousEnd = -1;
       for (let end = bytes.indexOf(recordEnd, from); end !== -1; from = end + 1, end = bytes.indexOf(recordEnd, from)) {
         if (previous >= 0) {
-          records++;
+          held++;
           if (end - from === previousEnd - previous && bytes.compare(bytes, previous, previousEnd, from, end) === 0)
             repeats++;
         }
         previous = from;
         previousEnd = end;
       }
-      // Too many records unlike the one before them already (distinct lines: one sample).
-      if (records >= RUN_MIN_RECORDS && records - repeats > (1 - REPEATS_UNCOUNTED) * records) return false;
+      if (held >= RUN_SAMPLE_MIN_RECORDS && repeats < RUN_SHARE_UNCOUNTED * held) return false;
+      records += held;
     }
   } catch {
     return false;
   }
-  return records >= RUN_MIN_RECORDS && repeats >= REPEATS_UNCOUNTED * records;
+  return records >= RUN_MIN_RECORDS;
 }
 
 /**
- * Whether a run of the files not counted first plans a filter that reaches every line they can hold (one
- * line each 2 bytes of `options.inputBytes`), as planDedup plans it from their first block (what the run's
- * LineDeduper sees first). It does at the default rate and down to about 3e-11 for files of a few hundred
- * MB; below that, a start raised for such a size could not double, and the plan keeps one that reaches
- * less (an outside pass: at 2.1e-11 a 280 MB file of runs with 200,000 distinct lines between the samples
- * stopped at 131,084 lines, "the filter is full"). Then the count sizes the filter, as before.
+ * The plan of a run of the files not counted first, as planDedup makes it from their first block (what
+ * the run's LineDeduper sees first), and whether it reaches every line they can hold (linesToReach). It
+ * does at the default rate; at the lowest rates it does not for large files (docs/DEDUP.md: from about
+ * 1 GB at 1e-10, 530 MB at 5e-11, 256 MB at 2.5e-11): a start raised for such a size could not double, and
+ * the plan keeps one that reaches less (an outside pass: at 2.1e-11 a 280 MB file of runs with 200,000
+ * distinct lines between the samples stopped at 131,084 lines, "the filter is full"). Then the count
+ * sizes the filter. Undefined when the files cannot be read.
  */
-export function uncountedPlanReaches(options: LineDeduperOptions, files: readonly string[]): boolean {
-  const bytes = options.inputBytes ?? 0;
-  let first = new Uint8Array(0);
+export function uncountedPlan(
+  options: LineDeduperOptions,
+  files: readonly string[],
+): (DedupPlan & { reaches: boolean }) | undefined {
+  let first = Buffer.alloc(0);
   try {
     for (const file of files) {
-      const fd = openSync(file, 'r');
-      try {
-        const block = Buffer.allocUnsafe(Math.min(BLOCK, statSync(file).size));
-        first = block.subarray(0, readSync(fd, block, 0, block.length, 0));
-      } finally {
-        closeSync(fd);
-      }
+      const block = Buffer.allocUnsafe(BLOCK);
+      first = block.subarray(0, readStart(file, block, 0));
       if (first.length > 0) break;
     }
   } catch {
-    return false;
+    return undefined;
   }
-  return planDedup(options, first).reach >= Math.min(Math.floor(bytes / 2) + 1, UNKNOWN_SIZE_REACH);
+  const plan = planDedup(options, first);
+  return { ...plan, reaches: plan.reach >= linesToReach(options.inputBytes) };
 }
 
 /** The record options a count takes (a LineDeduper's). */
