@@ -155,7 +155,7 @@ function readStart(file: string, into: Buffer, at: number): number {
  * not count the files' distinct keys first: such a record is decided without the filter (line_dedup.hpp),
  * so a count would cost about as much as the run (docs/PERFORMANCE.md, "A file of runs is not counted"),
  * and there are few keys to make room for. A wrong guess (runs where the samples fall, distinct keys
- * elsewhere) costs time and memory, either way, never a line: the filter then doubles from the start
+ * elsewhere) costs time, and memory either way, never a line: the filter then doubles from the start
  * the file's size gives, as for a file too large to count. False when a file cannot be read (the count or
  * the run says why).
  */
