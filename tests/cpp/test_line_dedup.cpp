@@ -575,7 +575,7 @@ TEST_CASE("count_distinct: the keys a deduplicator would make are counted, nothi
 
 TEST_CASE("count_distinct: a run of one key repeated counts as the key once, register for register",
           "[dedup][distinct]") {
-  // The count skips a key that repeats the one before it (mark_repeats): its registers must be those of
+  // The count skips a key that repeats the one before it (keys_kept): its registers must be those of
   // the same keys without the runs, for whole lines and for keys from a field.
   std::mt19937 rng(37);
   for (const bool field : {false, true}) {

@@ -975,8 +975,10 @@ class LineDeduper {
       // A repeat of the key before it adds nothing to the count (keys_kept).
       const std::uint32_t* kept = kept_.data();
       const std::size_t m = keys_kept(base, ranges, n, kept_.data());
-      for (std::size_t j = 0; j < m; ++j)
-        counting_->add(filter_.hash_of(base + ranges[2 * kept[j]], ranges[2 * kept[j] + 1] - ranges[2 * kept[j]]));
+      for (std::size_t j = 0; j < m; ++j) {
+        const std::size_t i = kept[j];
+        counting_->add(filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]));
+      }
     }
     lines_ += count;
     return true;
