@@ -10,12 +10,15 @@ import {
   writeSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
+  realpathSync,
   rmSync,
   statSync,
   truncateSync,
   writeFileSync,
   mkdirSync,
 } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CuckooFilter, planDedup, ready } from '../../js/src/index';
@@ -1610,6 +1613,59 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     const { stdout, helpers } = await inTurns(['--threads', '2'], turns, Buffer.from('a\nd\n'));
     expect(helpers).toBe(1);
     expect(stdout.toString()).toBe(`${turns.join('')}d\n`);
+  }, 60_000);
+
+  test('from a pipe on one thread: read at once while it has bytes, each line written as it comes, a pause anywhere loses nothing', async () => {
+    // A real pipe (a FIFO: the pipes Node gives a child are sockets), blocking for the run as a shell's is:
+    // the test holds the FIFO open read-write (which does not wait for a reader) and writes into it.
+    const fifo = join(dir, 'turns.fifo');
+    rmSync(fifo, { force: true });
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const writer = await open(fifo, 'r+');
+    const input = openSync(fifo, 'r');
+    const child = spawn('node', [bin, 'dedup'], { cwd: dir, stdio: [input, 'pipe', 'pipe'] });
+    closeSync(input);
+    let stdout = '';
+    let stderr = '';
+    let seen: (() => void) | undefined;
+    child.stdout!.on('data', (data: Buffer) => {
+      stdout += data.toString('latin1');
+      seen?.();
+    });
+    child.stderr!.on('data', (data) => {
+      stderr += data;
+    });
+    const ended = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const until = async (want: string) => {
+      while (stdout !== want) await new Promise<void>((resolve) => (seen = resolve));
+    };
+    // Enough distinct lines that the filter doubles (the heap grows) between two reads into it.
+    const burst = Array.from({ length: 300_000 }, (_, i) => `x${String(i).padStart(14, '0')}\n`).join('');
+    let written = '';
+    for (const turn of ['a\n', 'b\n', burst, 'c\n']) {
+      await writer.write(turn);
+      written += turn;
+      await until(written);
+    }
+    // Besides standard input, the run holds the pipe's non-blocking twin, which it reads while it has bytes.
+    const holders = readdirSync(`/proc/${child.pid}/fd`).filter((fd) => {
+      try {
+        return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === realpathSync(fifo);
+      } catch {
+        return false; // closed meanwhile
+      }
+    });
+    expect(holders.length).toBe(2);
+    // A line cut by a pause: its two parts come in two reads, the first made at once, the second waited for.
+    await writer.write('par');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await writer.write('tial\n');
+    await until(`${written}partial\n`);
+    await writer.write('a\nb\nnew\npartial\n');
+    await writer.close();
+    expect(await ended).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toBe(`${written}partial\nnew\n`);
   }, 60_000);
 
   test('a pipe stays on one thread by default (its size is unknown), and takes a helper with --threads 2', () => {

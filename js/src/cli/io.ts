@@ -174,6 +174,28 @@ async function readSome(fd: number, buffer: Uint8Array): Promise<number> {
   }
 }
 
+// A second, non-blocking descriptor of an inherited pipe (opening /proc/self/fd/N gives a pipe a new open
+// file description, whose O_NONBLOCK is its own), or undefined where none can be had.
+function nonBlockingTwin(fd: number): number | undefined {
+  try {
+    return openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+}
+
+// A read of a pipe done at once when it has bytes or has ended (of `twin`, which never waits), else a read
+// of `fd` that waits for them on Node's thread pool. With every read on the thread pool, 20M copies of a
+// line through `cat |` took 0.41-0.60 s, against 0.35-0.55 s so (docs/PERFORMANCE.md, "Runs of one line").
+function readNowOrLater(twin: number, fd: number, into: Uint8Array): Promise<number> {
+  try {
+    return Promise.resolve(readSync(twin, into, 0, into.length, null));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return Promise.reject(error);
+    return readSome(fd, into);
+  }
+}
+
 // A read of a pipe that brings this much found the pipe full (Linux's default capacity): its writer is ahead.
 const PIPE_FULL = 1 << 16;
 // Whole blocks of a pipe (PipeReader): a call into a partitioned run each (a message to its helper and
@@ -274,13 +296,16 @@ function ownBuffers(): BlockBuffers {
  * regular file, two buffers take turns: the next block is read while the caller works on this one (else a
  * dedup waits on each read). Not from a FIFO or device, nor from a
  * pipe unless `readAheadPipes` (a read there can wait for input indefinitely, and a caller that stops
- * early would then wait for it too). With it, standard input that is a pipe is read ahead as well: a
- * dedup of 20M lines (1 GB) through `cat |` took 1.78 times the file's time, reading 64 KiB at a time
- * on the main thread, and 1.12 times with the reads on Node's thread pool, beside the engine. The
- * price: a command that fails in the middle of such an input while its writer is idle reports the error
- * at once but exits only when the writer writes again or closes (the read under way cannot be called
- * off, and Node waits for it at exit). With `wholePipeBlocks`, such a pipe is read in whole blocks
- * (PipeReader; on one thread a read a block kept its writer going best).
+ * early would then wait for it too). With it, standard input that is a pipe is read without making the
+ * caller wait on it: a read a block, made when the block is asked for, at once while the pipe has bytes
+ * or has ended (a read of a non-blocking twin of its descriptor, into `heap`: no copy), else on Node's
+ * thread pool until bytes come; where no twin can be had, read ahead on the thread pool, beside the
+ * caller's work (a dedup of 20M lines (1 GB) through `cat |` took 1.12 times the file's time so, against
+ * 1.78 reading 64 KiB at a time on the main thread before 2026-11-23). The price: a command that fails in
+ * the middle of such an input while its writer is idle reports the error at once but exits only when
+ * the writer writes again or closes (the read under way cannot be called off, and Node waits for it at
+ * exit). With `wholePipeBlocks`, such a pipe is read in whole blocks (PipeReader; on one thread a read a
+ * block kept its writer going best).
  * Into `heap`, if given (the blocks are then views of it), except a regular file this process did not
  * open (standard input redirected from a file): reading ahead, a block whose memory changed while it was
  * read (the wasm heap grew while the caller worked on the previous block) is read again at its offset,
@@ -310,12 +335,19 @@ export async function* readBlocks(
     if (index > 0) await nextFile?.(file);
     let handle: FileHandle | undefined;
     let pending: Promise<number> | undefined;
+    let twin: number | undefined;
     try {
       const inherited = inheritedDescriptor(file);
       handle = file === STDIN || inherited !== undefined ? undefined : await open(file, 'r');
       const fd = handle ? handle.fd : (inherited ?? 0);
       const stat = fstatSync(fd);
-      const readAhead = stat.isFile() || (readAheadPipes && !handle && stat.isFIFO());
+      const inheritedPipe = readAheadPipes && !handle && stat.isFIFO();
+      // Standard input that is a pipe, in whole blocks (two threads), or else a read a block, made when the
+      // block is asked for: at once while the pipe has bytes (`twin`), so it need not be read ahead, and
+      // into `heap` (no copy of each block into it).
+      const pipe = wholePipeBlocks && inheritedPipe ? new PipeReader(fd) : undefined;
+      twin = inheritedPipe && !pipe ? nonBlockingTwin(fd) : undefined;
+      const readAhead = stat.isFile() || (inheritedPipe && twin === undefined);
       let buffers: BlockBuffers;
       if (heap && (handle || !readAhead)) {
         buffers = heap;
@@ -325,13 +357,13 @@ export async function* readBlocks(
       }
       let offset = part.start; // in the file, of the read in flight
       // A part of a regular file (splitInputs) is read with positions, up to its end.
-      // Standard input that is a pipe, read ahead into the command's own buffers.
-      const pipe = wholePipeBlocks && readAhead && stat.isFIFO() ? new PipeReader(fd) : undefined;
       const readNext = pipe
         ? (into: Uint8Array) => pipe.read(into)
-        : part.start === 0 && part.end === undefined
-          ? (into: Uint8Array) => readSome(fd, into)
-          : (into: Uint8Array) => readAt(fd, into, Math.min(into.length, (part.end ?? Infinity) - offset), offset);
+        : twin !== undefined
+          ? (into: Uint8Array) => readNowOrLater(twin!, fd, into)
+          : part.start === 0 && part.end === undefined
+            ? (into: Uint8Array) => readSome(fd, into)
+            : (into: Uint8Array) => readAt(fd, into, Math.min(into.length, (part.end ?? Infinity) - offset), offset);
       let memory = buffers.memory();
       pending = readNext(buffers.view(turn));
       for (;;) {
@@ -364,6 +396,7 @@ export async function* readBlocks(
       if (handle) await pending?.catch(() => {});
       else pending?.catch(() => {});
       await handle?.close();
+      if (twin !== undefined) closeSync(twin);
     }
   }
 }
