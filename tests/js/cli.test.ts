@@ -1668,6 +1668,44 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     expect(stdout).toBe(`${written}partial\nnew\n`);
   }, 60_000);
 
+  test('from a pipe that has bytes at every read, SIGINT and SIGTERM end the run at once, leaving -o as it was', () => {
+    // An outside pass: read at once while the pipe had bytes, the run gave Node's event loop no turn, so
+    // the signal's handler did not run until the input ended (then the run completed and replaced -o,
+    // status 0), or ever with a writer that never stops. This writer stays ahead through a pipe of 1 MiB,
+    // as some writers make theirs, of lines whose keys are long (fields 1 to 1,000 of two); timeout's
+    // SIGKILL ends a run that does not stop (status 137).
+    const out = join(dir, 'signalled.txt');
+    const writer =
+      'import os, fcntl\ntry: fcntl.fcntl(1, 1031, 1 << 20)\nexcept OSError: pass\n' +
+      'block = b"a,b\\n" * 262144\nwhile True: os.write(1, block)';
+    for (const [signal, status] of [
+      ['INT', 130],
+      ['TERM', 143],
+    ]) {
+      writeFileSync(out, 'old\n');
+      const result = sh(
+        `python3 -c '${writer}' 2>/dev/null | timeout -s KILL 30 $CUCKOO dedup -t , -f 1-1000 -o ${out} & ` +
+          `run=$!; sleep 1; kill -${signal} $run; wait $run; echo "status $?"`,
+      );
+      expect(result.stdout.toString()).toBe(`status ${status}\n`);
+      expect(readFileSync(out, 'utf8')).toBe('old\n');
+    }
+  }, 150_000);
+
+  test('a FIFO given by a descriptor open for writing only fails as a read of it does, and keeps its bytes', () => {
+    // An outside pass: a second descriptor of the pipe, opened for reading through /proc, read (and wrote
+    // out) what the FIFO's own reader was to read, before the read of the descriptor itself failed.
+    const fifo = join(dir, 'write-only.fifo');
+    rmSync(fifo, { force: true });
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const result = sh(
+      `exec 4<>${fifo}; printf 'secret\\n' >&4; $CUCKOO dedup /dev/fd/3 3>${fifo}; echo "status $?"; ` +
+        'timeout 10 head -c 7 <&4',
+    );
+    expect(result.stdout.toString()).toBe('status 1\nsecret\n');
+    expect(result.stderr.toString()).toBe('cuckoo: /dev/fd/3: bad file descriptor\n');
+  });
+
   test('a pipe stays on one thread by default (its size is unknown), and takes a helper with --threads 2', () => {
     const big = generate('part-pipe.txt', 1_500_000, 500_000, 17); // about 12 MB
     const { register, log } = counted();

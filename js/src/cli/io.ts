@@ -174,26 +174,50 @@ async function readSome(fd: number, buffer: Uint8Array): Promise<number> {
   }
 }
 
-// A second, non-blocking descriptor of an inherited pipe (opening /proc/self/fd/N gives a pipe a new open
-// file description, whose O_NONBLOCK is its own), or undefined where none can be had.
+// A second, non-blocking descriptor of an inherited pipe that this process may read (opening
+// /proc/self/fd/N gives a pipe a new open file description, whose O_NONBLOCK is its own), or undefined
+// where none can be had. Not of a descriptor opened for writing only: the twin would be a read end all the
+// same, and take bytes meant for the pipe's own reader (a read of the descriptor fails instead).
 function nonBlockingTwin(fd: number): number | undefined {
   try {
+    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1'));
+    // Linux's O_ACCMODE (Node's constants lack it).
+    if (!flags || (Number.parseInt(flags[1], 8) & 3) === constants.O_WRONLY) return undefined;
     return openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
 }
 
-// A read of a pipe done at once when it has bytes or has ended (of `twin`, which never waits), else a read
-// of `fd` that waits for them on Node's thread pool. With every read on the thread pool, 20M copies of a
-// line through `cat |` took 0.41-0.60 s, against 0.35-0.55 s so (docs/PERFORMANCE.md, "Runs of one line").
-function readNowOrLater(twin: number, fd: number, into: Uint8Array): Promise<number> {
-  try {
-    return Promise.resolve(readSync(twin, into, 0, into.length, null));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return Promise.reject(error);
-    return readSome(fd, into);
-  }
+// The event loop gets a turn at least this often from reads of a pipe that has bytes at every read: a
+// signal's handler (cuckoo.ts) runs only in a turn of the loop, and a writer that stays ahead would
+// otherwise keep it from ever running.
+const TURN_MS = 10;
+
+/**
+ * Reads of a pipe done at once when it has bytes or has ended (of `twin`, which never waits), else of `fd`,
+ * waiting for bytes on Node's thread pool. With every read on the thread pool, 20M copies of a line
+ * through `cat |` took 0.41-0.60 s, against 0.35-0.55 s so (docs/PERFORMANCE.md, "Runs of one line").
+ */
+function readsNowOrLater(twin: number, fd: number): (into: Uint8Array) => Promise<number> {
+  let turned = performance.now();
+  return (into) => {
+    let n: number;
+    try {
+      n = readSync(twin, into, 0, into.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return Promise.reject(error);
+      turned = performance.now();
+      return readSome(fd, into);
+    }
+    if (performance.now() - turned < TURN_MS) return Promise.resolve(n);
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        turned = performance.now();
+        resolve(n);
+      }),
+    );
+  };
 }
 
 // A read of a pipe that brings this much found the pipe full (Linux's default capacity): its writer is ahead.
@@ -360,7 +384,7 @@ export async function* readBlocks(
       const readNext = pipe
         ? (into: Uint8Array) => pipe.read(into)
         : twin !== undefined
-          ? (into: Uint8Array) => readNowOrLater(twin!, fd, into)
+          ? readsNowOrLater(twin, fd)
           : part.start === 0 && part.end === undefined
             ? (into: Uint8Array) => readSome(fd, into)
             : (into: Uint8Array) => readAt(fd, into, Math.min(into.length, (part.end ?? Infinity) - offset), offset);
