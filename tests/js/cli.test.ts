@@ -1568,6 +1568,29 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
   });
   const made = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').length - 1 : 0);
 
+  // A child's output as it comes: until(want) resolves once its standard output (latin1) is `want`, and
+  // never if it is not (the test times out).
+  function watched(child: ReturnType<typeof spawn>) {
+    let stdout = '';
+    let stderr = '';
+    let seen: (() => void) | undefined;
+    child.stdout!.on('data', (data: Buffer) => {
+      stdout += data.toString('latin1');
+      seen?.();
+    });
+    child.stderr!.on('data', (data) => {
+      stderr += data;
+    });
+    return {
+      stdout: () => stdout,
+      stderr: () => stderr,
+      ended: new Promise<number | null>((resolve) => child.on('close', resolve)),
+      until: async (want: string) => {
+        while (stdout !== want) await new Promise<void>((resolve) => (seen = resolve));
+      },
+    };
+  }
+
   // `cuckoo dedup` fed by a pipe, lines written to it a turn at a time: each turn's lines are awaited on
   // standard output before the next turn is written (a line held back until more input comes never
   // arrives, and the test times out); then `rest` at once. Returns what the run wrote and the Workers
@@ -1579,27 +1602,16 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
       cwd: dir,
       env: { ...process.env, MADE_LOG: log },
     });
-    const chunks: Buffer[] = [];
-    let stderr = '';
-    let seen: (() => void) | undefined;
-    child.stdout.on('data', (data: Buffer) => {
-      chunks.push(data);
-      seen?.();
-    });
-    child.stderr.on('data', (data) => {
-      stderr += data;
-    });
-    const ended = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const run = watched(child);
     for (const [i, turn] of turns.entries()) {
       child.stdin.write(turn);
       // Every turn's line is new.
-      const want = turns.slice(0, i + 1).join('');
-      while (Buffer.concat(chunks).toString('latin1') !== want) await new Promise<void>((resolve) => (seen = resolve));
+      await run.until(turns.slice(0, i + 1).join(''));
     }
     child.stdin.end(rest);
-    expect(await ended).toBe(0);
-    expect(stderr).toBe('');
-    return { stdout: Buffer.concat(chunks), helpers: made(log) };
+    expect(await run.ended).toBe(0);
+    expect(run.stderr()).toBe('');
+    return { stdout: Buffer.from(run.stdout(), 'latin1'), helpers: made(log) };
   }
 
   test('from a pipe, on two threads, each line is written as it comes (tail -f), not when the next comes', async () => {
@@ -1625,27 +1637,14 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     const input = openSync(fifo, 'r');
     const child = spawn('node', [bin, 'dedup'], { cwd: dir, stdio: [input, 'pipe', 'pipe'] });
     closeSync(input);
-    let stdout = '';
-    let stderr = '';
-    let seen: (() => void) | undefined;
-    child.stdout!.on('data', (data: Buffer) => {
-      stdout += data.toString('latin1');
-      seen?.();
-    });
-    child.stderr!.on('data', (data) => {
-      stderr += data;
-    });
-    const ended = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const until = async (want: string) => {
-      while (stdout !== want) await new Promise<void>((resolve) => (seen = resolve));
-    };
+    const run = watched(child);
     // Enough distinct lines that the filter doubles (the heap grows) between two reads into it.
     const burst = Array.from({ length: 300_000 }, (_, i) => `x${String(i).padStart(14, '0')}\n`).join('');
     let written = '';
     for (const turn of ['a\n', 'b\n', burst, 'c\n']) {
       await writer.write(turn);
       written += turn;
-      await until(written);
+      await run.until(written);
     }
     // Besides standard input, the run holds the pipe's non-blocking twin, which it reads while it has bytes.
     const holders = readdirSync(`/proc/${child.pid}/fd`).filter((fd) => {
@@ -1660,12 +1659,12 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     await writer.write('par');
     await new Promise((resolve) => setTimeout(resolve, 100));
     await writer.write('tial\n');
-    await until(`${written}partial\n`);
+    await run.until(`${written}partial\n`);
     await writer.write('a\nb\nnew\npartial\n');
     await writer.close();
-    expect(await ended).toBe(0);
-    expect(stderr).toBe('');
-    expect(stdout).toBe(`${written}partial\nnew\n`);
+    expect(await run.ended).toBe(0);
+    expect(run.stderr()).toBe('');
+    expect(run.stdout()).toBe(`${written}partial\nnew\n`);
   }, 60_000);
 
   test('from a pipe that has bytes at every read, SIGINT and SIGTERM end the run at once, leaving -o as it was', () => {
