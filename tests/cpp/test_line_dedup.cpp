@@ -853,6 +853,100 @@ TEST_CASE("runs of a repeated record are decided as the filter decides them, on 
   }
 }
 
+namespace {
+
+// Runs long enough to cross dedup_block's 64-byte steps, the 4,096-key pieces and blocks, whose copies'
+// ends are known from the record before (a copy of the record's bytes, end byte included): records of
+// lengths around the compare's words and the step, each run 1 to 4,097 copies. Keys of a length recur
+// (letters a and b), so later runs are seen ones; with "\n", some runs end in "\r\n", and some copies
+// in a run differ from the record before only in that "\r" (the same key, other bytes).
+std::string long_runs(std::mt19937& rng, char end) {
+  std::string in;
+  for (const std::size_t length : {0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 62, 63, 64, 65, 127, 200})
+    for (const std::size_t copies : {1, 2, 3, 64, 65, 4097}) {
+      std::string key;
+      for (std::size_t i = 0; i < length; ++i) key += static_cast<char>('a' + rng() % 2);
+      const bool cr = end == '\n' && rng() % 3 == 0;
+      for (std::size_t c = 0; c < copies; ++c) in += key + (cr != (end == '\n' && rng() % 500 == 0) ? "\r" : "") + end;
+    }
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("long runs of one record: each copy's end found from the record before, on every path", "[dedup]") {
+  std::mt19937 rng(41);
+  for (const unsigned rules : {cuckoo::newline_lines + 0u, cuckoo::zero_terminated + 0u, cuckoo::duplicates + 0u}) {
+    const char end = (rules & cuckoo::zero_terminated) != 0 ? '\0' : '\n';
+    const std::string in = long_runs(rng, end);
+    const std::string expected = reference(in, rules);
+    const auto* p = reinterpret_cast<const std::uint8_t*>(in.data());
+    INFO("rules " << rules);
+    // One block; blocks of 1 byte to 200 KB; the input without its last end byte; and one block in a
+    // window run (which reads every copy's key: a window larger than the keys forgets none).
+    for (const int blocks : {0, 1, 2, 3}) {
+      CAPTURE(blocks);
+      cuckoo::Options o = growing(1e-7, 50);
+      o.max_sub_filters.reset();  // the command's table, which doubles in place
+      cuckoo::CuckooFilter f(o);
+      cuckoo::LineDeduper d(f, rules);
+      if (blocks == 3) REQUIRE(d.remember_last(1'000'000).ok());
+      const std::size_t size = blocks == 2 ? in.size() - 1 : in.size();
+      std::string out;
+      for (std::size_t at = 0; at < size;) {
+        const std::size_t n = blocks % 2 == 0 ? size - at : std::min<std::size_t>(size - at, 1 + rng() % 200'000);
+        REQUIRE(d.push(p + at, n).ok());
+        out.append(reinterpret_cast<const char*>(d.output()), d.output_size());
+        at += n;
+      }
+      REQUIRE(d.finish().ok());
+      out.append(reinterpret_cast<const char*>(d.output()), d.output_size());
+      CHECK(out == (blocks == 2 ? reference(in.substr(0, size), rules) : expected));
+      CHECK(d.lines() == static_cast<std::uint64_t>(std::count(in.begin(), in.end(), end)));
+    }
+    // Two threads, in blocks of up to 100 KB: the main engine's runs, its own keys and the helper's.
+    for (const std::uint32_t cut : {0x40000000u, 0xc0000000u}) {
+      Partitioned run;
+      run.lag = 1;
+      for (int t = 0; t < 2; ++t) {
+        cuckoo::Options o = growing(1e-7, 50);
+        o.max_sub_filters.reset();
+        run.filters.push_back(std::make_unique<cuckoo::CuckooFilter>(o));
+        run.engines.push_back(std::make_unique<cuckoo::LineDeduper>(*run.filters.back(), rules));
+      }
+      REQUIRE(run.engines[0]->share(&cut, 2));
+      for (std::size_t at = 0; at < in.size();) {
+        const std::size_t n = std::min<std::size_t>(in.size() - at, 1 + rng() % 100'000);
+        run.call([&](cuckoo::LineDeduper& d) { return d.push(p + at, n); });
+        at += n;
+      }
+      run.call([](cuckoo::LineDeduper& d) { return d.finish(); });
+      while (!run.in_flight.empty()) run.resolve_one();
+      CHECK(run.out == expected);
+    }
+  }
+  // The count: each distinct key's hash reaches its registers (a HyperLogLog keeps maxima, so the registers
+  // of every key added once are the expected ones).
+  const std::string in = long_runs(rng, '\n');
+  cuckoo::CuckooFilter f(growing(1e-8, 100));
+  cuckoo::LineDeduper d(f);
+  cuckoo::DistinctCount count;
+  d.count_distinct(count);
+  REQUIRE(d.push(reinterpret_cast<const std::uint8_t*>(in.data()), in.size()).ok());
+  REQUIRE(d.finish().ok());
+  cuckoo::DistinctCount expected;
+  for (std::size_t start = 0; start < in.size();) {
+    const std::size_t newline = in.find('\n', start);
+    std::string key = in.substr(start, newline - start);
+    if (!key.empty() && key.back() == '\r') key.pop_back();
+    expected.add(f.hash_of(key.data(), key.size()));
+    start = newline + 1;
+  }
+  CHECK(std::vector<std::uint8_t>(count.registers(), count.registers() + cuckoo::DistinctCount::kRegisters) ==
+        std::vector<std::uint8_t>(expected.registers(), expected.registers() + cuckoo::DistinctCount::kRegisters));
+  CHECK(d.lines() == static_cast<std::uint64_t>(std::count(in.begin(), in.end(), '\n')));
+}
+
 TEST_CASE("a run of repeats after the key that stopped the filter is not decided", "[dedup]") {
   for (const unsigned threads : {1u, 2u}) {
     CAPTURE(threads);
