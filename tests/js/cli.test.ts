@@ -807,7 +807,7 @@ describe('dedup: a file is counted first, and its filter starts at the size its 
 describe('dedup: a count on several threads is the count of one', () => {
   // The command's count (js/dist/esm/cli/distinct.js), run in a child Node process (an ES module with a
   // worker): its estimate and records with 1 to 5 threads, and the runs each reads.
-  const countScript = (files: string[], rules: object, threads: number[]) => `
+  const countScript = (files: string[], rules: object, threads: number[], pieceBytes?: number) => `
     import { readFileSync } from 'node:fs';
     import { ready } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'node.js'))};
     import { countDistinctKeys } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'distinct.js'))};
@@ -818,8 +818,8 @@ describe('dedup: a count on several threads is the count of one', () => {
     const out = [];
     for (const threads of ${JSON.stringify(threads)}) {
       try {
-        const count = await countDistinctKeys({ files, rules, threads, heap: heapBuffers(), usage: (call) => call(), reading() {} });
-        const runs = splitInputs(files, rules.zeroTerminated ? 0 : 10, threads).map((parts) =>
+        const count = await countDistinctKeys({ files, rules, threads, pieceBytes: ${pieceBytes}, heap: heapBuffers(), usage: (call) => call(), reading() {} });
+        const runs = splitInputs(files, rules.zeroTerminated ? 0 : 10, threads, ${pieceBytes ?? 'Infinity'}).map((parts) =>
           parts.map((p) => ({ ...p, bytes: readFileSync(p.file).subarray(p.start, p.end).toString('latin1') })));
         out.push({ threads, ...count, runs });
       } catch (error) {
@@ -827,8 +827,8 @@ describe('dedup: a count on several threads is the count of one', () => {
       }
     }
     console.log(JSON.stringify(out));`;
-  const count = (files: string[], rules: object, threads: number[]) => {
-    const result = spawnSync('node', ['--input-type=module', '-e', countScript(files, rules, threads)], {
+  const count = (files: string[], rules: object, threads: number[], pieceBytes?: number) => {
+    const result = spawnSync('node', ['--input-type=module', '-e', countScript(files, rules, threads, pieceBytes)], {
       cwd: dir,
       maxBuffer: 1 << 28,
     });
@@ -877,6 +877,31 @@ describe('dedup: a count on several threads is the count of one', () => {
       // As many runs as threads, but where the 200 KB line holds two cuts (one is dropped).
       expect(counts.map((c) => c.runs!.length)).toEqual(inputs.length > 1 ? [1, 2, 3, 4] : [1, 2, 3, 5]);
     }
+    // Pieces of at most 20,000 bytes (the command's are 16 MiB), more than the threads, each counted by the
+    // thread that claims it first: the same count, every byte in one piece, none much over the size.
+    for (const [inputs, rules] of [
+      [files, {}],
+      [[nul], { zeroTerminated: true }],
+    ] as const) {
+      const [one, ...several] = count([...inputs], rules, [1, 2, 3], 20_000);
+      for (const c of several) {
+        expect(c.error).toBeUndefined();
+        expect([c.lines, c.estimate]).toEqual([one.lines, one.estimate]);
+        const parts = c.runs!.flat();
+        for (const file of inputs.filter((f) => statSync(f).size > 0))
+          expect(
+            parts
+              .filter((p) => p.file === file)
+              .map((p) => p.bytes)
+              .join(''),
+          ).toBe(readFileSync(file, 'latin1'));
+        expect(c.runs!.length).toBeGreaterThan(10);
+        // Only the piece that holds the 200 KB line is longer than a piece and a record.
+        expect(c.runs!.filter((run) => run.reduce((n, p) => n + p.bytes.length, 0) > 20_000 + 30)).toHaveLength(
+          inputs.length > 1 ? 1 : 0,
+        );
+      }
+    }
     // A file of one record cannot be cut: one run, whatever the threads.
     const one = join(dir, 'split-one.txt');
     writeFileSync(one, 'y'.repeat(300_000));
@@ -893,9 +918,11 @@ describe('dedup: a count on several threads is the count of one', () => {
     expect(failed.error).toBe(`InputError: ${folder}: is a directory`);
   });
 
-  test("a worker that cannot start, or dies, leaves its run to the main thread (the same count); an adversary's crash", () => {
+  test("a worker that cannot start, or dies, leaves its pieces to the main thread (the same count); an adversary's crash", () => {
     // node:worker_threads, for distinct.js only, through a module hook: its second Worker cannot be made
-    // (as under a limit on threads: ERR_WORKER_INIT_FAILED), its third dies at once.
+    // (as under a limit on threads: ERR_WORKER_INIT_FAILED), its third dies at once, its fourth as soon as
+    // it has claimed a piece (this thread waits for that, then ends it: it cannot have sent its registers),
+    // so the pieces it claimed are counted again here, whole.
     const hooks = workerThreadsStub(
       'count-stub',
       'cli/distinct.js',
@@ -906,6 +933,14 @@ describe('dedup: a count on several threads is the count of one', () => {
           if (made === 2) throw new Error('ERR_WORKER_INIT_FAILED (a test)');
           super(...args);
           if (made === 3) this.terminate();
+          if (made === 4) {
+            const { claims, thread } = args[1].workerData;
+            const claimed = new Int32Array(claims);
+            const pause = new Int32Array(new SharedArrayBuffer(4));
+            for (let i = 0; i < 20_000 && !claimed.includes(thread); i++) Atomics.wait(pause, 0, 0, 1);
+            globalThis.claimedByTheDead = claimed.filter((claimant) => claimant === thread).length;
+            this.terminate();
+          }
         }
       }`,
     );
@@ -918,16 +953,19 @@ describe('dedup: a count on several threads is the count of one', () => {
       const { countDistinctKeys } = await import(${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'distinct.js'))});
       const { heapBuffers } = await import(${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'io.js'))});
       await ready();
-      const count = (threads) => countDistinctKeys({ files: [${JSON.stringify(file)}], rules: {}, threads, heap: heapBuffers(), usage: (call) => call(), reading() {} });
+      const count = (threads) => countDistinctKeys({ files: [${JSON.stringify(file)}], rules: {}, threads, pieceBytes: 100_000, heap: heapBuffers(), usage: (call) => call(), reading() {} });
       const one = await count(1);
       const four = await count(4); // workers 1 to 3: made, not made, dead
-      console.log(JSON.stringify({ one, four }));`;
+      const two = await count(2); // its worker dies having claimed pieces
+      console.log(JSON.stringify({ one, four, two, claimed: globalThis.claimedByTheDead }));`;
     const result = spawnSync('node', ['--input-type=module', '-e', script], { cwd: dir });
     expect(result.stderr.toString()).toBe('');
     expect(result.status).toBe(0);
-    const { one, four } = JSON.parse(result.stdout.toString());
+    const { one, four, two, claimed } = JSON.parse(result.stdout.toString());
     expect(one.lines).toBe(200_000);
     expect(four).toEqual(one);
+    expect(claimed).toBeGreaterThan(0);
+    expect(two).toEqual(one);
   });
 
   test('--threads: a whole number from 1 to 256; a file counted on two threads dedups as on one', () => {
@@ -1460,6 +1498,22 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     same(['-z', nul]);
     same(['-f', '1', '-d', '-', big]);
     same(['-'], readFileSync(big));
+  });
+
+  test('a count that fails ends the helper thread started beside it: the error, and the command ends', () => {
+    // A run on two threads starts its helper before the count (it loads the module meanwhile); the count of
+    // a CSV file of 8 MiB or more finds the column missing. Before the helper was ended there, the command
+    // printed the error and then waited for ever on it (a referenced Worker).
+    const big = join(dir, 'count-fails.csv');
+    writeFileSync(big, `id,name\n${Array.from({ length: 600_000 }, (_, i) => `${i},name-${i}\n`).join('')}`);
+    expect(statSync(big).size).toBeGreaterThan(8 << 20);
+    const result = spawnSync('node', [bin, 'dedup', '--csv', '-f', 'nope', '--threads', '2', big], {
+      cwd: dir,
+      timeout: 60_000,
+    });
+    expect(result.stderr.toString()).toContain('no column named "nope"');
+    expect(result.signal).toBeNull();
+    expect(result.status).toBe(2);
   });
 
   test("CSV: headers, quoted newlines, columns by name; and the errors are one thread's", () => {

@@ -1,8 +1,8 @@
-// A thread of the `cuckoo` command's count of distinct keys (distinct.ts, countDistinctKeys): it counts its
-// run of the input's parts and sends back its count's registers, which the main thread merges into its own.
+// A thread of the `cuckoo` command's count of distinct keys (distinct.ts, countDistinctKeys): it counts the
+// pieces of the input it claims and sends back its count's registers, which the main thread merges into its own.
 import { parentPort, workerData } from 'node:worker_threads';
 import { CuckooFilterError, ready } from '../node.js';
-import { type CountJob, type CountMessage, DistinctKeyCounter } from './distinct.js';
+import { type CountJob, type CountMessage, claimPieces, DistinctKeyCounter } from './distinct.js';
 import { heapBuffers, InputError, readBlocks } from './io.js';
 
 const port = parentPort!;
@@ -13,12 +13,15 @@ async function count(): Promise<void> {
   await ready();
   const counter = new DistinctKeyCounter(job.rules);
   try {
-    for await (const block of readBlocks(job.parts, heapBuffers(), job.recordEnd, true, () => counter.nextInput())) {
-      const bytes = block.length; // before the push, which may detach a view of the heap
-      counter.push(block);
-      send({ bytes, lines: counter.lines });
+    const heap = heapBuffers();
+    for (const piece of claimPieces(new Int32Array(job.claims), job.thread)) {
+      for await (const block of readBlocks(job.pieces[piece], heap, job.recordEnd, true, () => counter.nextInput())) {
+        const bytes = block.length; // before the push, which may detach a view of the heap
+        counter.push(block);
+        send({ bytes, lines: counter.lines });
+      }
+      counter.nextInput(); // the piece's last record ends with it (as at the end of a file)
     }
-    counter.nextInput(); // the run's last record ends with it (as at the end of a file)
     send({ registers: counter.registers(), lines: counter.lines });
   } finally {
     counter.dispose();

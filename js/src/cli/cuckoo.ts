@@ -39,7 +39,7 @@ import {
   UsageError,
 } from './io.js';
 import { nodeHelperLink } from '../node_helper.js';
-import { PARTITION_FROM_BYTES, PartitionedRun, SETTLE_MS } from '../partitioned.js';
+import { type HelperLink, PARTITION_FROM_BYTES, PartitionedRun, SETTLE_MS } from '../partitioned.js';
 import { makeProgress } from './progress.js';
 
 const NAME = 'cuckoo';
@@ -441,29 +441,39 @@ async function runEngine(
     planned >= COUNT_FROM_BYTES &&
     readableTwice(files) &&
     mostlyRepeats(files, recordEnd);
-  if (
-    !seen &&
-    !window &&
-    capacity === undefined &&
-    planned !== undefined &&
-    countsFirst(files, planned) &&
-    !(repeats && uncountedPlan({ fpRate, inputBytes: planned, ...rules }, files)?.reaches)
-  ) {
-    const counting = showProgress(`${what} counted, to size the filter`);
-    const { estimate, lines } = await countDistinctKeys({
-      files,
-      rules,
-      threads: countThreads(threadsFlag(values), planned),
-      heap,
-      usage,
-      reading: (next) => {
-        file = next;
-      },
-      progress: counting && ((bytes, counted) => counting.update(bytes, counted)),
-    });
-    counting?.done(lines);
-    capacity = Math.min(MAX_DEDUP_CAPACITY, Math.ceil(estimate * COUNT_ROOM) + 1);
-    file = files[0];
+  const partition =
+    keep !== undefined && runsPartitioned(values, planned) && !(repeats && values.threads === undefined);
+  // A partitioned run's helper starts now: it loads the module (about 0.1 s of a core) while the count
+  // below reads, where it was started after it and the run's first calls waited for it.
+  let helper = partition ? helperLink() : undefined;
+  try {
+    if (
+      !seen &&
+      !window &&
+      capacity === undefined &&
+      planned !== undefined &&
+      countsFirst(files, planned) &&
+      !(repeats && uncountedPlan({ fpRate, inputBytes: planned, ...rules }, files)?.reaches)
+    ) {
+      const counting = showProgress(`${what} counted, to size the filter`);
+      const { estimate, lines } = await countDistinctKeys({
+        files,
+        rules,
+        threads: countThreads(threadsFlag(values), planned),
+        heap,
+        usage,
+        reading: (next) => {
+          file = next;
+        },
+        progress: counting && ((bytes, counted) => counting.update(bytes, counted)),
+      });
+      counting?.done(lines);
+      capacity = Math.min(MAX_DEDUP_CAPACITY, Math.ceil(estimate * COUNT_ROOM) + 1);
+      file = files[0];
+    }
+  } catch (error) {
+    await helper?.terminate();
+    throw error;
   }
   const options = seen
     ? { seen, ...rules }
@@ -471,8 +481,8 @@ async function runEngine(
       ? { fpRate, inputBytes: planned, window, ...rules }
       : { fpRate, capacity, inputBytes: planned, ...rules };
   const progress = showProgress(what);
-  const partition = runsPartitioned(values, planned) && !(repeats && values.threads === undefined);
-  const engine = keep && partition ? await partitioned(options) : undefined;
+  const engine = helper ? await partitioned(options, helper) : undefined;
+  helper = undefined; // the run's now, or ended
   const deduper = engine ? undefined : new LineDeduper(options);
   // The calls, awaited through the command's mapping of errors: the new lines are written before the next
   // call, so a view of the heap will do.
@@ -560,13 +570,22 @@ async function* whenSlow(
   }
 }
 
-// A partitioned run (partitioned.ts); one thread's when the helper cannot start (a limit on threads, no
-// memory for its module): the output is the same.
-async function partitioned(options: LineDeduperOptions): Promise<PartitionedRun | undefined> {
+// A new helper thread for a partitioned run, undefined when none can be made (a limit on threads).
+function helperLink(): HelperLink | undefined {
+  try {
+    return nodeHelperLink();
+  } catch {
+    return undefined;
+  }
+}
+
+// A partitioned run (partitioned.ts) on `link`; one thread's when the helper cannot start (no memory for
+// its module; the link is then ended): the output is the same.
+async function partitioned(options: LineDeduperOptions, link: HelperLink): Promise<PartitionedRun | undefined> {
   try {
     return await PartitionedRun.start(
       options,
-      nodeHelperLink(),
+      link,
       (message) => new InputError(`${message} (--threads 1 runs on one thread)`),
     );
   } catch {

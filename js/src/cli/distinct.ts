@@ -226,9 +226,24 @@ export function uncountedPlan(
 export type CountRules = Pick<LineDeduperOptions, 'zeroTerminated' | 'fields' | 'delimiter' | 'csv'>;
 /** What count_worker.js is given. */
 export interface CountJob {
-  parts: FilePart[];
+  /** The input cut into pieces, each counted by the thread that claims it first (claimPieces). */
+  pieces: FilePart[][];
+  /** An Int32Array's memory: a piece's claimant (0 while unclaimed, else its thread number from 1). */
+  claims: SharedArrayBuffer;
+  /** This worker's thread number (2 and up; the main thread's is 1). */
+  thread: number;
   rules: CountRules;
   recordEnd: number;
+}
+
+/**
+ * The pieces `thread` claims, in order, as it comes to each: a piece is counted by the first thread to
+ * claim it (compareExchange on its claim), so a thread that starts late (a worker loads the module, about
+ * as long as counting 90 MB) counts fewer pieces and no thread waits for another's share.
+ */
+export function* claimPieces(claims: Int32Array, thread: number): Generator<number> {
+  for (let piece = 0; piece < claims.length; piece++)
+    if (Atomics.compareExchange(claims, piece, 0, thread) === 0) yield piece;
 }
 /** What count_worker.js sends: progress after each block, then its registers, or why it failed. */
 export type CountMessage =
@@ -240,8 +255,10 @@ export interface CountRun {
   /** Regular files, read from their start (readableTwice). */
   files: readonly string[];
   rules: CountRules;
-  /** The count's threads: the inputs are split into as many runs, all but the first counted by workers. */
+  /** The count's threads: this one and threads - 1 workers, each counting the pieces it claims first. */
   threads: number;
+  /** On several threads, the pieces' most bytes (default COUNT_PIECE_BYTES; tests take less). */
+  pieceBytes?: number;
   /** Read into these (the main thread's run). */
   heap: BlockBuffers;
   /** Calls into the core, through the command's mapping of INVALID_ARGUMENT to its errors. */
@@ -252,44 +269,63 @@ export interface CountRun {
   progress?(bytes: number, lines: number): void;
 }
 
+// The count's pieces are at most this long (more pieces than threads): a thread claims the next piece when
+// it is done with one, so the threads end within about a piece's time of each other (16 MiB: 10-20 ms).
+const COUNT_PIECE_BYTES = 16 << 20;
+
 /**
  * The distinct keys of the inputs, about (DistinctKeyCounter), and their records. With threads > 1 and no
  * CSV (a CSV record may hold newlines, so a file cannot be cut at one), the inputs are cut at record ends
- * into runs (splitInputs) counted at once, the first on this thread and each other by a worker, and their
- * counts merged: the same estimate as one thread's, to the bit. A worker that cannot start or dies (too
- * many threads for the user's limit, no memory for its module) leaves its run to this thread: only an
- * input's error is the count's error.
+ * into pieces of at most COUNT_PIECE_BYTES (splitInputs), counted at once by this thread and threads - 1
+ * workers, each piece by the thread that claims it first (claimPieces), and their counts merged: the same
+ * estimate as one thread's, to the bit. A worker that cannot start or dies (too many threads for the
+ * user's limit, no memory for its module) leaves the pieces it claimed to this thread: only an input's
+ * error is the count's error.
  */
 export async function countDistinctKeys(run: CountRun): Promise<{ estimate: number; lines: number }> {
   const recordEnd = run.rules.zeroTerminated && !run.rules.csv ? 0 : 10;
   const counter = run.usage(() => new DistinctKeyCounter(run.rules));
   const workers: Worker[] = [];
   try {
-    const runs = splitInputs(run.files, recordEnd, run.rules.csv ? 1 : run.threads);
-    const workerLines = new Array<number>(runs.length).fill(0);
+    const threads = run.rules.csv ? 1 : run.threads;
+    const pieces = splitInputs(
+      run.files,
+      recordEnd,
+      threads,
+      threads > 1 ? (run.pieceBytes ?? COUNT_PIECE_BYTES) : Infinity,
+    );
+    const claims = new Int32Array(new SharedArrayBuffer(4 * pieces.length));
+    const workerLines = new Array<number>(threads).fill(0);
     let failed: Error | undefined; // an input's error in a worker, which stops this thread's reading too
     const sum = (lines: number) => workerLines.reduce((a, b) => a + b, lines);
-    // Each worker's registers, or undefined when this thread is to count its run.
-    const results = runs.slice(1).map((parts, i): Promise<Uint8Array | undefined> => {
+    // Each worker's registers, or undefined when this thread is to count the pieces it claimed.
+    const results = Array.from({ length: pieces.length > 1 ? threads - 1 : 0 }, (_, i) => {
+      const thread = i + 2;
       let worker: Worker;
       try {
         // Not this process's Node options (execArgv): some are refused in a worker (--input-type).
         worker = new Worker(new URL('./count_worker.js', import.meta.url), {
-          workerData: { parts, rules: run.rules, recordEnd } satisfies CountJob,
+          workerData: {
+            pieces,
+            claims: claims.buffer as SharedArrayBuffer,
+            thread,
+            rules: run.rules,
+            recordEnd,
+          } satisfies CountJob,
           execArgv: [],
           stdout: true, // the module's own messages (a failed instantiation prints some) are not the command's
           stderr: true,
         });
       } catch {
-        return Promise.resolve(undefined);
+        return { thread, registers: Promise.resolve(undefined) };
       }
       workers.push(worker);
-      return new Promise((resolve, reject) => {
+      const registers = new Promise<Uint8Array | undefined>((resolve, reject) => {
         let settled = false;
         const settle = (registers: Uint8Array | undefined, error?: Error) => {
           if (settled) return; // its count is in: the thread's end after it is not a failure
           settled = true;
-          if (!registers) workerLines[i + 1] = 0; // this thread counts the run again
+          if (!registers) workerLines[thread - 1] = 0; // this thread counts its pieces again
           if (error) {
             failed ??= error;
             reject(error);
@@ -299,43 +335,43 @@ export async function countDistinctKeys(run: CountRun): Promise<{ estimate: numb
           if ('failed' in message)
             settle(undefined, message.failed === 'input' ? new InputError(message.message) : undefined);
           else if ('registers' in message) {
-            workerLines[i + 1] = message.lines;
+            workerLines[thread - 1] = message.lines;
             settle(message.registers);
           } else {
-            workerLines[i + 1] = message.lines;
+            workerLines[thread - 1] = message.lines;
             run.progress?.(message.bytes, sum(counter.lines));
           }
         });
         worker.on('error', () => settle(undefined));
         worker.on('exit', () => settle(undefined));
       });
+      // Rejections are taken at once (a failing worker must not be an unhandled rejection while this
+      // thread reads), and thrown below.
+      registers.catch(() => {});
+      return { thread, registers };
     });
-    // Rejections are taken at once (a failing worker must not be an unhandled rejection while this thread
-    // reads), and thrown below.
-    for (const result of results) result.catch(() => {});
     const nextFile = (file: string) => {
       run.usage(() => counter.nextInput());
       run.reading(file);
     };
-    const countHere = async (parts: FilePart[]) => {
-      run.reading(parts[0]?.file ?? run.files[0]);
-      for await (const block of readBlocks(parts, run.heap, recordEnd, true, nextFile)) {
+    let counted = 0; // pieces counted here
+    const countHere = async (piece: FilePart[]) => {
+      // The last record of the piece before ends first (it ended at a cut, or its file).
+      if (counted++ > 0) run.usage(() => counter.nextInput());
+      run.reading(piece[0]?.file ?? run.files[0]);
+      for await (const block of readBlocks(piece, run.heap, recordEnd, true, nextFile)) {
         if (failed) throw failed;
         const bytes = block.length; // before the push, as in the run
         run.usage(() => counter.push(block));
         run.progress?.(bytes, sum(counter.lines));
       }
     };
-    await countHere(runs[0]);
-    for (const [i, result] of results.entries()) {
-      const registers = await result;
-      if (registers) {
-        counter.merge(registers);
-      } else {
-        // A run of its own: the last record of the one before ends first (it ended at a cut, or its file).
-        run.usage(() => counter.nextInput());
-        await countHere(runs[i + 1]);
-      }
+    for (const piece of claimPieces(claims, 1)) await countHere(pieces[piece]);
+    for (const { thread, registers } of results) {
+      const theirs = await registers;
+      if (theirs) counter.merge(theirs);
+      // The worker is gone: the pieces it claimed are counted here, whole.
+      else for (const [piece, claimant] of claims.entries()) if (claimant === thread) await countHere(pieces[piece]);
     }
     const lines = sum(0);
     const estimate = run.usage(() => counter.end());

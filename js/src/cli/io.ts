@@ -433,14 +433,20 @@ export interface FilePart {
 }
 
 /**
- * Regular files split into at most `runs` runs of parts, for as many readers: cut near equal shares of their
- * bytes, each cut just after a record's end byte (`recordEnd`) or at a file's start, so that every record is
- * in one run whole. Fewer runs when records reach past the cuts. Empty files are left out: they hold no
- * record, and a file's end ends its last record with or without them (not so for CSV headers: CSV input
- * is not split). The inputs are regular files that checkInputs accepted.
+ * Regular files split into runs of parts for `readers` readers: as many runs, or more where a run would be
+ * over `runBytes` (as many as that takes), at most; cut near equal shares of their bytes, each cut just after a
+ * record's end byte (`recordEnd`) or at a file's start, so that every record is in one run whole. Fewer
+ * runs when records reach past the cuts. Empty files are left out: they hold no record, and a file's end
+ * ends its last record with or without them (not so for CSV headers: CSV input is not split). The inputs
+ * are regular files that checkInputs accepted.
  */
-export function splitInputs(files: readonly string[], recordEnd: number, runs: number): FilePart[][] {
-  if (runs <= 1) return [files.map((file) => ({ file, start: 0 }))];
+export function splitInputs(
+  files: readonly string[],
+  recordEnd: number,
+  readers: number,
+  runBytes = Number.POSITIVE_INFINITY,
+): FilePart[][] {
+  if (readers <= 1) return [files.map((file) => ({ file, start: 0 }))];
   const sizeOf = (file: string) => {
     try {
       return statSync(file).size;
@@ -455,6 +461,7 @@ export function splitInputs(files: readonly string[], recordEnd: number, runs: n
     total += input.size;
   }
   if (total === 0) return [files.map((file) => ({ file, start: 0 }))];
+  const runs = Math.max(readers, Math.ceil(total / runBytes));
   // The first record boundary at or after `position` (global): after the first end byte at or after
   // position - 1 in its file, or that file's end.
   const boundary = (position: number): number => {
