@@ -101,6 +101,15 @@ function(cuckoo_plain_wasm_module name source)
 endfunction()
 
 cuckoo_wasm_module(cuckoo_wasm cpp/wasm/bindings.cpp createCuckooModule)
+# The main module uses WebAssembly SIMD (simd128) where it pays: detail::byte_mask64, the deduplicator's
+# line ends 16 bytes a compare (wasm_module.ts says so at ready() where a runtime lacks it). Only there:
+# LLVM's vectorizers stay off, at compile time and in the LTO link, as they made the module 3.8 KB larger
+# gzipped (vectorized loops in the joins, the import, the batches; their speed not measured). The Redis and lite modules
+# have no deduplicator and no SIMD.
+target_compile_options(cuckoo_wasm_objects PRIVATE -msimd128 -fno-vectorize -fno-slp-vectorize)
+foreach(target cuckoo_wasm cuckoo_wasm_cjs cuckoo_wasm_names)
+  target_link_options(${target} PRIVATE -msimd128 "SHELL:-Wl,-mllvm,-vectorize-loops=false" "SHELL:-Wl,-mllvm,-vectorize-slp=false")
+endforeach()
 cuckoo_wasm_module(cuckoo_redis_wasm cpp/wasm/redis_bindings.cpp createRedisModule)
 # The lite entry's module: the same core with growth, joins and semi-sorted buckets compiled out.
 cuckoo_plain_wasm_module(cuckoo_lite_wasm cpp/wasm/lite_bindings.cpp)

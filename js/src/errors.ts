@@ -6,7 +6,7 @@ export type CuckooFilterErrorCode =
   | 'OUT_OF_MEMORY' // the table does not fit in the WebAssembly heap (4 GiB at most)
   | 'CAPACITY_EXCEEDED' // a growing filter reached its chain limit, or merged fingerprints do not fit
   | 'NOT_READY' // a filter was created before `await ready()`
-  | 'UNSUPPORTED'; // cuckoo-wasm/lite was asked for what only the full entry has (growth, joins, semi-sorted buckets)
+  | 'UNSUPPORTED'; // cuckoo-wasm/lite was asked for what only the full entry has (growth, joins, semi-sorted buckets), or the runtime has no WebAssembly SIMD
 
 /** The error every failure of this package throws, except a key of the wrong type (a TypeError). */
 export class CuckooFilterError extends Error {

@@ -1,6 +1,7 @@
 // The package's main WebAssembly module (cpp/wasm/bindings.cpp): loaded once, shared by every filter.
 import createCuckooModule from './generated/cuckoo_wasm.js';
 import deflatedWasm from './generated/cuckoo_wasm_binary.js';
+import { CuckooFilterError } from './errors.js';
 import type { FilterModule } from './filter_base.js';
 import { moduleLoader } from './wasm_loader.js';
 
@@ -71,8 +72,21 @@ export interface CuckooModule extends FilterModule {
   dedupFinish(handle: number): number;
 }
 
+// The module uses WebAssembly SIMD (simd128: the deduplicator finds line ends 16 bytes a compare), which
+// every runtime the README names has (Node 16.4+, Bun, Deno, Chrome 91+, Firefox 89+, Safari 16.4+). One
+// without it would refuse the binary with a compile error about an opcode; so ready() first validates the
+// smallest module with a SIMD instruction (a function returning v128.const 0) and says what is missing.
+const SIMD_PROBE = [0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 5, 1, 0x60, 0, 1, 0x7b, 3, 2, 1, 0, 10, 22, 1, 20, 0, 0xfd, 12];
+const NO_SIMD =
+  'this runtime has no WebAssembly SIMD (simd128), which the cuckoo-wasm module needs: Node 16.4+, Bun, ' +
+  'Deno, Chrome 91+, Firefox 89+ and Safari 16.4+ have it; cuckoo-wasm/lite runs without it';
+
 const loader = moduleLoader(
-  createCuckooModule,
+  (options: { wasmBinary: Uint8Array }) => {
+    if (!WebAssembly.validate(Uint8Array.from([...SIMD_PROBE, ...new Array<number>(16).fill(0), 11])))
+      throw new CuckooFilterError('UNSUPPORTED', NO_SIMD);
+    return createCuckooModule(options);
+  },
   deflatedWasm,
   'the WebAssembly module is not loaded yet: `await ready()` (or use `await CuckooFilter.create(options)`)',
 );

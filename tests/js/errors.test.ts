@@ -185,6 +185,42 @@ test('creating a filter before ready() gives NOT_READY', () => {
   });
 });
 
+test('ready() where the runtime has no WebAssembly SIMD rejects with UNSUPPORTED saying so, and may be retried', async () => {
+  // A runtime without SIMD refuses every module that has a SIMD instruction: WebAssembly.validate, stubbed.
+  const validate = WebAssembly.validate;
+  const asked: ArrayBuffer[] = [];
+  WebAssembly.validate = (bytes: BufferSource) => {
+    asked.push(new Uint8Array(bytes as ArrayBuffer).slice().buffer);
+    return false;
+  };
+  let fresh: typeof import('../../js/src/index') | undefined;
+  try {
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      fresh = require('../../js/src/index') as typeof import('../../js/src/index');
+    });
+    await expect(fresh!.ready()).rejects.toThrow(
+      expect.objectContaining({
+        code: 'UNSUPPORTED',
+        message: expect.stringMatching(
+          /^this runtime has no WebAssembly SIMD \(simd128\), .* Safari 16\.4\+ have it; cuckoo-wasm\/lite runs without it$/,
+        ),
+      }),
+    );
+    expect(() => new fresh!.CuckooFilter({ capacity: 10 })).toThrow(expect.objectContaining({ code: 'NOT_READY' }));
+  } finally {
+    WebAssembly.validate = validate;
+  }
+  // What it asked about is a module with a SIMD instruction, valid here (Node has SIMD); the load works now.
+  expect(asked).toHaveLength(1);
+  expect(validate(asked[0])).toBe(true);
+  expect(new Uint8Array(asked[0]).includes(0xfd)).toBe(true); // the SIMD opcodes' prefix
+  await fresh!.ready();
+  const filter = new fresh!.CuckooFilter({ capacity: 10 });
+  expect(filter.add('a')).toBe(true);
+  filter.dispose();
+});
+
 test('CuckooFilterError is an Error with a name and a code', () => {
   const e = new CuckooFilterError('BAD_FORMAT', 'x');
   expect(e).toBeInstanceOf(Error);
