@@ -831,6 +831,7 @@ describe('dedup: a count on several threads is the count of one', () => {
     const result = spawnSync('node', ['--input-type=module', '-e', countScript(files, rules, threads, pieceBytes)], {
       cwd: dir,
       maxBuffer: 1 << 28,
+      timeout: 120_000, // a bound, not a measure (each count here takes well under a second)
     });
     expect(result.stderr.toString()).toBe('');
     return JSON.parse(result.stdout.toString()) as {
@@ -902,10 +903,12 @@ describe('dedup: a count on several threads is the count of one', () => {
         );
       }
     }
-    // A file of one record cannot be cut: one run, whatever the threads.
+    // A file of one record cannot be cut: one run, whatever the threads, and found so at the first cut (with
+    // pieces of a byte, each cut's position was read to the end again: 2 MB took minutes).
     const one = join(dir, 'split-one.txt');
-    writeFileSync(one, 'y'.repeat(300_000));
+    writeFileSync(one, 'y'.repeat(2_000_000));
     expect(count([one], {}, [4]).map((c) => [c.runs!.length, c.lines])).toEqual([[1, 1]]);
+    expect(count([one], {}, [2], 1).map((c) => [c.runs!.length, c.lines])).toEqual([[1, 1]]);
   });
 
   test("a counting thread's failure is the command's error, named by its file", () => {
@@ -939,8 +942,19 @@ describe('dedup: a count on several threads is the count of one', () => {
             const pause = new Int32Array(new SharedArrayBuffer(4));
             for (let i = 0; i < 20_000 && !claimed.includes(thread); i++) Atomics.wait(pause, 0, 0, 1);
             globalThis.claimedByTheDead = claimed.filter((claimant) => claimant === thread).length;
-            this.terminate();
+            this.dying = true;
           }
+        }
+        // The fourth: its first message (its progress after a block) is delivered, then it is ended, and
+        // nothing more of it is heard.
+        on(event, listener) {
+          if (!this.dying || event !== 'message') return super.on(event, listener);
+          return super.on(event, (message) => {
+            if (this.dead) return;
+            this.dead = true;
+            listener(message);
+            this.terminate();
+          });
         }
       }`,
     );
@@ -953,7 +967,13 @@ describe('dedup: a count on several threads is the count of one', () => {
       const { countDistinctKeys } = await import(${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'distinct.js'))});
       const { heapBuffers } = await import(${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'io.js'))});
       await ready();
-      const count = (threads) => countDistinctKeys({ files: [${JSON.stringify(file)}], rules: {}, threads, pieceBytes: 100_000, heap: heapBuffers(), usage: (call) => call(), reading() {} });
+      // The bytes its progress reports, which add up to the file's (a dead worker's pieces counted again
+      // reported their bytes twice).
+      const count = async (threads) => {
+        let bytes = 0;
+        const counted = await countDistinctKeys({ files: [${JSON.stringify(file)}], rules: {}, threads, pieceBytes: 100_000, heap: heapBuffers(), usage: (call) => call(), reading() {}, progress: (read) => { bytes += read; } });
+        return { ...counted, bytes };
+      };
       const one = await count(1);
       const four = await count(4); // workers 1 to 3: made, not made, dead
       const two = await count(2); // its worker dies having claimed pieces
@@ -963,6 +983,7 @@ describe('dedup: a count on several threads is the count of one', () => {
     expect(result.status).toBe(0);
     const { one, four, two, claimed } = JSON.parse(result.stdout.toString());
     expect(one.lines).toBe(200_000);
+    expect(one.bytes).toBe(statSync(file).size);
     expect(four).toEqual(one);
     expect(claimed).toBeGreaterThan(0);
     expect(two).toEqual(one);

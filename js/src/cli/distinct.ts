@@ -296,6 +296,7 @@ export async function countDistinctKeys(run: CountRun): Promise<{ estimate: numb
     );
     const claims = new Int32Array(new SharedArrayBuffer(4 * pieces.length));
     const workerLines = new Array<number>(threads).fill(0);
+    const workerBytes = new Array<number>(threads).fill(0); // what each worker's progress reported
     let failed: Error | undefined; // an input's error in a worker, which stops this thread's reading too
     const sum = (lines: number) => workerLines.reduce((a, b) => a + b, lines);
     // Each worker's registers, or undefined when this thread is to count the pieces it claimed.
@@ -339,6 +340,7 @@ export async function countDistinctKeys(run: CountRun): Promise<{ estimate: numb
             settle(message.registers);
           } else {
             workerLines[thread - 1] = message.lines;
+            workerBytes[thread - 1] += message.bytes;
             run.progress?.(message.bytes, sum(counter.lines));
           }
         });
@@ -355,6 +357,7 @@ export async function countDistinctKeys(run: CountRun): Promise<{ estimate: numb
       run.reading(file);
     };
     let counted = 0; // pieces counted here
+    let shown = 0; // bytes a dead worker's progress reported, which its pieces counted here do not report again
     const countHere = async (piece: FilePart[]) => {
       // The last record of the piece before ends first (it ended at a cut, or its file).
       if (counted++ > 0) run.usage(() => counter.nextInput());
@@ -363,15 +366,21 @@ export async function countDistinctKeys(run: CountRun): Promise<{ estimate: numb
         if (failed) throw failed;
         const bytes = block.length; // before the push, as in the run
         run.usage(() => counter.push(block));
-        run.progress?.(bytes, sum(counter.lines));
+        const again = Math.min(bytes, shown);
+        shown -= again;
+        run.progress?.(bytes - again, sum(counter.lines));
       }
     };
     for (const piece of claimPieces(claims, 1)) await countHere(pieces[piece]);
     for (const { thread, registers } of results) {
       const theirs = await registers;
-      if (theirs) counter.merge(theirs);
+      if (theirs) {
+        counter.merge(theirs);
+        continue;
+      }
       // The worker is gone: the pieces it claimed are counted here, whole.
-      else for (const [piece, claimant] of claims.entries()) if (claimant === thread) await countHere(pieces[piece]);
+      shown = workerBytes[thread - 1];
+      for (const [piece, claimant] of claims.entries()) if (claimant === thread) await countHere(pieces[piece]);
     }
     const lines = sum(0);
     const estimate = run.usage(() => counter.end());

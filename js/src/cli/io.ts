@@ -485,9 +485,13 @@ export function splitInputs(
   };
   const cuts = [0];
   for (let i = 1; i < runs; i++) {
-    // From the last cut at the least: a long record holding several shares' positions is read once.
+    // From the last cut at the least: a long record holding several shares' positions is read once. One
+    // that ends the input ends the cutting (every later position would be read to the end again: with a
+    // run a 16 MiB, a last record of 600 MiB took 1.7 s of reads, and 2.1 GB of -z records without a NUL
+    // 19 s, before the count began; an outside pass).
     const cut = boundary(Math.max(Math.floor((total * i) / runs), cuts[cuts.length - 1]));
-    if (cut > cuts[cuts.length - 1] && cut < total) cuts.push(cut);
+    if (cut >= total) break;
+    if (cut > cuts[cuts.length - 1]) cuts.push(cut);
   }
   cuts.push(total);
   return cuts.slice(1).map((to, i) => {
