@@ -124,9 +124,9 @@ inline constexpr std::uint64_t kByteLows = 0x0101010101010101ULL;
 }
 
 // Bit k set where byte k of data[0, 64) is `byte`: four 16-byte compares, each one mask of 16 bits
-// (WebAssembly SIMD's i8x16.eq and i8x16.bitmask, SSE2's pcmpeqb and pmovmskb natively). In wasm the
-// line ends of 10M log lines (527 MB) took 55-60 ms less this way than a word at a time, a sixth of a
-// count's time (docs/PERFORMANCE.md, "WebAssembly SIMD").
+// (WebAssembly SIMD's i8x16.eq and i8x16.bitmask, SSE2's pcmpeqb and pmovmskb natively). In wasm a count
+// of 10M log lines (527 MB, one thread) took 278-288 ms this way against 336 ms a word at a time
+// (docs/PERFORMANCE.md, "WebAssembly SIMD for the line ends").
 [[nodiscard]] inline std::uint64_t byte_mask64(const std::uint8_t* data, std::uint8_t byte) noexcept {
 #if defined(__wasm_simd128__)
   const v128_t pattern = wasm_i8x16_splat(static_cast<std::int8_t>(byte));
