@@ -825,6 +825,7 @@ class DoublingFilter {
       }
     }
     fill_limit_ = limit;
+    touch_last_ = byte_size() >= detail::BucketTable::kPrefetchBothEndsBytes ? kBucketBytes - 1 : 0;
   }
 
   [[nodiscard]] static std::uint32_t fixed_of(Slot v) noexcept {
@@ -1310,12 +1311,20 @@ class DoublingFilter {
   }
 
   // In wasm a prefetch is a real load, kept alive through prefetch_sink_ (detail::PrefetchSink).
+  // A bucket of 10, 12 or 20 bytes (20-, 24- and 40-bit slots) may end in the cache line after its first
+  // byte's: a 20-byte one in four. In a table past the second-level cache touch() loads its last byte too,
+  // as detail::BucketTable::prefetch does (touch_last_): touching the first byte alone left that second
+  // line to miss when the bucket was read, after the group's overlapped misses. In a smaller table the
+  // second load is of the first byte again (no branch, no second copy of each loop).
+  static constexpr bool kBucketMayStraddle = 64 % kBucketBytes != 0;
   [[nodiscard]] std::uint8_t touch(std::uint32_t bucket) const noexcept {
     const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
 #if defined(__wasm__)
+    if constexpr (kBucketMayStraddle) return static_cast<std::uint8_t>(p[0] ^ p[touch_last_]);
     return *p;
 #else
     __builtin_prefetch(p);
+    if constexpr (kBucketMayStraddle) __builtin_prefetch(p + touch_last_);
     return 0;
 #endif
   }
@@ -1371,6 +1380,7 @@ class DoublingFilter {
   std::uint64_t occupied_ = 0;     // slots holding an entry: size_ and the copies of version 7
   unsigned version_ = 7;           // DoublingOptions::version
   std::uint64_t fill_limit_ = 0;   // fill_limit(), set whenever the table changes size
+  unsigned touch_last_ = 0;        // the second byte of a bucket touch() loads (set with fill_limit_)
   unsigned horizon_ = 0;           // the most doublings adds may make now (set_fill_limit), at most max_doublings_
   std::uint64_t length_counts_[kSlotBits] = {};  // entries by F + e
   AddFailure failure_ = AddFailure::none;
