@@ -1203,19 +1203,23 @@ class DoublingFilter {
   }
 
   [[nodiscard]] int free_slot(std::uint32_t bucket) const noexcept {
+    const unsigned free = free_slots(bucket);
+    return free == 0 ? -1 : std::countr_zero(free);
+  }
+  // The empty slots of a bucket, bit s for slot s.
+  [[nodiscard]] unsigned free_slots(std::uint32_t bucket) const noexcept {
     if constexpr (kPackedInBucket) {
       // A slot is empty exactly when its tail (its low W - F bits, where every entry has its marker) is 0:
       // the bucket's two words of two slots, their lanes' tails tested at once as pair_matches does, not
       // four slots unpacked and compared one by one.
       const SlotPairs w = slot_pairs(bucket);
-      const unsigned full = occupied_lanes(w.first) | (occupied_lanes(w.second) << 2);
-      return full == 0xF ? -1 : std::countr_one(full);
+      return ~(occupied_lanes(w.first) | (occupied_lanes(w.second) << 2)) & 0xFu;
     }
     Slot v[kBucketSize];
     read_bucket(bucket, v);
-    for (unsigned s = 0; s < kBucketSize; ++s)
-      if (v[s] == 0) return static_cast<int>(s);
-    return -1;
+    unsigned free = 0;
+    for (unsigned s = 0; s < kBucketSize; ++s) free |= static_cast<unsigned>(v[s] == 0) << s;
+    return free;
   }
 
   void store(std::uint32_t bucket, unsigned s, Slot v) noexcept { put(std::uint64_t{bucket} * kBucketSize + s, v); }
@@ -1244,15 +1248,23 @@ class DoublingFilter {
 
   // Stores the key's entry in a free slot of its pair, the first bucket's if it has one; false when both
   // are full.
+  // While first_bucket_decides_, the first bucket when it has room (the invariant). Else the emptier of
+  // the two, which keeps the buckets of a doubled table evenly loaded, so that kick-out walks start
+  // later: a doubled table passes through the loads where they are long in every generation.
   bool store_if_room(const Place& at) noexcept {
-    for (const std::uint32_t bucket : {at.i1, at.i2}) {
-      if (const int s = free_slot(bucket); s >= 0) {
-        store_empty(bucket, static_cast<unsigned>(s), at.value);
-        counted_in(at.value);
-        return true;
+    std::uint32_t bucket = at.i1;
+    unsigned free = free_slots(at.i1);
+    if (free == 0 || (!first_bucket_decides_ && (free & (free - 1)) == 0)) {
+      const unsigned free2 = free_slots(at.i2);
+      if (std::popcount(free2) > std::popcount(free)) {
+        bucket = at.i2;
+        free = free2;
       }
     }
-    return false;
+    if (free == 0) return false;
+    store_empty(bucket, static_cast<unsigned>(std::countr_zero(free)), at.value);
+    counted_in(at.value);
+    return true;
   }
 
   // Stores the key's entry, kicking residents out along a walk of at most max_kicks steps when both
