@@ -756,7 +756,7 @@ TEST_CASE("in place: within a bucket, an entry's ext bits take all their values 
     const unsigned k = position_bits - 32;
     // The positions h of bucket i: floor(h N / 2^P) = i, N = N0 2^g; hashes made from them (top 32 bits
     // and low k bits), with random fixed fingerprints between.
-    using u128 = unsigned __int128;
+    __extension__ using u128 = unsigned __int128;  // __extension__: GCC's -Wpedantic
     const u128 buckets = u128{base} << g;
     const std::uint64_t i = static_cast<std::uint64_t>(buckets / 3);
     const auto first = static_cast<std::uint64_t>(((u128{i} << position_bits) + buckets - 1) / buckets);

@@ -1246,11 +1246,11 @@ class DoublingFilter {
     }
   }
 
-  // Stores the key's entry in a free slot of its pair, the first bucket's if it has one; false when both
-  // are full.
-  // While first_bucket_decides_, the first bucket when it has room (the invariant). Else the emptier of
-  // the two, which keeps the buckets of a doubled table evenly loaded, so that kick-out walks start
-  // later: a doubled table passes through the loads where they are long in every generation.
+  // Stores the key's entry in a free slot of its pair; false when both are full. While
+  // first_bucket_decides_, in the first bucket when it has room (the invariant). Else, when the first
+  // would be left full (one free slot or none), in the emptier of the two: the buckets of a table that
+  // has doubled stay evenly loaded, so that kick-out walks start later (such a table passes through the
+  // loads where they are long in every generation).
   bool store_if_room(const Place& at) noexcept {
     std::uint32_t bucket = at.i1;
     unsigned free = free_slots(at.i1);
@@ -1324,10 +1324,11 @@ class DoublingFilter {
 
   // In wasm a prefetch is a real load, kept alive through prefetch_sink_ (detail::PrefetchSink).
   // A bucket of 10, 12 or 20 bytes (20-, 24- and 40-bit slots) may end in the cache line after its first
-  // byte's: a 20-byte one in four. In a table past the second-level cache touch() loads its last byte too,
-  // as detail::BucketTable::prefetch does (touch_last_): touching the first byte alone left that second
-  // line to miss when the bucket was read, after the group's overlapped misses. In a smaller table the
-  // second load is of the first byte again (no branch, no second copy of each loop).
+  // byte's: a 20-byte one in four, a 10- or 12-byte one in eight. In a table of 4 MiB or more (twice a
+  // second-level cache) touch() loads its last byte too, as detail::BucketTable::prefetch does
+  // (touch_last_): touching the first byte alone left that second line to miss when the bucket was read,
+  // after the group's overlapped misses. In a smaller table the second load is of the first byte again
+  // (no branch, no second copy of each loop).
   static constexpr bool kBucketMayStraddle = 64 % kBucketBytes != 0;
   [[nodiscard]] std::uint8_t touch(std::uint32_t bucket) const noexcept {
     const std::uint8_t* p = table_ + std::uint64_t{bucket} * kBucketBytes;
