@@ -112,6 +112,8 @@ class CuckooFilter {
   }
 #endif
 
+  // A filter moved from may only be destroyed or assigned to: its tables went with the move, and any other
+  // call on it reads none (a filter that doubles in place crashed on contains(), an outside review found).
   CuckooFilter(CuckooFilter&&) noexcept = default;
   CuckooFilter& operator=(CuckooFilter&&) noexcept = default;
 
