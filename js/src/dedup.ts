@@ -232,7 +232,8 @@ export interface DedupPlan {
   growth: number;
   /**
    * The table's slot width, from the rate: 40 bits at the default (16 fixed fingerprint bits and 23 that
-   * doublings give up); 16 to 32 for looser rates given (docs/GROWTH.md).
+   * doublings give up); 16 to 32 for looser rates given, the width of the last doublings where the first
+   * tables have narrower slots that widen as it doubles (docs/GROWTH.md).
    */
   slotBits: number;
   /** The most doublings at this rate (each takes an index bit from the entries already there). */
@@ -264,7 +265,7 @@ export interface LineDedupStats {
   /** How often the table has doubled in place (0 for a `seen` filter that does not). */
   doublings: number;
   /**
-   * The width of the table's slots (40 at the default rate, 16 to 32 at looser ones, or what a `seen`
+   * The width of the table's slots now (40 at the default rate, 16 to 32 at looser ones, or what a `seen`
    * filter read from an export has: each holds a fingerprint and the index bits a doubling uses), or for a
    * `seen` filter that does
    * not double, its first sub-filter's fingerprint bits.

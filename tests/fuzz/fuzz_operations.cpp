@@ -13,8 +13,9 @@
 // give the same results and stay byte for byte the same (the batch paths are separate code). Keys 48-63
 // are integer keys: `filter` takes them through the integer API (single calls, and whole batches of them
 // when bit 6 of the op byte is set), `shadow` as their 8 little-endian bytes, which is the same key.
-// Byte 0 with bits 7 and 5 set and bit 6 clear: growth in place (growth 2 alone; byte 1 mod 3: 0, 40-bit
-// slots at fp_rate 0.001, what a filter gets; 1, 32-bit slots at 1e-6; 2, 16-bit slots at 0.001). Removes are checked
+// Byte 0 with bits 7 and 5 set and bit 6 clear: growth in place (growth 2 alone; byte 1 mod 7: 0, 40-bit
+// slots at fp_rate 0.001; 1, 32-bit slots at 1e-6; 2, 3 and 4, 16-, 20- and 24-bit slots; 5 and 6, slots that
+// widen, 16 to 20 bits and 20 to 24, what a filter gets at 0.0004 and 3e-5). Removes are checked
 // there too (removing an added key never loses another: doubling_filter.hpp), and an add op with bit 5 set adds 64 +
 // key byte fresh keys "bulk-<n>" in one add_many (singly to `shadow`), so that a short input doubles the table often.
 #include <cstdio>
@@ -43,11 +44,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool in_place = growth && !semi_sorted && (data[0] & 0x20) != 0;
   if (in_place) {
     options.growth = 2;
-    // Each slot width, at a rate it doubles at.
-    const unsigned width = data[1] % 5;
-    constexpr unsigned kWidths[] = {40, 32, 16, 20, 24};
-    constexpr double kRates[] = {0.001, 1e-6, 0.001, 0.001, 1e-4};
-    options.slot_bits = kWidths[width];
+    // Each slot width, at a rate it doubles at; and (0) slots that widen at the first doubling: from 16 to 20
+    // bits at 0.0004, from 20 to 24 at 3e-5.
+    const unsigned width = data[1] % 7;
+    constexpr unsigned kWidths[] = {40, 32, 16, 20, 24, 0, 0};
+    constexpr double kRates[] = {0.001, 1e-6, 0.001, 0.001, 1e-4, 0.0004, 3e-5};
+    if (kWidths[width] != 0) options.slot_bits = kWidths[width];
     options.fp_rate = kRates[width];
   } else {
     options.semi_sorted = semi_sorted;

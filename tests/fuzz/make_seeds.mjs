@@ -13,7 +13,7 @@ mkdirSync(join(out, 'operations'), { recursive: true });
   // The first byte is the harness's switch (odd: re-seal the checksum), then the export.
   writeFileSync(join(out, 'deserialize', `golden-${i}`), Buffer.concat([Buffer.from([0]), bytes]));
   writeFileSync(join(out, 'deserialize', `golden-${i}-resealed`), Buffer.concat([Buffer.from([1]), bytes]));
-  writeFileSync(join(out, 'deserialize', `golden-${i}-header`), Buffer.concat([Buffer.from([1]), bytes.subarray(0, bytes[4] === 5 ? 64 : 56)]));
+  writeFileSync(join(out, 'deserialize', `golden-${i}-header`), Buffer.concat([Buffer.from([1]), bytes.subarray(0, bytes[4] >= 5 ? 64 : 56)]));
 });
 const ops = (b, f, capacity, kicks, pairs) => Buffer.from([b, f, capacity, kicks, ...pairs.flat()]);
 const fill = Array.from({ length: 120 }, (_, i) => [0, i % 64]);
@@ -41,3 +41,6 @@ const inPlace = Array.from({ length: 120 }, (_, i) => (i % 6 === 0 ? [0x20, 200]
 writeFileSync(join(out, 'operations', 'in-place-16'), ops(0xA0, 2, 1, 50, inPlace));
 writeFileSync(join(out, 'operations', 'in-place-32'), ops(0xA0, 3, 1, 50, inPlace));
 writeFileSync(join(out, 'operations', 'in-place-batches'), ops(0xA0, 4, 1, 20, [...inPlace.slice(0, 30), ...batches]));
+// Slots that widen at the first doubling (byte 1: 5, 16 to 20 bits; 6, 20 to 24).
+writeFileSync(join(out, 'operations', 'in-place-widen-16'), ops(0xA0, 5, 1, 50, inPlace));
+writeFileSync(join(out, 'operations', 'in-place-widen-20'), ops(0xA0, 6, 1, 20, [...inPlace.slice(0, 30), ...batches]));

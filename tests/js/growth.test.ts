@@ -220,11 +220,12 @@ const LIMIT_7_RATE = 6.5e-11;
 describe('growth in place (growth 2)', () => {
   test('one table that doubles: every key kept, the getters and the summary say so', () => {
     using f = new CuckooFilter({ capacity: 1000, growth: 2 });
-    // At the default rate, 0.001: 20-bit slots (the narrowest that double 23 times within it).
+    // At the default rate, 0.001: 16-bit slots while the table is small, 20 from its sixth doubling (20 bits
+    // are the narrowest that double 23 times within it; the first doublings leave rate for narrower ones).
     expect([f.growsInPlace, f.growth, f.fingerprintBits, f.doublings, f.maxDoublings, f.subFilterCount]).toEqual([
       true,
       2,
-      20,
+      16,
       0,
       23,
       1,
@@ -237,16 +238,22 @@ describe('growth in place (growth 2)', () => {
     expect(f.hasMany(keys('p', 30_000)).every(Boolean)).toBe(true);
     expect(f.expectedFpRate).toBeLessThan(0.001);
     expect(String(f)).toContain('growth: 2, doublings: 5/23');
+    expect(f.fingerprintBits).toBe(16);
+    expect(f.addMany(keys('q', 40_000)).every(Boolean)).toBe(true);
+    expect([f.doublings, f.fingerprintBits]).toEqual([7, 20]);
+    expect(f.hasMany(keys('p', 30_000)).every(Boolean)).toBe(true);
     // The width from the rate: 16 bits from about 0.0028 up, 20 from 1.9e-4, 24 from 1.2e-5, 32 from 4.5e-8,
-    // else 40; below about 2e-9, fewer doublings.
+    // else 40; below about 2e-9, fewer doublings. Where the first doublings leave rate to spare the first
+    // table's slots are 4 bits narrower, and widen as it doubles (0.001: 16 bits, 20 from the sixth
+    // doubling; 1e-4: 20, 24 from the twelfth).
     const widths = [0.01, 0.001, 1e-4, 1e-6, 1e-8].map((fpRate) => {
       using w = new CuckooFilter({ capacity: 1000, fpRate, growth: 2 });
       return [w.fingerprintBits, w.maxDoublings];
     });
     expect(widths).toEqual([
       [16, 23],
+      [16, 23],
       [20, 23],
-      [24, 23],
       [32, 23],
       [40, 23],
     ]);
@@ -300,12 +307,13 @@ describe('growth in place (growth 2)', () => {
     expect(g.export()).toEqual(f.export());
   });
 
-  test('export (format version 7), chunks and JSON round-trip, and the copy grows like the original', async () => {
+  test('export (format version 8), chunks and JSON round-trip, and the copy grows like the original', async () => {
     using f = new CuckooFilter({ capacity: 300, growth: 2, seed: 5n });
     f.addMany(keys('e', 4000));
     f.deleteMany(keys('e', 1000));
     const bytes = f.export();
-    expect(bytes[4]).toBe(7);
+    expect(bytes[4]).toBe(8); // slots that widen (16 bits now, 20 from the sixth doubling): bytes 58 and 59
+    expect([bytes[58], bytes[59]]).toEqual([6, 0]);
     using g = CuckooFilter.import(bytes);
     expect([g.growsInPlace, g.doublings, g.size]).toEqual([true, f.doublings, 3000]);
     using h = await CuckooFilter.importChunks(f.exportChunks(333));

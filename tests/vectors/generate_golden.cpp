@@ -157,12 +157,13 @@ int main() {
         f.sub_filter_count(), results.c_str(), f.size(), hex(bytes.data(), bytes.size()).c_str());
     first = false;
   }
-  // Filters that double in place (growth 2, format version 7; golden_v5.json and golden_v6.json keep the
-  // earlier versions', frozen), with the slot width their rate gives: 16-bit slots doubled twice, 32-bit
-  // slots once, with deletes of every third key after the doubling, 40-bit slots twice, with deletes, 20-
-  // and 24-bit slots twice, and 16-bit slots doubled 8 times from the smallest table, so that the first
-  // entries ran out of ext bits and were copied into both halves (then every third key removed: copies of
-  // removed keys stay).
+  // Filters that double in place (growth 2, format version 7, and 8 where the slots widen; golden_v5.json,
+  // golden_v6.json and golden_v7.json keep the earlier versions', frozen), with the slot widths their rate
+  // gives: 16-bit slots doubled twice, 32-bit slots once, with deletes of every third key after the doubling,
+  // 40-bit slots twice, with deletes, slots of 16 bits (0.001) and of 20 (1e-4) that widen later, doubled
+  // twice, 16-bit slots doubled 8 times from the smallest table, so that the first entries ran out of ext
+  // bits and were copied into both halves (then every third key removed: copies of removed keys stay), and
+  // slots that widened from 16 to 20 bits and from 20 to 24 at the first doubling.
   struct InPlaceCase {
     std::uint64_t capacity;
     const char* fp_rate;
@@ -176,7 +177,11 @@ int main() {
                                              {250, "1e-09", 500, 4242, 3000, true},
                                              {150, "0.001", 500, 5150, 2000, false},
                                              {200, "0.0001", 300, 2024, 3000, true},
-                                             {1, "0.01", 500, 77, 200000, true}};
+                                             {1, "0.01", 500, 77, 200000, true},
+                                             // Slots that widen (version 8): 16 to 20 bits after the first
+                                             // doubling, and 20 to 24 after it, with deletes.
+                                             {150, "0.0004", 500, 808, 2000, false},
+                                             {150, "0.00003", 500, 909, 3000, true}};
   std::printf("\n  ],\n  \"in_place\": [\n");
   first = true;
   for (const auto& c : in_place) {

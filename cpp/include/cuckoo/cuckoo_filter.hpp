@@ -168,7 +168,7 @@ class CuckooFilter {
   }
   bool add_hash(std::uint64_t hash) {
     if (in_place_now()) [[unlikely]]
-      return in_place([&](auto& t) { return t.add_hash(hash); });
+      return add_widening(hash);
     return add_located(locate_hash(hash));
   }
   [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept {
@@ -279,7 +279,10 @@ class CuckooFilter {
 
   // --- whole filter -----------------------------------------------------------------------------------
   void clear() noexcept {
-    if (in_place_now()) return in_place([](auto& t) { t.clear(); });
+    if (in_place_now()) {
+      in_place([](auto& t) { t.clear(); });
+      return narrow_to_plan();  // the first table's slots
+    }
     head_.table.clear();
     head_.size = 0;
     tail_.clear();
@@ -361,7 +364,10 @@ class CuckooFilter {
     if (in_place_now()) return in_place([](const auto& t) { return t.num_buckets(); });
     return head_.num_buckets;
   }
-  [[nodiscard]] unsigned fingerprint_bits() const noexcept { return layout_.fingerprint_bits; }
+  // In place: the slot width of the table now (its slots may widen as it doubles: WidthPlan).
+  [[nodiscard]] unsigned fingerprint_bits() const noexcept {
+    return in_place_now() ? in_place([](const auto& t) { return t.kSlotBits; }) : layout_.fingerprint_bits;
+  }
   // Growth in place: whether this filter has it, how often its table has doubled, and how often it may.
   [[nodiscard]] bool grows_in_place() const noexcept { return in_place_now(); }
   [[nodiscard]] unsigned doublings() const noexcept {
@@ -801,20 +807,36 @@ class CuckooFilter {
 
   // --- growth in place --------------------------------------------------------------------------------
   [[nodiscard]] static DoublingOptions in_place_options(const Layout& layout) noexcept {
-    return {layout.capacity, layout.max_kicks, layout.seed, layout.max_doublings, true, layout.in_place_version};
+    const WidthPlan plan = layout.widen_at[0] == 0
+                               ? WidthPlan{}
+                               : WidthPlan{layout.fingerprint_bits, {layout.widen_at[0], layout.widen_at[1]}};
+    return {layout.capacity, layout.max_kicks, layout.seed, layout.max_doublings, true, layout.in_place_version, plan};
   }
   [[nodiscard]] format::InPlaceTable in_place_table() const noexcept {
     return in_place([](const auto& t) {
-      return format::InPlaceTable{t.data(), t.byte_size(), t.size(), t.generation()};
+      return format::InPlaceTable{t.kSlotBits, t.data(), t.byte_size(), t.size(), t.generation()};
     });
   }
   [[nodiscard]] CUCKOO_COLD Status adopt_in_place(format::Chain& chain) {
     const auto options = in_place_options(chain.layout);
     const format::InPlaceInfo& info = chain.in_place;
     std::uint8_t* slots = chain.slots.release();
-    return in_place_member(chain.layout.fingerprint_bits, [&](auto& table) {
-      return std::remove_reference_t<decltype(*table)>::adopt(options, info.generation, info.item_count, slots, table);
-    });
+    if (Status s = in_place_member(info.slot_bits,
+                                   [&](auto& table) {
+                                     return std::remove_reference_t<decltype(*table)>::adopt(
+                                         options, info.generation, info.item_count, slots, table);
+                                   });
+        !s.ok())
+      return s;
+    return keep_spares() ? Status{} : Status::error(ErrorCode::out_of_memory, "cannot allocate the filter");
+  }
+  // A table wider than its first (its slots widened) keeps the objects of the narrower tables at hand, so
+  // that moving back to them (a failed add, clear()) needs no memory. false: one could not be had.
+  [[nodiscard]] CUCKOO_COLD bool keep_spares() noexcept {
+    const unsigned first = layout_.fingerprint_bits;
+    if ((table20_ || table24_) && first == 16 && !spare16_) spare16_ = NarrowTable::shell();
+    if (table24_ && first <= 20 && !spare20_) spare20_ = Table20::shell();
+    return !((table20_ || table24_) && first == 16 && !spare16_) && !(table24_ && first <= 20 && !spare20_);
   }
   // Hashes the keys in groups of the table's batch size and hands each to group(hashes, first key, count),
   // which returns false to stop.
@@ -828,24 +850,157 @@ class CuckooFilter {
       if (!group(hashes, start, n)) return;
     }
   }
-  // The adds of a batch (results already not_tried), or add-if-absent.
+  // The adds of a batch (results already not_tried), or add-if-absent. A key whose add the table refused
+  // because its slots must widen first (needs_wider) is added alone (add_widening), and the batch goes on.
   template <class HashAt>
   std::size_t add_in_place(HashAt&& hash_at, std::size_t count, std::uint8_t* results, bool if_absent) {
     std::size_t added = 0;
     in_place_groups(hash_at, count, [&](const std::uint64_t* hashes, std::size_t start, std::size_t n) {
-      bool stopped = false;
-      added += in_place([&](auto& t) { return t.add_group(hashes, n, results + start, if_absent, stopped); });
-      return !stopped;
+      for (std::size_t from = 0; from < n;) {
+        bool stopped = false;
+        added += in_place(
+            [&](auto& t) { return t.add_group(hashes + from, n - from, results + start + from, if_absent, stopped); });
+        if (!stopped) return true;
+        if (last_add_failure() != AddFailure::needs_wider) return false;
+        from = add_stopped_widening(hashes, results + start, from, added);
+        if (from == 0) return false;
+      }
+      return true;
     });
     return added;
   }
+
+  // A batch's key from `from` on that the table refused for needs_wider (results[j] stopped_here): added
+  // alone (add_widened), its result set. The key after it, or 0 when the batch ends there.
+  [[nodiscard]] [[gnu::noinline]] CUCKOO_COLD std::size_t add_stopped_widening(const std::uint64_t* hashes,
+                                                                               std::uint8_t* results, std::size_t from,
+                                                                               std::size_t& added) noexcept {
+    std::size_t j = from;
+    while (results[j] != static_cast<std::uint8_t>(KeyResult::stopped_here)) ++j;
+    // Key j was found absent (if_absent) or is added whatever it is: it needed a doubling.
+    const bool ok = add_widened(hashes[j]);
+    added += ok;
+    const KeyResult r = ok ? KeyResult::yes : NarrowTable::refused_result(last_add_failure());
+    results[j] = static_cast<std::uint8_t>(r);
+    return r == KeyResult::stopped_here ? 0 : j + 1;
+  }
+  // An add to the table that doubles, widening its slots where its plan says (format version 8): when the
+  // table refuses a key because the doubling it needs is one that widens (needs_wider), it doubles to
+  // there, moves its entries to slots 4 bits wider, doubles, and adds again. A failed add leaves the table
+  // as it was, width and all.
+  bool add_widening(std::uint64_t hash) noexcept {
+    if (in_place([&](auto& t) { return t.add_hash(hash); })) [[likely]]
+      return true;
+    return last_add_failure() == AddFailure::needs_wider && add_widened(hash);
+  }
+  [[nodiscard]] [[gnu::noinline]] CUCKOO_COLD bool add_widened(std::uint64_t hash) noexcept {
+    const unsigned before = in_place_generation();
+    for (;;) {
+      // The table is as the add found it (it undid its doublings): grow it through the next widening.
+      AddFailure why = grow_through_widening();
+      if (why == AddFailure::none) {
+        if (in_place([&](auto& t) { return t.add_hash(hash); })) return true;
+        why = last_add_failure();
+        if (why == AddFailure::needs_wider) continue;
+      }
+      shrink_in_place_to(before);
+      in_place([&](auto& t) { t.note_failure(why); });
+      return false;
+    }
+  }
+  [[nodiscard]] unsigned in_place_generation() const noexcept {
+    return in_place([](const auto& t) { return t.generation(); });
+  }
+  // Doubles the table up to its next widening, moves its entries to slots 4 bits wider (take_slots) and
+  // doubles that. On failure, whatever it did is undone: none, or why.
+  CUCKOO_COLD AddFailure grow_through_widening() noexcept {
+    const unsigned before = in_place_generation();
+    const auto widen = [&](auto& narrow, auto& spare, auto& wide) -> AddFailure {
+      while (narrow->plan().bits_at(narrow->generation() + 1, 0) == NarrowOf<decltype(narrow)>::kSlotBits)
+        if (const AddFailure why = narrow->double_in_place(); why != AddFailure::none) return why;
+      // The narrower object is kept without its table (spare), so that undoing the widening needs no memory.
+      if (!widen_slots(narrow, spare, wide)) return AddFailure::out_of_memory;
+      if (const AddFailure why = wide->double_in_place(); why != AddFailure::none) {
+        narrow_to_plan();  // as it was: its entries fit, none was added since
+        return why;
+      }
+      return AddFailure::none;
+    };
+    AddFailure why = AddFailure::growth_limit;
+    if (narrow_ && narrow_->plan().widens())
+      why = widen(narrow_, spare16_, table20_);
+    else if (table20_ && table20_->plan().widens())
+      why = widen(table20_, spare20_, table24_);
+    if (why != AddFailure::none) shrink_in_place_to(before);
+    return why;
+  }
+  template <class Ptr>
+  using NarrowOf = typename std::remove_reference_t<Ptr>::element_type;
+  // Halves the table back to `generation` doublings, narrowing its slots where its plan says: what undoes a
+  // failed add's growth.
+  CUCKOO_COLD void shrink_in_place_to(unsigned generation) noexcept {
+    while (in_place_generation() > generation) {
+      in_place([](auto& t) { t.halve_in_place(); });
+      narrow_to_plan();
+    }
+  }
+  // Moves the entries of a table wider than its plan says for its size (one that was halved, or cleared)
+  // to slots as narrow as that, into the object kept at the widening (spare16_, spare20_; made here if
+  // there is none, and left wider if that cannot be had).
+  CUCKOO_COLD void narrow_to_plan() noexcept {
+    const auto narrow = [](auto& wide, auto& spare, auto& into) {
+      if (!spare) spare = std::remove_reference_t<decltype(spare)>::element_type::shell();
+      if (!spare || !spare->take_slots(*wide)) return false;
+      into = std::move(spare);
+      wide.reset();  // without a table now
+      return true;
+    };
+    for (bool narrowed = true; narrowed;) {
+      narrowed = false;
+      if (table24_ && table24_->plan().widens() && table24_->plan().bits_at(table24_->generation(), 0) < 24)
+        narrowed = narrow(table24_, spare20_, table20_);
+      else if (table20_ && table20_->plan().widens() && table20_->plan().bits_at(table20_->generation(), 0) < 20)
+        narrowed = narrow(table20_, spare16_, narrow_);
+    }
+  }
   // Merge and union of two tables that double: into a copy, so that a failure leaves this one as it was.
   [[nodiscard]] CUCKOO_COLD Status combine_in_place(const CuckooFilter& other, detail::Combine mode) {
-    const auto into_copy = [&](auto& mine, const auto& theirs) -> Status {
-      using Table = std::remove_reference_t<decltype(*mine)>;
-      std::unique_ptr<Table> work;
-      if (Status s = Table::copy_of(*mine, work); !s.ok()) return detail::merge_copy_out_of_memory();
-      const AddFailure why = work->absorb(*theirs, mode == detail::Combine::set_union);
+    // The copy is grown to the other's size first, so that its slots are at least as wide as the other's
+    // (the same plan): absorb() doubles too, but a doubling that widens the slots is the filter's. Where the
+    // joined entries fill the copy up to such a doubling (needs_wider), the join starts again from a copy
+    // that doubled once more.
+    // An other filter with no entry moves nothing here, whatever its size (an outside review found a merge
+    // with an emptied filter that doubled this one to its size).
+    if (other.in_place([](const auto& t) { return t.occupied() == 0; })) return {};
+    unsigned size = other.in_place_generation();
+    for (;;) {
+      CuckooFilter work;
+      work.layout_ = layout_;
+      work.hasher_ = hasher_;
+      const Status copied = in_place([&](const auto& t) {
+        using Table = std::remove_cvref_t<decltype(t)>;
+        return Table::copy_of(t, work.template table_member<Table>());
+      });
+      if (!copied.ok()) return detail::merge_copy_out_of_memory();
+      AddFailure why = AddFailure::none;
+      while (why == AddFailure::none && work.in_place_generation() < size) why = work.double_once();
+      // The other's entries in slots as wide as the copy's: its own table, or a copy of it widened (the
+      // same plan: the other has doubled less).
+      CuckooFilter wider;
+      const CuckooFilter* theirs = &other;
+      if (why == AddFailure::none && other.fingerprint_bits() != work.fingerprint_bits()) {
+        if (!wider.copy_widened(other, work.fingerprint_bits())) return detail::merge_copy_out_of_memory();
+        theirs = &wider;
+      }
+      if (why == AddFailure::none)
+        why = work.in_place([&](auto& mine) {
+          using Table = std::remove_cvref_t<decltype(mine)>;
+          return mine.absorb(*theirs->template table_member<Table>(), mode == detail::Combine::set_union);
+        });
+      if (why == AddFailure::needs_wider) {
+        size = work.in_place_generation() + 1;
+        continue;
+      }
       if (why == AddFailure::out_of_memory)
         return Status::error(ErrorCode::out_of_memory,
                              "cannot double the table for the merge (this filter was left unchanged)");
@@ -863,15 +1018,73 @@ class CuckooFilter {
         return Status::error(ErrorCode::capacity_exceeded, "the merged fingerprints do not fit in " +
                                                                std::to_string(layout_.max_doublings) +
                                                                " doublings (this filter was left unchanged)");
-      if (Status s = detail::check_joined_rate(work->expected_fp_rate(), work->rate_limit()); !s.ok()) return s;
-      mine = std::move(work);
+      if (Status s = work.in_place(
+              [](const auto& t) { return detail::check_joined_rate(t.expected_fp_rate(), t.rate_limit()); });
+          !s.ok())
+        return s;
+      // The joined table may be wider than this one was: its narrower objects are had first.
+      spare16_.swap(work.spare16_);
+      spare20_.swap(work.spare20_);
+      const bool spares = work.keep_spares();
+      spare16_.swap(work.spare16_);
+      spare20_.swap(work.spare20_);
+      if (!spares) return detail::merge_copy_out_of_memory();
+      packed_ = std::move(work.packed_);
+      narrow_ = std::move(work.narrow_);
+      table20_ = std::move(work.table20_);
+      table24_ = std::move(work.table24_);
+      wide_ = std::move(work.wide_);
       return {};
-    };
-    return packed_    ? into_copy(packed_, other.packed_)
-           : narrow_  ? into_copy(narrow_, other.narrow_)
-           : table20_ ? into_copy(table20_, other.table20_)
-           : table24_ ? into_copy(table24_, other.table24_)
-                      : into_copy(wide_, other.wide_);
+    }
+  }
+  // This filter a copy of `from`'s table (same options, the same plan) with its slots widened to `bits`.
+  [[nodiscard]] CUCKOO_COLD bool copy_widened(const CuckooFilter& from, unsigned bits) noexcept {
+    layout_ = from.layout_;
+    hasher_ = from.hasher_;
+    const Status copied = from.in_place([&](const auto& t) {
+      using Table = std::remove_cvref_t<decltype(t)>;
+      return Table::copy_of(t, table_member<Table>());
+    });
+    if (!copied.ok()) return false;
+    while (fingerprint_bits() < bits) {
+      const bool widened = narrow_    ? widen_slots(narrow_, spare16_, table20_)
+                           : table20_ ? widen_slots(table20_, spare20_, table24_)
+                                      : false;
+      if (!widened) return false;
+    }
+    return fingerprint_bits() == bits;
+  }
+  // Moves the table's entries to slots 4 bits wider (take_slots), keeping the emptied object in `spare`.
+  template <class Narrow, class Wide>
+  [[nodiscard]] static bool widen_slots(std::unique_ptr<Narrow>& narrow, std::unique_ptr<Narrow>& spare,
+                                        std::unique_ptr<Wide>& wide) noexcept {
+    std::unique_ptr<Wide> table = Wide::shell();
+    if (!table || !table->take_slots(*narrow)) return false;
+    wide = std::move(table);
+    spare = std::move(narrow);
+    return true;
+  }
+  // One doubling of the table, or the doubling that widens its slots (grow_through_widening).
+  CUCKOO_COLD AddFailure double_once() noexcept {
+    const AddFailure why = in_place([](auto& t) { return t.double_in_place(); });
+    return why == AddFailure::needs_wider ? grow_through_widening() : why;
+  }
+  template <class Table>
+  [[nodiscard]] const std::unique_ptr<Table>& table_member() const noexcept {
+    return const_cast<CuckooFilter*>(this)->table_member<Table>();
+  }
+  template <class Table>
+  [[nodiscard]] std::unique_ptr<Table>& table_member() noexcept {
+    if constexpr (std::is_same_v<Table, PackedTable>)
+      return packed_;
+    else if constexpr (std::is_same_v<Table, NarrowTable>)
+      return narrow_;
+    else if constexpr (std::is_same_v<Table, Table20>)
+      return table20_;
+    else if constexpr (std::is_same_v<Table, Table24>)
+      return table24_;
+    else
+      return wide_;
   }
 
   KeyHasher hasher_;             // hashes keys with layout_.seed
@@ -885,6 +1098,10 @@ class CuckooFilter {
   std::unique_ptr<Table20> table20_;     // 20-bit
   std::unique_ptr<Table24> table24_;     // 24-bit
   std::unique_ptr<WideTable> wide_;      // 32-bit
+  // After the slots widened (grow_through_widening): the narrower table's object, without its table, so that
+  // undoing the widening of a failed add needs no memory.
+  std::unique_ptr<NarrowTable> spare16_;
+  std::unique_ptr<Table20> spare20_;
   InsertTrace* trace_ = nullptr;
   AddFailure last_failure_ = AddFailure::none;
   // True while every fingerprint in the head's table was put there by this filter's adds since it was

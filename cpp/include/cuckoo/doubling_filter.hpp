@@ -58,6 +58,115 @@
 namespace cuckoo {
 inline namespace v1 {
 
+// Slots that widen as the table doubles (format version 8): a table made at a loose rate starts with slots
+// as narrow as its first doublings need, and each step makes them 4 bits wider (16 to 20, 20 to 24; the
+// fixed fingerprint stays 8 bits, so an entry keeps its bits and its meaning) where the rate of the
+// doublings left would need it (in_place_plan). An entry added after a step gets the wider slot's ext bits.
+struct WidthPlan {
+  unsigned first_bits = 0;        // the first table's slot width; 0: no plan, the width never changes
+  unsigned widen_at[2] = {0, 0};  // the doublings after which the slots are 4 (8) bits wider; 0: none
+
+  [[nodiscard]] constexpr bool widens() const noexcept { return first_bits != 0; }
+  // The slot width after g doublings (`fixed` without a plan).
+  [[nodiscard]] constexpr unsigned bits_at(unsigned g, unsigned fixed) const noexcept {
+    if (first_bits == 0) return fixed;
+    return first_bits +
+           4 * static_cast<unsigned>((widen_at[0] != 0 && g >= widen_at[0]) + (widen_at[1] != 0 && g >= widen_at[1]));
+  }
+  friend constexpr bool operator==(const WidthPlan&, const WidthPlan&) = default;
+};
+
+namespace detail {
+
+// The rate arithmetic of a table that doubles, by slot width W (DoublingFilter's constants are these): F, its
+// fixed fingerprint bits, 8 of 16-, 20- and 24-bit slots and 16 of 32- and 40-bit ones; the ext bits an entry
+// added after g doublings of N0 first buckets gets, E = W - 1 - F while the P = 64 - F bits of the position
+// have that many below the index (N0 * 2^(g + e) <= 2^P), fewer past it; and the fill, in percent of the
+// slots, that rate bounds take for a doubled table (90 for 16-bit slots, 95 for wider ones).
+[[nodiscard]] constexpr unsigned in_place_fixed_bits(unsigned slot_bits) noexcept { return slot_bits < 32 ? 8 : 16; }
+[[nodiscard]] constexpr unsigned in_place_fresh_ext_bits(unsigned slot_bits, std::uint64_t base_buckets,
+                                                         unsigned g) noexcept {
+  const unsigned fixed = in_place_fixed_bits(slot_bits);
+  const auto used = static_cast<unsigned>(std::bit_width(base_buckets - 1)) + g;
+  return used >= 64 - fixed ? 0 : std::min(slot_bits - 1 - fixed, 64 - fixed - used);
+}
+[[nodiscard]] constexpr unsigned in_place_bound_fill_percent(unsigned slot_bits) noexcept {
+  return slot_bits == 16 ? 90 : 95;
+}
+
+// An upper bound of expected_fp_rate() at the fill limit after g doublings of a table of N0 first buckets
+// whose entries added after k doublings are width(k) bits wide (a width that never narrows), for keys added
+// in any order (deletes only lower it). A lookup compares 2b slots; an entry added to a table of S slots with
+// B(k) = F + e bits (e = in_place_fresh_ext_bits) adds 2b / S 2^-B(k) to the rate for good (a doubling halves
+// its share of the slots and its odds of matching both). The first table takes at most 0.95 S0 entries, and
+// the table after k doublings (S0 2^k slots) at most f(k) of its slots, where it held f(k - 1) / 2 after the
+// doubling (f(k) = in_place_bound_fill_percent / 100, at least the fill of every doubled table, and f(0) =
+// 0.95): rate <= 2b (0.95 2^-B(0) + sum over k = 1 .. g of (f(k) - f(k - 1) / 2) 2^-B(k)). Filling a table
+// less only lowers it (each f(k)'s coefficient, 2^-B(k) - 2^-B(k+1) / 2, is not negative while B drops by at
+// most one bit a doubling: widening only raises it). At one width: 0.95 2^-B(0) + (f - 0.475) 2^-B(1) + f / 2 (2^-B(2)
+// + ... + 2^-B(g)).
+// (`plan` gives width(k); without one, every doubling is `fixed` bits wide.)
+[[nodiscard]] CUCKOO_COLD inline double in_place_rate_bound(unsigned g, std::uint64_t base_buckets,
+                                                            const WidthPlan& plan, unsigned fixed) noexcept {
+  constexpr unsigned kSlots = 4;
+  const auto per_match = [&](unsigned k) {
+    const unsigned w = plan.bits_at(k, fixed);
+    return 2.0 * kSlots /
+           static_cast<double>(std::uint64_t{1}
+                               << (in_place_fixed_bits(w) + in_place_fresh_ext_bits(w, base_buckets, k)));
+  };
+  const auto fill = [&](unsigned k) {
+    return k == 0 ? 0.95 : in_place_bound_fill_percent(plan.bits_at(k, fixed)) / 100.0;
+  };
+  double rate = 0.95 * per_match(0);
+  for (unsigned k = 1; k <= g; ++k) rate += (fill(k) - fill(k - 1) / 2) * per_match(k);
+  return rate;
+}
+
+// Whether a table of `slot_bits` after `generation` doublings (of at most `max_doublings`, format rules
+// `version`) may have slots that widen by `plan`: version 7's rules, a first width of 16 or 20 bits, steps
+// at 1 <= widen_at[0] < widen_at[1] (or none) within the doublings, at most 24 bits, and this width now.
+[[nodiscard]] [[gnu::noinline]] CUCKOO_COLD inline bool plan_fits(const WidthPlan& plan, unsigned version,
+                                                                  unsigned max_doublings, unsigned generation,
+                                                                  unsigned slot_bits) noexcept {
+  const unsigned last = plan.widen_at[1] != 0 ? plan.widen_at[1] : plan.widen_at[0];
+  return version == 7 && (plan.first_bits == 16 || plan.first_bits == 20) && plan.widen_at[0] != 0 &&
+         (plan.widen_at[1] == 0 || plan.widen_at[1] > plan.widen_at[0]) && last <= max_doublings &&
+         plan.bits_at(last, 0) <= 24 && plan.bits_at(generation, 0) == slot_bits;
+}
+
+// Rewrites `slots` slots of `from` bits (16, 20 or 24: slot j at bits j * from of the table, little-endian)
+// as slots of `to` bits in the same memory (at least slots * max(from, to) / 8 bytes), each value moved to
+// the top of its new slot: shifted up by to - from (wider), or down by from - to (narrower: its low bits
+// must be 0). Wider from the last slot down, narrower from the first up: a slot's new bits then cover only
+// slots already read.
+CUCKOO_COLD inline void resize_slots(std::uint8_t* table, std::uint64_t slots, unsigned from, unsigned to) noexcept {
+  const auto read = [&](std::uint64_t bit, unsigned width) {
+    std::uint32_t v = 0;
+    for (unsigned b = 0; b * 8 < bit % 8 + width; ++b) v |= std::uint32_t{table[bit / 8 + b]} << (8 * b);
+    return (v >> (bit % 8)) & ((std::uint32_t{1} << width) - 1);
+  };
+  const auto write = [&](std::uint64_t bit, unsigned width, std::uint32_t value) {
+    const std::uint64_t mask = ((std::uint64_t{1} << width) - 1) << (bit % 8);
+    const std::uint64_t bits = std::uint64_t{value} << (bit % 8);
+    for (unsigned b = 0; b * 8 < bit % 8 + width; ++b) {
+      std::uint8_t& byte = table[bit / 8 + b];
+      byte = static_cast<std::uint8_t>((byte & ~(mask >> (8 * b))) | (bits >> (8 * b)));
+    }
+  };
+  const auto move = [&](std::uint64_t j) {
+    const std::uint32_t v = read(j * from, from);
+    write(j * to, to, to > from ? v << (to - from) : v >> (from - to));
+  };
+  if (to > from) {
+    for (std::uint64_t j = slots; j-- > 0;) move(j);
+  } else {
+    for (std::uint64_t j = 0; j < slots; ++j) move(j);
+  }
+}
+
+}  // namespace detail
+
 // The options of every slot width.
 struct DoublingOptions {
   std::uint64_t capacity = 0;  // items the first table holds at 95% load
@@ -70,6 +179,7 @@ struct DoublingOptions {
   // the position has bits and the rate allows; 6 stops doubling before an entry runs out; 5 also takes
   // the position from the hash's top 32 bits (P = 32). Versions 5 and 6 are what exports of them read as.
   unsigned version = 7;
+  WidthPlan plan;  // version 7 only: the slots widen as the table doubles (not set: they never do)
 };
 
 // The 40-bit slot: five bytes, slot i at bytes 5i .. 5i + 4 of the table, little-endian (so the table is
@@ -120,6 +230,9 @@ class DoublingFilter {
   static_assert(std::endian::native == std::endian::little);
 
  public:
+  template <class>
+  friend class DoublingFilter;  // take_slots() and absorb() read a table of another width
+
   using Slot = typename SlotTraits<SlotType>::Value;                  // an entry's value
   static constexpr unsigned kSlotBits = SlotTraits<SlotType>::kBits;  // W
   static constexpr unsigned kBucketSize = 4;                          // b
@@ -128,7 +241,7 @@ class DoublingFilter {
   static constexpr bool kPackedInBucket = kSlotBits % 8 != 0 || kSlotBits == 24;
   // F: 8 of 16, 20 and 24, 16 of 32 and of 40 (the alternate bucket needs a few; the rest are better spent on
   // ext bits, which the position has to give while the table is below 2^(P - E) buckets).
-  static constexpr unsigned kFixedBits = kSlotBits < 32 ? 8 : 16;
+  static constexpr unsigned kFixedBits = detail::in_place_fixed_bits(kSlotBits);
   static constexpr unsigned kExtBits = kSlotBits - 1 - kFixedBits;  // E: the most doublings
   // The share of the slots, in percent, at which a doubled table doubles again: 90% at every width. From
   // 90% to 95% a kick-out walk grows long, and a table that doubles passes that band in every generation
@@ -141,7 +254,7 @@ class DoublingFilter {
   // 0.001 through all 7 doublings of a version 6 table) and 95% for wider ones, which filled that far until
   // 2026-11-29. A table filled less adds less to the rate, so the bound holds; the widths, doublings and
   // join limits chosen from it are what they were.
-  static constexpr unsigned kBoundFillPercent = kSlotBits == 16 ? 90 : 95;
+  static constexpr unsigned kBoundFillPercent = detail::in_place_bound_fill_percent(kSlotBits);
   // The most items a first table may be sized for (its buckets stay within kMaxBuckets at 95% load).
   static constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * kBucketSize * 95;
   // Buckets of a class at the least: a kick-out walk stays in its class, and classes of a few buckets
@@ -156,8 +269,7 @@ class DoublingFilter {
   // the index, fewer past it (P - bit_width(N0 - 1) - g of them: N0 * 2^(g + e) <= 2^P, the file's
   // comment). Only 40-bit tables double that far: the others stop at hash_doublings().
   [[nodiscard]] static constexpr unsigned fresh_ext_bits(std::uint64_t base_buckets, unsigned g) noexcept {
-    const auto used = static_cast<unsigned>(std::bit_width(base_buckets - 1)) + g;
-    return used >= kPositionBits ? 0 : std::min(kExtBits, kPositionBits - used);
+    return detail::in_place_fresh_ext_bits(kSlotBits, base_buckets, g);
   }
 
   // The most doublings after which an entry added now still gets all E of its ext bits from the position.
@@ -190,25 +302,15 @@ class DoublingFilter {
     return buckets + (buckets & 1);  // even (hashing.hpp's alternate)
   }
 
-  // An upper bound of expected_fp_rate() at the fill limit after g doublings of a table of N0 first
-  // buckets, for keys added in any order (deletes only lower it). A lookup compares 2b slots; an entry
-  // added to a table of S slots with B(k) = F + fresh_ext_bits(N0, k) bits adds 2b / S 2^-B(k) to the rate
-  // for good (a doubling halves its share of the slots and its odds of matching both). With
-  // f = kBoundFillPercent / 100 (at least the fill of every doubled table) and S0 the first table's slots: at most 0.95
-  // S0 entries were added at S0, 2f S0 - 0.95 S0 at 2 S0, and f S0 2^(k-1) at S0 2^k: rate <= 2b (0.95 2^-B(0) + (f -
-  // 0.475) 2^-B(1) + sum over k = 2 .. g of f / 2 2^-B(k)). B is W - 1 but in 40-bit tables past 2^25 buckets. For
-  // 16-bit slots after their 7 doublings: 9.95e-4; for 32-bit ones after 15: 3.01e-8; for 40-bit ones after 23: 1.9e-9
+  // rate_bound() of a table of these slots for g doublings (detail::in_place_rate_bound, at one width). For
+  // 16-bit slots after 7 doublings: 9.95e-4; for 32-bit ones after 15: 3.01e-8; for 40-bit ones after 23: 1.9e-9
   // from 264 first buckets, capacity 1,000 (a 39-bit term for each doubling up to 2^25 buckets, then 38, 37 ...).
-  [[nodiscard]] static constexpr double rate_bound(unsigned g, std::uint64_t base_buckets = 1) noexcept {
-    const auto per_match = [base_buckets](unsigned k) {
-      return 2.0 * kBucketSize /
-             static_cast<double>(std::uint64_t{1} << (kFixedBits + fresh_ext_bits(base_buckets, k)));
-    };
-    const double f = kBoundFillPercent / 100.0;
-    double rate = 0.95 * per_match(0);
-    if (g >= 1) rate += (f - 0.475) * per_match(1);
-    for (unsigned k = 2; k <= g; ++k) rate += f / 2 * per_match(k);
-    return rate;
+  [[nodiscard]] static double rate_bound(unsigned g, std::uint64_t base_buckets = 1) noexcept {
+    return detail::in_place_rate_bound(g, base_buckets, WidthPlan{}, kSlotBits);
+  }
+  // The same for this table, whose slots may widen as it doubles (its plan).
+  [[nodiscard]] double planned_rate_bound(unsigned g) const noexcept {
+    return detail::in_place_rate_bound(g, base_buckets_, plan_, kSlotBits);
   }
 
   // The non-throwing constructor: invalid_argument or out_of_memory.
@@ -228,7 +330,9 @@ class DoublingFilter {
     // An entry added after k doublings had fresh_ext_bits(N0, k) ext bits then and k - g fewer now: at
     // least fresh_ext_bits(N0, 0) - g (E - g in a version 5 table).
     // (Version 7: an entry whose bits ran out has e = 0 and g >= fresh_ext_bits(N0, 0), copies of it too.)
-    const unsigned first_ext = o.version == 5 ? kExtBits : fresh_ext_bits(f->base_buckets_, 0);
+    // (Slots that widen: an entry of the first table had that table's ext bits.)
+    const unsigned first_ext =
+        o.version == 5 ? kExtBits : detail::in_place_fresh_ext_bits(o.plan.bits_at(0, kSlotBits), f->base_buckets_, 0);
     for (std::uint64_t i = 0; i < n; ++i) {
       const Slot v = f->get(i);
       if (v == 0) continue;
@@ -267,6 +371,61 @@ class DoublingFilter {
     f->set_fill_limit();
     out = std::move(f);
     return {};
+  }
+
+  // An empty table for take_slots(), made first: once the slots are rewritten nothing may fail.
+  [[nodiscard]] static std::unique_ptr<DoublingFilter> shell() noexcept {
+    return std::unique_ptr<DoublingFilter>(new (std::nothrow) DoublingFilter());
+  }
+
+  // Takes over `from`'s table, a table of slots 4 bits narrower or wider with the same fixed fingerprint,
+  // and rewrites every slot for this width in the same memory: an entry keeps its bits, from the top (wider:
+  // zeros appended; narrower: zeros dropped, so every entry must have e <= E here, as in a table widened and
+  // not changed since). Everything else is `from`'s, which is left without a table. false, and `from` as it
+  // was: the wider table could not be allocated (or an entry would not fit).
+  template <class FromSlot>
+  [[nodiscard]] [[gnu::noinline]] CUCKOO_COLD bool take_slots(DoublingFilter<FromSlot>& from) noexcept {
+    using From = DoublingFilter<FromSlot>;
+    static_assert(From::kFixedBits == kFixedBits && From::kSlotBits != kSlotBits);
+    static_assert(kSlotBits <= 24 && From::kSlotBits <= 24);  // slots that share bytes: one bit string
+    const std::uint64_t buckets = from.num_buckets();
+    if constexpr (kSlotBits > From::kSlotBits) {
+      void* grown = detail::grow_block(from.table_, from.byte_size(), buckets * kBucketBytes);
+      if (grown == nullptr) return false;
+      from.table_ = static_cast<std::uint8_t*>(grown);
+    } else {
+      for (unsigned bits = kSlotBits; bits < From::kSlotBits; ++bits)
+        if (from.length_counts_[bits] != 0) return false;
+    }
+    table_ = from.table_;
+    detail::resize_slots(table_, buckets * kBucketSize, From::kSlotBits, kSlotBits);
+    if constexpr (kSlotBits < From::kSlotBits) {
+      // A smaller block: realloc may move it, or keep the larger one (then the rest stays unused).
+      if (void* smaller = std::realloc(table_, buckets * kBucketBytes); smaller != nullptr)
+        table_ = static_cast<std::uint8_t*>(smaller);
+    }
+    from.table_ = nullptr;
+    hasher_ = from.hasher_;
+    capacity_ = from.capacity_;
+    base_buckets_ = from.base_buckets_;
+    generation_ = from.generation_;
+    max_doublings_ = from.max_doublings_;
+    max_kicks_ = from.max_kicks_;
+    grows_ = from.grows_;
+    low_bits_ = from.low_bits_;
+    version_ = from.version_;
+    size_ = from.size_;
+    occupied_ = from.occupied_;
+    std::memset(length_counts_, 0, sizeof length_counts_);
+    for (unsigned bits = 0; bits < kSlotBits && bits < From::kSlotBits; ++bits)
+      length_counts_[bits] = from.length_counts_[bits];
+    failure_ = from.failure_;
+    first_bucket_decides_ = from.first_bucket_decides_;
+    plan_ = from.plan_;
+    resizes_ = from.resizes_;
+    path_.swap(from.path_);
+    set_fill_limit();
+    return true;
   }
 
   DoublingFilter(const DoublingFilter&) = delete;
@@ -332,6 +491,14 @@ class DoublingFilter {
     }
   }
   [[nodiscard]] AddFailure last_failure() const noexcept { return failure_; }
+  // What a batch says of a key refused for `why`: no room for it (the batch goes on), or the batch ends here.
+  [[nodiscard]] static constexpr KeyResult refused_result(AddFailure why) noexcept {
+    return why == AddFailure::duplicate_limit || why == AddFailure::crowded ? KeyResult::no_room
+                                                                            : KeyResult::stopped_here;
+  }
+  // For CuckooFilter, whose widening of the slots (needs_wider) may refuse an add for its own reason.
+  void note_failure(AddFailure why) noexcept { failure_ = why; }
+  [[nodiscard]] const WidthPlan& plan() const noexcept { return plan_; }
 
   // Items the table takes before it doubles: `capacity` in the first (or kFillPercent of its slots, when
   // the smallest table is larger than asked for), then kFillPercent of the slots; after its last
@@ -345,7 +512,7 @@ class DoublingFilter {
   // The most expected_fp_rate() may reach: rate_bound(max_doublings()). Adds alone never pass it (the
   // schedule of fill limits); entries joined from another filter (absorb) keep the bits they had there,
   // so a join can bring the rate near it, and the fill limit then stops adds before they pass it.
-  [[nodiscard]] double rate_limit() const noexcept { return rate_bound(max_doublings_, base_buckets_); }
+  [[nodiscard]] double rate_limit() const noexcept { return planned_rate_bound(max_doublings_); }
 
   [[nodiscard]] bool contains_hash(std::uint64_t hash) const noexcept { return contains_place(locate(hash)); }
 
@@ -453,8 +620,7 @@ class DoublingFilter {
         ok = add_from(at.hash, walked);
       added += ok;
       if (ok) return KeyResult::yes;
-      return failure_ == AddFailure::duplicate_limit || failure_ == AddFailure::crowded ? KeyResult::no_room
-                                                                                        : KeyResult::stopped_here;
+      return refused_result(failure_);
     });
     return added;
   }
@@ -499,7 +665,7 @@ class DoublingFilter {
   [[nodiscard]] std::uint64_t entries_of_bits(unsigned bits) const noexcept { return length_counts_[bits]; }
   [[nodiscard]] Slot slot(std::uint64_t bucket, unsigned s) const noexcept { return get(bucket * kBucketSize + s); }
   [[nodiscard]] Options options() const noexcept {
-    return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_, version_};
+    return {capacity_, max_kicks_, hasher_.seed(), max_doublings_, grows_, version_, plan_};
   }
 
   // Back to the first table's size, empty. The first table's memory is kept (a smaller realloc may fail).
@@ -529,6 +695,8 @@ class DoublingFilter {
   AddFailure double_in_place() noexcept {
     if (!grows_) return AddFailure::table_full;
     if ((version_ < 7 && length_counts_[kFixedBits] != 0) || generation_ >= horizon_) return AddFailure::growth_limit;
+    // The plan widens the slots at this doubling: CuckooFilter moves the entries to a wider table first.
+    if (plan_.bits_at(generation_ + 1, kSlotBits) > kSlotBits) return AddFailure::needs_wider;
     const std::uint64_t old_buckets = num_buckets();
     if (2 * old_buckets > kMaxBuckets) return AddFailure::growth_limit;
     if (!detail::addressable(2 * old_buckets, kBucketBytes)) return AddFailure::out_of_memory;
@@ -616,7 +784,12 @@ class DoublingFilter {
   // an empty one said 125,921). Exact but for entries whose bits ran out when only some of them are added.
   // Not all or nothing: on failure (growth_limit, out_of_memory) it is partly changed, so CuckooFilter
   // works on a copy.
-  [[nodiscard]] CUCKOO_COLD AddFailure absorb(const DoublingFilter& other, bool set_union) noexcept {
+  // `other` may have narrower slots (of the same fixed fingerprint: a table of the same plan that has
+  // doubled less): its entries are moved with their bits, as take_slots() widens them.
+  template <class OtherSlot>
+  [[nodiscard]] CUCKOO_COLD AddFailure absorb(const DoublingFilter<OtherSlot>& other, bool set_union) noexcept {
+    using Other = DoublingFilter<OtherSlot>;
+    static_assert(Other::kFixedBits == kFixedBits && Other::kSlotBits <= kSlotBits);
     if (other.occupied_ == 0) return AddFailure::none;  // nothing to move here: no doubling to its size
     while (generation_ < other.generation_)
       if (const AddFailure why = double_in_place(); why != AddFailure::none) return why;
@@ -628,14 +801,16 @@ class DoublingFilter {
     for (std::uint64_t bucket = 0; bucket < other.num_buckets(); ++bucket) {
       const auto b = static_cast<std::uint32_t>(bucket);
       for (unsigned s = 0; s < kBucketSize; ++s) {
-        const Slot v = other.slot(b, s);
-        if (v == 0) continue;
+        const auto theirs = other.slot(b, s);
+        if (theirs == 0) continue;
+        const auto v = static_cast<Slot>(Word{theirs} << (kSlotBits - Other::kSlotBits));
         std::size_t want = 1;
         if (set_union) {
-          const std::uint32_t b2 = other.other_bucket(b, v);
+          const std::uint32_t b2 = other.other_bucket(b, theirs);
           // Each (pair, entry) once, at its first slot in bucket order.
-          if (other.find_exact(b, v) != static_cast<int>(s) || (b2 < b && other.find_exact(b2, v) >= 0)) continue;
-          want = other.exact_copies(b, v) + other.exact_copies(b2, v);
+          if (other.find_exact(b, theirs) != static_cast<int>(s) || (b2 < b && other.find_exact(b2, theirs) >= 0))
+            continue;
+          want = other.exact_copies(b, theirs) + other.exact_copies(b2, theirs);
         }
         std::size_t added = 0;
         if (const AddFailure why = place_moved(b, v, other.generation_, want, set_union, added);
@@ -740,6 +915,8 @@ class DoublingFilter {
     if (generation > max_doublings) return Status::error(ErrorCode::invalid_argument, "doublings out of range");
     if ((buckets << generation) > kMaxBuckets)
       return Status::error(ErrorCode::invalid_argument, "capacity is too large");
+    if (o.plan.widens() && !detail::plan_fits(o.plan, o.version, max_doublings, generation, kSlotBits))
+      return Status::error(ErrorCode::invalid_argument, "the slots' widths do not fit the table");
     auto f = std::unique_ptr<DoublingFilter>(new (std::nothrow) DoublingFilter());
     if (!f) return Status::error(ErrorCode::out_of_memory, "cannot allocate the filter");
     f->hasher_ = KeyHasher(o.seed);
@@ -751,6 +928,7 @@ class DoublingFilter {
     f->grows_ = o.grows;
     f->low_bits_ = o.version == 5 ? 0 : kPositionBits - 32;
     f->version_ = o.version;
+    f->plan_ = o.plan;
     const std::uint64_t slot_count = (buckets << generation) * kBucketSize;
     if (!detail::addressable(slot_count / kBucketSize, kBucketBytes))
       return Status::error(ErrorCode::out_of_memory, "cannot allocate " +
@@ -814,8 +992,8 @@ class DoublingFilter {
     std::uint64_t limit = load_limit_at(kFillPercent);
     horizon_ = generation_;
     if (const double here = rate_to(limit); here <= left) {
-      const double at_here = rate_bound(generation_, base_buckets_);
-      while (horizon_ < max_doublings_ && here + rate_bound(horizon_ + 1, base_buckets_) - at_here <= left) ++horizon_;
+      const double at_here = planned_rate_bound(generation_);
+      while (horizon_ < max_doublings_ && here + planned_rate_bound(horizon_ + 1) - at_here <= left) ++horizon_;
     }
     if (horizon_ == generation_) {
       limit = load_limit_at(kBoundFillPercent);
@@ -1404,6 +1582,7 @@ class DoublingFilter {
   // stored in its second bucket has a full first one. A doubling splits each bucket's entries between two
   // buckets, so a full first bucket may have room after it while the key stays in its second.
   bool first_bucket_decides_ = true;
+  WidthPlan plan_;             // DoublingOptions::plan: kSlotBits is plan_.bits_at(generation_) when it widens
   std::uint64_t resizes_ = 0;  // resizes(): doublings and halvings done, for tests
   std::vector<detail::PathStep> path_;
   detail::PrefetchSink prefetch_sink_;

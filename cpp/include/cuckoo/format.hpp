@@ -1,4 +1,4 @@
-// The export format, versions 3 to 7 (docs/FORMAT.md is the specification; keep the two in step).
+// The export format, versions 3 to 8 (docs/FORMAT.md is the specification; keep the two in step).
 // All integers are little-endian. The header is fixed-size, then the packed table, then a checksum.
 //
 //   offset size field
@@ -42,12 +42,14 @@
 // version 6 places keys from a position of 64 - F hash bits where version 5 took the top 32 alone (its
 // entries' last index bits repeated the index: doubling_filter.hpp), and version 7 goes on doubling when
 // an entry has no ext bit left, copying it into both halves (so its item count may be below the occupied
-// slots). Version 7 is written; 5 and 6 are read, and a filter read from one goes on placing and
-// doubling its way (and exports as that version).
+// slots). Version 8 is version 7 whose slots widen as the table doubles (WidthPlan): bytes 58 and 59 say
+// after how many doublings, and the width field is the width now. Versions 7 and 8 are written; 5 and 6
+// are read, and a filter read from one goes on placing and doubling its way (and exports as that version).
 //
 //   offset size field
-//        0   24 as in version 3, with version 5, 6 or 7, bucket size 4, "fingerprint bits" the slot width
-//               (16 or 32; in version 6 also 40; in version 7 also 20, 24 and 40) and flags 0
+//        0   24 as in version 3, with version 5 to 8, bucket size 4, "fingerprint bits" the slot width
+//               (16 or 32; in version 6 also 40; in version 7 also 20, 24 and 40; in version 8 16, 20 or 24,
+//               the width after g doublings) and flags 0
 //       24    8 capacity (items the first table was sized for, >= 1)
 //       32    8 buckets of the first table N0 (what the capacity gives: DoublingFilter::base_buckets_for)
 //       40    8 number of items (versions 5 and 6: the occupied slots; 7: at most those)
@@ -55,7 +57,10 @@
 //       56    1 doublings so far g (<= the maximum)
 //       57    1 the most doublings (<= DoublingFilter::most_doublings(N0, version): in version 5 E, the slot's
 //               ext bits, 7, 15 or 23)
-//       58    6 reserved (0)
+//       58    6 reserved (0) in versions 5 to 7; in version 8:
+//       58    1   the doublings after which the slots are 4 bits wider (>= 1)
+//       59    1   the doublings after which they are 4 bits wider again (0: never)
+//       60    4   reserved (0)
 //       64    T the slots, each a little-endian integer of the slot width (40 bits: 5 bytes)
 //   64 + T    8 XXH3-64 (seed 0) of every byte before it
 //
@@ -97,12 +102,14 @@ namespace format {
 inline constexpr std::uint8_t kMagic[4] = {'C', 'K', 'O', 'O'};
 inline constexpr std::uint16_t kVersion = 3;                 // one table
 inline constexpr std::uint16_t kVersionChained = 4;          // a chain of sub-filters (growth)
+inline constexpr std::uint16_t kVersionInPlaceWidening = 8;  // version 7 whose slots widen as it doubles
 inline constexpr std::uint16_t kVersionInPlace = 7;          // a table that doubles in place (growth 2)
 inline constexpr std::uint16_t kVersionInPlaceStopping = 6;  // the same, doubling only while entries have ext bits
 inline constexpr std::uint16_t kVersionInPlaceLegacy = 5;    // the same, keys placed from 32 hash bits too
 // Whether `version` is one of a table that doubles in place.
 [[nodiscard]] constexpr bool in_place_version(std::uint64_t version) noexcept {
-  return version == kVersionInPlace || version == kVersionInPlaceStopping || version == kVersionInPlaceLegacy;
+  return version == kVersionInPlaceWidening || version == kVersionInPlace || version == kVersionInPlaceStopping ||
+         version == kVersionInPlaceLegacy;
 }
 // Pre-release versions: the same layouts, other alternate buckets. Reading them would lose keys.
 inline constexpr std::uint16_t kRetiredVersion = 1;
@@ -134,7 +141,7 @@ struct SubFilterInfo {
 // Within a version 5 header, after its first 24 bytes.
 namespace in_place_offset {
 inline constexpr std::size_t capacity = 24, base_buckets = 32, item_count = 40, table_length = 48, generation = 56,
-                             max_doublings = 57, reserved = 58;
+                             max_doublings = 57, reserved = 58, widen_at = 58, widening_reserved = 60;
 }  // namespace in_place_offset
 
 namespace offset {
@@ -244,8 +251,8 @@ struct CommonFields {
   if (version == kRetiredVersion || version == kRetiredVersionChained)
     return bad_format("format version " + std::to_string(version) +
                       " was written by a pre-release build that placed fingerprints differently; it cannot be "
-                      "read (this library reads versions 3 to 7: rebuild the filter from its keys)");
-  return bad_format("unsupported format version " + std::to_string(version) + " (this library reads versions 3 to 7)");
+                      "read (this library reads versions 3 to 8: rebuild the filter from its keys)");
+  return bad_format("unsupported format version " + std::to_string(version) + " (this library reads versions 3 to 8)");
 }
 
 // How long the export that begins with p[0, n) says it is, from its headers alone: a reader of a stream
@@ -390,19 +397,20 @@ struct CommonFields {
   return {};
 }
 
-// What a version 5, 6 or 7 header says beyond the layout.
+// What a version 5 to 8 header says beyond the layout.
 struct InPlaceInfo {
+  unsigned slot_bits;  // the table's now (the layout has its first table's)
   unsigned generation;
   std::uint64_t item_count;
   std::uint64_t table_length;
 };
 
-// Checks every field of a version 5, 6 or 7 header (kInPlaceHeaderSize bytes) and that its lengths agree; the
+// Checks every field of a version 5 to 8 header (kInPlaceHeaderSize bytes) and that its lengths agree; the
 // slots themselves are checked by DoublingFilter::adopt.
 [[nodiscard]] CUCKOO_COLD inline Status read_in_place_header(const std::uint8_t* p, Layout& layout, InPlaceInfo& info) {
   const auto bad = bad_format;
   if (const auto flags = get_le(p + offset::flags, 4); flags != 0)
-    return bad("unknown flags " + std::to_string(flags) + " (versions 5 to 7 have none)");
+    return bad("unknown flags " + std::to_string(flags) + " (versions 5 to 8 have none)");
   const auto bucket_size = get_le(p + offset::bucket_size, 1);
   if (bucket_size != 4) return bad("bucket size " + std::to_string(bucket_size) + " is not 4");
   const auto slot_bits = get_le(p + offset::fingerprint_bits, 1);
@@ -417,7 +425,14 @@ struct InPlaceInfo {
   const auto max_kicks = get_le(p + offset::max_kicks, 4);
   if (max_kicks > kMaxKicksLimit)
     return bad("max kicks " + std::to_string(max_kicks) + " is above " + std::to_string(kMaxKicksLimit));
-  if (get_le(p + in_place_offset::reserved, 6) != 0) return bad("reserved bytes 58-63 are not zero");
+  unsigned widen_at[2] = {0, 0};
+  if (version == kVersionInPlaceWidening) {
+    if (get_le(p + in_place_offset::widening_reserved, 4) != 0) return bad("reserved bytes 60-63 are not zero");
+    widen_at[0] = static_cast<unsigned>(p[in_place_offset::widen_at]);
+    widen_at[1] = static_cast<unsigned>(p[in_place_offset::widen_at + 1]);
+  } else if (get_le(p + in_place_offset::reserved, 6) != 0) {
+    return bad("reserved bytes 58-63 are not zero");
+  }
   const std::uint64_t capacity = get_le(p + in_place_offset::capacity, 8);
   const std::uint64_t base = get_le(p + in_place_offset::base_buckets, 8);
   const auto max_doublings = static_cast<unsigned>(get_le(p + in_place_offset::max_doublings, 1));
@@ -439,6 +454,23 @@ struct InPlaceInfo {
   if (generation > max_doublings || (base << generation) > kMaxBuckets)
     return bad("doublings " + std::to_string(generation) + " is above the most, " + std::to_string(max_doublings) +
                ", or past " + std::to_string(kMaxBuckets) + " buckets");
+  // Version 8: the slots widen by 4 bits after widen_at[0] doublings and again after widen_at[1] (if not 0),
+  // from 16 or 20 bits to at most 24, within the most doublings; the width is the one for `generation`.
+  unsigned first_bits = static_cast<unsigned>(slot_bits);
+  if (version == kVersionInPlaceWidening) {
+    const unsigned steps = widen_at[1] != 0 ? 2 : 1;
+    const unsigned passed = (generation >= widen_at[0]) + (widen_at[1] != 0 && generation >= widen_at[1]);
+    first_bits = static_cast<unsigned>(slot_bits) - 4 * passed;
+    if (widen_at[0] == 0 || (widen_at[1] != 0 && widen_at[1] <= widen_at[0]) ||
+        (steps == 2 ? widen_at[1] : widen_at[0]) > max_doublings)
+      return bad("slots that widen after " + std::to_string(widen_at[0]) + " and " + std::to_string(widen_at[1]) +
+                 " doublings: not a step, then none or a later one, within the most doublings (" +
+                 std::to_string(max_doublings) + ")");
+    if (slot_bits > 24 || (first_bits != 16 && first_bits != 20) || first_bits + 4 * steps > 24)
+      return bad("slot width " + std::to_string(slot_bits) + " after " + std::to_string(generation) +
+                 " doublings of slots that widen " + std::to_string(steps) +
+                 " time(s): they start at 16 or 20 bits and end at 24 at most");
+  }
   const std::uint64_t slots = (base << generation) * 4;
   const std::uint64_t table = get_le(p + in_place_offset::table_length, 8);
   if (table != slots * slot_bits / 8)
@@ -451,7 +483,7 @@ struct InPlaceInfo {
   layout = Layout{capacity,
                   base,
                   4,
-                  static_cast<unsigned>(slot_bits),
+                  first_bits,
                   static_cast<unsigned>(max_kicks),
                   get_le(p + offset::seed, 8),
                   2,
@@ -459,8 +491,9 @@ struct InPlaceInfo {
                   false,
                   true,
                   max_doublings,
-                  version};
-  info = InPlaceInfo{generation, items, table};
+                  version == kVersionInPlaceWidening ? kVersionInPlace : version,
+                  {widen_at[0], widen_at[1]}};
+  info = InPlaceInfo{static_cast<unsigned>(slot_bits), generation, items, table};
   return {};
 }
 
@@ -480,6 +513,7 @@ struct Chain {
 
 // A table that doubles in place, as the Exporter reads it.
 struct InPlaceTable {
+  unsigned slot_bits;  // the table's now
   const std::uint8_t* data;
   std::uint64_t length;
   std::uint64_t item_count;
@@ -526,7 +560,10 @@ class Exporter {
   }
   CUCKOO_COLD Exporter(const Layout& layout, const InPlaceTable& table) noexcept {
     std::uint8_t* h = headers_;
-    write_common_header(h, static_cast<std::uint16_t>(layout.in_place_version), layout);
+    write_common_header(
+        h, layout.widen_at[0] != 0 ? kVersionInPlaceWidening : static_cast<std::uint16_t>(layout.in_place_version),
+        layout);
+    put_le(h + offset::fingerprint_bits, table.slot_bits, 1);
     put_le(h + in_place_offset::capacity, layout.capacity, 8);
     put_le(h + in_place_offset::base_buckets, layout.num_buckets, 8);
     put_le(h + in_place_offset::item_count, table.item_count, 8);
@@ -534,6 +571,10 @@ class Exporter {
     put_le(h + in_place_offset::generation, table.generation, 1);
     put_le(h + in_place_offset::max_doublings, layout.max_doublings, 1);
     put_le(h + in_place_offset::reserved, 0, 6);
+    if (layout.widen_at[0] != 0) {
+      h[in_place_offset::widen_at] = static_cast<std::uint8_t>(layout.widen_at[0]);
+      h[in_place_offset::widen_at + 1] = static_cast<std::uint8_t>(layout.widen_at[1]);
+    }
     add(h, kInPlaceHeaderSize);
     add(table.data, table.length);
     add(sum_, kChecksumSize);
@@ -783,7 +824,7 @@ class Importer {
         return bad_format(n + ", but a version 4 export is at least " +
                           std::to_string(kChainHeaderSize + kSubFilterHeaderSize + kChecksumSize));
       if (phase_ == Phase::in_place_header)
-        return bad_format(n + ", but a version 5, 6 or 7 export is at least " +
+        return bad_format(n + ", but a version 5 to 8 export is at least " +
                           std::to_string(kInPlaceHeaderSize + kChecksumSize));
       if (chain_.layout.in_place)
         return bad_format(n + ", but the header describes " +

@@ -48,9 +48,16 @@ enum class Combine {
                              std::to_string(std::max(a.in_place_version, b.in_place_version)) +
                              ": they place or grow keys differently (rebuild the older one from its keys, or join "
                              "filters of one version)");
+  if ((a.widen_at[0] == 0) != (b.widen_at[0] == 0))
+    return Status::error(ErrorCode::invalid_argument,
+                         cannot +
+                             "a filter whose slots have one width (format version 7, or a width asked for) and "
+                             "one whose slots widen as it doubles (version 8): rebuild the one from its keys");
   if (a.fingerprint_bits != b.fingerprint_bits)
     return differ("fingerprint bits", a.fingerprint_bits, b.fingerprint_bits);
   if (a.max_doublings != b.max_doublings) return differ("most doublings", a.max_doublings, b.max_doublings);
+  if (a.widen_at[0] != b.widen_at[0] || a.widen_at[1] != b.widen_at[1])
+    return Status::error(ErrorCode::invalid_argument, cannot + "filters whose slots widen at different doublings");
   if (a.capacity != b.capacity) return differ("capacities", a.capacity, b.capacity);
   // The same capacity with other bucket counts: only an export can say so (a header may give any even
   // count that holds its capacity).

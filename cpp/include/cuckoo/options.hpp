@@ -44,9 +44,11 @@ struct Options {
   // rate, for bucket_size 4 and fingerprints of 5..32 bits. Not set: kSemiSortedDefault when the width
   // comes from fp_rate with bucket_size 4, else off. A width from fp_rate below 5 bits is raised to 5.
   std::optional<bool> semi_sorted;
-  // Growth 2: the slot width of the table that doubles, 16, 20, 24, 32 or 40. Default: the narrowest that
-  // doubles as often as 40-bit slots would at fp_rate (in_place_slot_bits: 16 bits from about 0.0028 up, 20
-  // from about 1.9e-4, 24 from about 1.2e-5, 32 from about 4.5e-8).
+  // Growth 2: the slot width of the table that doubles, 16, 20, 24, 32 or 40, for every size. Default: the
+  // narrowest that doubles as often as 40-bit slots would at fp_rate (in_place_slot_bits: 16 bits from about
+  // 0.0028 up, 20 from about 1.9e-4, 24 from about 1.2e-5, 32 from about 4.5e-8), and where the first
+  // doublings leave rate to spare, slots 4 bits narrower in the first tables that widen to it as the table
+  // doubles (in_place_plan, format version 8: 16 bits then 20 at 0.001, 20 then 24 at 1e-4).
   std::optional<unsigned> slot_bits;
 };
 
@@ -77,13 +79,16 @@ struct Layout {
   unsigned max_sub_filters = 1;  // 1 without growth
   bool semi_sorted = false;      // every sub-filter's buckets are semi-sorted
   // Growth in place (doubling_filter.hpp): then capacity and num_buckets are the first table's,
-  // fingerprint_bits is the slot width (16, 20, 24, 32 or 40), growth is 2 and max_sub_filters 1.
+  // fingerprint_bits is the first table's slot width (16, 20, 24, 32 or 40), growth is 2 and max_sub_filters 1.
   bool in_place = false;
   unsigned max_doublings = 0;  // in place: how often the table may double
   // In place: the export format whose rules the table keeps (DoublingOptions::version): 7 for a filter
   // made now; 6 or 5 for one read from such an export (5 places keys from the hash's top 32 bits alone;
   // 6 stops doubling before an entry runs out of ext bits, where 7 copies it).
   unsigned in_place_version = 7;
+  // In place: the doublings after which the slots are 4 and 8 bits wider than fingerprint_bits (0: never;
+  // WidthPlan, in_place_plan). Exported as format version 8, with the rules of 7.
+  unsigned widen_at[2] = {0, 0};
 };
 
 // Growth in place: the most doublings that keep the rate at most `rate` for a first table of `base_buckets`
@@ -136,6 +141,51 @@ struct Layout {
     if (in_place_shape(rate, base_buckets, bits, doublings) && doublings >= widest) return bits;
   }
   return 40;
+}
+
+// The slots of a filter that doubles in place at `rate` when no width is asked for, if they should widen
+// as it doubles (format version 8). One width for every size (in_place_slot_bits's: the narrowest that
+// doubles as often as 40-bit slots would) leaves part of the rate unspent while the table is small; so for
+// each doubling in turn the slots are the narrowest of 16, 20 and 24 bits (never narrower than the last,
+// never wider than that one width) with which the rate bound holds through all those doublings, every later
+// one taken at that width, so that a step never comes too late and no size takes more memory than before.
+// At 0.001 (from 256 first buckets): 16 bits up to 5 doublings, then 20; at 1e-4, 20 bits up to 11, then
+// 24. false when one width does for all (16 bits from about 0.0028 up, 20 from 1.9e-4 to 3e-4), or that
+// width is 32 or 40 bits (another fixed fingerprint), or the widths would step by more than 4 bits at once.
+[[nodiscard]] [[gnu::noinline]] CUCKOO_COLD inline bool in_place_plan(double rate, std::uint64_t base_buckets,
+                                                                      unsigned& first_bits, unsigned (&widen_at)[2],
+                                                                      unsigned& max_doublings) noexcept {
+  const unsigned top = in_place_slot_bits(rate, base_buckets);
+  unsigned reach = 0;
+  if (top == 0 || top > 24 || !in_place_shape(rate, base_buckets, top, reach)) return false;
+  unsigned widths[64] = {};  // reach < 56 (the position's bits)
+  for (unsigned k = 0; k <= reach; ++k) {
+    unsigned w = k == 0 ? 16 : widths[k - 1];
+    // `top` needs no test: the last width's test took every later doubling at `top`.
+    for (; w < top; w += 4) {
+      // widths[0 .. k - 1], then w, then top: at most two steps of 4 bits (16 to 24).
+      const auto candidate = [&](unsigned j) { return j < k ? widths[j] : j == k ? w : top; };
+      WidthPlan plan{candidate(0), {0, 0}};
+      unsigned steps = 0;
+      for (unsigned j = 1; j <= reach; ++j)
+        for (unsigned up = candidate(j - 1); up < candidate(j) && steps < 2; up += 4) plan.widen_at[steps++] = j;
+      if (detail::in_place_rate_bound(reach, base_buckets, plan, top) <= rate) break;
+    }
+    widths[k] = w;
+  }
+  unsigned steps = 0;
+  unsigned at[2] = {0, 0};
+  for (unsigned k = 1; k <= reach; ++k) {
+    if (widths[k] == widths[k - 1]) continue;
+    if (widths[k] != widths[k - 1] + 4 || steps == 2) return false;
+    at[steps++] = k;
+  }
+  if (steps == 0) return false;
+  first_bits = widths[0];
+  widen_at[0] = at[0];
+  widen_at[1] = at[1];
+  max_doublings = reach;
+  return true;
 }
 
 namespace detail {
@@ -213,12 +263,16 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
     if (buckets > kMaxBuckets)
       return invalid("capacity " + std::to_string(options.capacity) + " needs " + std::to_string(buckets) +
                      " buckets of 4; at most " + std::to_string(kMaxBuckets) + " are supported");
+    unsigned plan_bits = 0;
+    unsigned widen_at[2] = {0, 0};
+    unsigned plan_doublings = 0;
+    const bool planned = !options.slot_bits && in_place_plan(rate, buckets, plan_bits, widen_at, plan_doublings);
     const unsigned narrowest = in_place_slot_bits(rate, buckets);  // 0: none doubles (refused below, as 40)
-    const unsigned slot_bits = options.slot_bits.value_or(narrowest == 0 ? 40 : narrowest);
+    const unsigned slot_bits = planned ? plan_bits : options.slot_bits.value_or(narrowest == 0 ? 40 : narrowest);
     if (!in_place_slot_width(slot_bits))
       return invalid("slot_bits must be 16, 20, 24, 32 or 40 (got " + std::to_string(slot_bits) + ")");
-    unsigned max_doublings = 0;
-    if (!in_place_shape(rate, buckets, slot_bits, max_doublings))
+    unsigned max_doublings = plan_doublings;
+    if (!planned && !in_place_shape(rate, buckets, slot_bits, max_doublings))
       return invalid(std::string("fp_rate is below what a filter that grows in place gives (about ") +
                      (slot_bits == 40   ? "2.1e-11, more for a first table past 2^24 buckets: even its 40-bit"
                       : slot_bits == 32 ? "5.3e-9: even its 32-bit"
@@ -228,6 +282,8 @@ inline constexpr std::uint64_t kMaxCapacity = (kMaxBuckets / 100) * 8 * 95;
                      " slots could not double once)");
     layout = Layout{options.capacity, buckets, bucket_size, slot_bits, options.max_kicks, options.seed,
                     growth,           1,       false,       true,      max_doublings};
+    layout.widen_at[0] = widen_at[0];
+    layout.widen_at[1] = widen_at[1];
     return {};
   }
   // The most that kMaxBuckets buckets hold at the target load, and that an import takes (kMaxCapacity, a

@@ -39,6 +39,8 @@ enum class AddFailure : std::uint8_t {
   out_of_memory = 4,    // growth is on, but the next sub-filter (or the doubled table) could not be allocated
   crowded = 5,          // growth is on, but copies of keys added many times fill every bucket the walk of a
                         // key with copies reached, and growing would not make room (DoublingFilter::crowded)
+  needs_wider = 6,      // within a filter only: its table that doubles must widen its slots before it doubles
+                        // (CuckooFilter does, and adds again); never a filter's last_add_failure()
 };
 
 // What a batch stores for each key, one byte each. The numbers cross the wasm boundary: never renumber.
