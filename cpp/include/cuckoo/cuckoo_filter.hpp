@@ -828,15 +828,18 @@ class CuckooFilter {
                                    });
         !s.ok())
       return s;
-    return keep_spares() ? Status{} : Status::error(ErrorCode::out_of_memory, "cannot allocate the filter");
+    return keep_spares(info.slot_bits) ? Status{}
+                                       : Status::error(ErrorCode::out_of_memory, "cannot allocate the filter");
   }
-  // A table wider than its first (its slots widened) keeps the objects of the narrower tables at hand, so
-  // that moving back to them (a failed add, clear()) needs no memory. false: one could not be had.
-  [[nodiscard]] CUCKOO_COLD bool keep_spares() noexcept {
+  // A table of `bits` wider than its first (its slots widened) keeps the objects of the narrower tables at
+  // hand, so that moving back to them (a failed add, clear()) needs no memory. false: one could not be had.
+  [[nodiscard]] CUCKOO_COLD bool keep_spares(unsigned bits) noexcept {
     const unsigned first = layout_.fingerprint_bits;
-    if ((table20_ || table24_) && first == 16 && !spare16_) spare16_ = NarrowTable::shell();
-    if (table24_ && first <= 20 && !spare20_) spare20_ = Table20::shell();
-    return !((table20_ || table24_) && first == 16 && !spare16_) && !(table24_ && first <= 20 && !spare20_);
+    const bool need16 = first == 16 && bits > 16;
+    const bool need20 = first <= 20 && bits > 20;
+    if (need16 && !spare16_) spare16_ = NarrowTable::shell();
+    if (need20 && !spare20_) spare20_ = Table20::shell();
+    return (!need16 || spare16_) && (!need20 || spare20_);
   }
   // Hashes the keys in groups of the table's batch size and hands each to group(hashes, first key, count),
   // which returns false to stop.
@@ -916,7 +919,7 @@ class CuckooFilter {
   CUCKOO_COLD AddFailure grow_through_widening() noexcept {
     const unsigned before = in_place_generation();
     const auto widen = [&](auto& narrow, auto& spare, auto& wide) -> AddFailure {
-      while (narrow->plan().bits_at(narrow->generation() + 1, 0) == NarrowOf<decltype(narrow)>::kSlotBits)
+      while (narrow->plan().bits_at(narrow->generation() + 1, 0) == narrow->kSlotBits)
         if (const AddFailure why = narrow->double_in_place(); why != AddFailure::none) return why;
       // The narrower object is kept without its table (spare), so that undoing the widening needs no memory.
       if (!widen_slots(narrow, spare, wide)) return AddFailure::out_of_memory;
@@ -934,8 +937,6 @@ class CuckooFilter {
     if (why != AddFailure::none) shrink_in_place_to(before);
     return why;
   }
-  template <class Ptr>
-  using NarrowOf = typename std::remove_reference_t<Ptr>::element_type;
   // Halves the table back to `generation` doublings, narrowing its slots where its plan says: what undoes a
   // failed add's growth.
   CUCKOO_COLD void shrink_in_place_to(unsigned generation) noexcept {
@@ -1023,12 +1024,7 @@ class CuckooFilter {
           !s.ok())
         return s;
       // The joined table may be wider than this one was: its narrower objects are had first.
-      spare16_.swap(work.spare16_);
-      spare20_.swap(work.spare20_);
-      const bool spares = work.keep_spares();
-      spare16_.swap(work.spare16_);
-      spare20_.swap(work.spare20_);
-      if (!spares) return detail::merge_copy_out_of_memory();
+      if (!keep_spares(work.fingerprint_bits())) return detail::merge_copy_out_of_memory();
       packed_ = std::move(work.packed_);
       narrow_ = std::move(work.narrow_);
       table20_ = std::move(work.table20_);
