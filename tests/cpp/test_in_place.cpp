@@ -7,6 +7,9 @@
 #include <cuckoo/line_dedup.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -1258,3 +1261,22 @@ TEST_CASE("in place: version 8 headers are checked field by field", "[in_place][
   reseal(bytes);
   CHECK(error_of(bytes) != "(accepted)");
 }
+
+#if SIZE_MAX < UINT64_MAX
+// In wasm (32-bit size_t): a table's size is computed in 64 bits from its bucket count, and one widened
+// past 4 GiB (a 16-bit table of 3.44 GB to 20-bit slots: capacity 25,547,608 at 0.001, after about 1.55
+// billion items) went to realloc cut to its low 32 bits: the table shrank, and the slots were rewritten
+// past its end (an outside review's reproducer trapped, "memory access out of bounds"). grow_block now
+// refuses what this build cannot address, and the add fails with out_of_memory as a doubling does.
+TEST_CASE("in place: a table grown past what the build addresses is refused, not cut to 32 bits", "[in_place][widen]") {
+  void* block = std::malloc(64);
+  REQUIRE(block != nullptr);
+  std::memset(block, 0x5a, 64);
+  for (const std::uint64_t bytes : {std::uint64_t{1} << 32, (std::uint64_t{1} << 32) + 64, std::uint64_t{5} << 30})
+    CHECK(detail::grow_block(block, 64, bytes) == nullptr);
+  // Untouched: still the block it was, its bytes as they were.
+  const auto* bytes = static_cast<const unsigned char*>(block);
+  CHECK(std::all_of(bytes, bytes + 64, [](unsigned char b) { return b == 0x5a; }));
+  std::free(block);
+}
+#endif

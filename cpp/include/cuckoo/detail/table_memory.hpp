@@ -16,6 +16,8 @@
 #include <cstring>
 #include <memory>
 
+#include "compiler.hpp"
+
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
 #include <sys/mman.h>
 #define CUCKOO_HUGE_PAGE_TABLES 1
@@ -145,15 +147,20 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
 // goes). When the room cannot be had, neither can the larger block: realloc says so. A realloc that then
 // fails anyway (a block not at the top, and no room for its copy) leaves the heap grown by the room, free
 // for later use: a heap that is full was so before too.
-[[nodiscard]] inline void* grow_block(void* p, [[maybe_unused]] std::size_t old_bytes, std::size_t new_bytes) noexcept {
+// The sizes are 64-bit: a table's, computed from its bucket count, may pass what this build addresses (in
+// wasm, 4 GiB); then nullptr, where realloc would have taken the size cut to 32 bits (a table widened past
+// 4 GiB was shrunk, then written past its end).
+[[nodiscard]] CUCKOO_OUT_OF_LINE_IN_WASM inline void* grow_block(void* p, [[maybe_unused]] std::uint64_t old_bytes,
+                                                                 std::uint64_t new_bytes) noexcept {
+  if (!addressable(new_bytes)) return nullptr;
 #if defined(__EMSCRIPTEN__)
   if (new_bytes > old_bytes) {
     // volatile: the compiler may remove a malloc whose block is only freed, and did.
-    void* volatile room = std::malloc(new_bytes - old_bytes);
+    void* volatile room = std::malloc(static_cast<std::size_t>(new_bytes - old_bytes));
     std::free(room);
   }
 #endif
-  return std::realloc(p, new_bytes);
+  return std::realloc(p, static_cast<std::size_t>(new_bytes));
 }
 
 }  // namespace detail
