@@ -1085,13 +1085,26 @@ describe('build, query, info', () => {
     expect(described.code).toBe(0);
     const text = described.stdout.toString();
     expect(text).toContain('items: 5000\n'); // the duplicate key-1 is stored once
-    // A table that doubles in place, at 0.0001: 20-bit slots while it is small (24 from its twelfth doubling).
-    expect(text).toMatch(/slot bits: 20\n/);
+    // A table that doubles in place, at 0.0001: 20-bit slots while it is small (24 from its twelfth
+    // doubling), and info says when they widen (it said "slot bits: 20" alone, as if for every size).
+    expect(text).toContain('slot bits: 20 (20 before doubling 12, 24 from it)\n');
     expect(text).toContain('semi-sorted buckets: no\n');
     // 23 doublings from 1,316 first buckets would pass 2^32 - 2 buckets: 21.
     expect(text).toMatch(/growth: doubles in place: 0 doubling\(s\) of at most 21\n/);
     expect(text).toMatch(/bits per item: [\d.]+\n/);
     expect(text).toMatch(/expected fp rate: [\d.e-]+\n/);
+
+    // Past its widening (0.0004 from a capacity of 100: 16-bit slots, 20 from the first doubling), and
+    // slots of one width (0.01: 16 bits at every size; the default rate: 40) say nothing more.
+    const widened = join(dir, 'widened.cuckoo');
+    expect(run(['build', keys, '-o', widened, '--fp-rate', '0.0004', '--capacity', '100']).code).toBe(0);
+    expect(run(['info', widened]).stdout.toString()).toMatch(
+      /slot bits: 20 \(16 before doubling 1, 20 from it\)\n[^]*growth: doubles in place: [1-9]\d* doubling/,
+    );
+    for (const rate of ['0.01', '1e-8']) {
+      expect(run(['build', keys, '-o', widened, '--fp-rate', rate]).code).toBe(0);
+      expect(run(['info', widened]).stdout.toString()).toMatch(/slot bits: (16|40)\n/);
+    }
   });
 });
 

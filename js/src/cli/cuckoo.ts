@@ -986,6 +986,20 @@ async function* queryLines(
   }
 }
 
+// How a table's slots widen as it doubles, from its export's header (format version 8: docs/FORMAT.md,
+// bytes 58 and 59, the doublings after which the slots are 4 bits wider): " (16 before doubling 7, 20 from
+// it)", or nothing for slots of one width. Only the header is exported.
+function widening(filter: CuckooFilter): string {
+  const chunks = filter.exportChunks(64);
+  const header = chunks.next().value;
+  chunks.return(undefined);
+  if (!header || header.length < 64 || header[4] + 256 * header[5] !== 8) return '';
+  const [first, second] = [header[58], header[59]];
+  const g = filter.doublings;
+  const base = filter.fingerprintBits - 4 * (Number(g >= first) + Number(second !== 0 && g >= second));
+  return ` (${base} before doubling ${first}, ${base + 4} from it${second !== 0 ? `, ${base + 8} from doubling ${second}` : ''})`;
+}
+
 async function info(args: string[]): Promise<number> {
   const { values, files } = parse('info', args, {});
   if (values.help) return help('info');
@@ -998,7 +1012,9 @@ async function info(args: string[]): Promise<number> {
     ['load', `${(filter.loadFactor * 100).toFixed(2)}%`],
     ['bucket size', filter.bucketSize],
     ['buckets', filter.bucketCount],
-    [filter.growsInPlace ? 'slot bits' : 'fingerprint bits', filter.fingerprintBits],
+    filter.growsInPlace
+      ? ['slot bits', `${filter.fingerprintBits}${widening(filter)}`]
+      : ['fingerprint bits', filter.fingerprintBits],
     ['semi-sorted buckets', filter.semiSorted ? 'yes' : 'no'],
     ['max kicks', filter.maxKicks],
     filter.growsInPlace
