@@ -1099,7 +1099,7 @@ describe('build, query, info', () => {
     const widened = join(dir, 'widened.cuckoo');
     expect(run(['build', keys, '-o', widened, '--fp-rate', '0.0004', '--capacity', '100']).code).toBe(0);
     expect(run(['info', widened]).stdout.toString()).toMatch(
-      /slot bits: 20 \(16 before doubling 1, 20 from it\)\n[^]*growth: doubles in place: [1-9]\d* doubling/,
+      /slot bits: 20 \(16 before doubling 1, 20 from it\)\n[\s\S]*growth: doubles in place: [1-9]\d* doubling/,
     );
     for (const rate of ['0.01', '1e-8']) {
       expect(run(['build', keys, '-o', widened, '--fp-rate', rate]).code).toBe(0);
