@@ -1756,6 +1756,25 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     expect(run.stdout()).toBe(`${written}partial\nnew\n`);
   }, 60_000);
 
+  test('from a pipe on one thread, the lines of many reads go out in one write', () => {
+    // A pipe's reads bring 64 KiB at most, and each read's lines were a write of their own (a trip through
+    // Node's thread pool each): the largest write of 16 MB of new lines was under 64 KiB. Now they are
+    // gathered into writes of up to 256 KiB while the input keeps coming (past two reads' worth here).
+    const result = sh(
+      `seq -f 'line-%.0f' 1 1600000 > gather.in; ` +
+        `cat gather.in | strace -f -qq -s 0 -o gather.trace -e trace=write $CUCKOO dedup > gather.out; ` +
+        `echo "status=$?"; cmp gather.in gather.out && echo same`,
+    );
+    expect(result.stdout.toString()).toBe('status=0\nsame\n');
+    const writes = readFileSync(join(dir, 'gather.trace'), 'utf8')
+      .split('\n')
+      .map((line) => /\bwrite\(1, .*\)\s+=\s+(\d+)$/.exec(line))
+      .filter((match) => match !== null)
+      .map((match) => Number(match[1]));
+    expect(writes.reduce((sum, n) => sum + n, 0)).toBe(statSync(join(dir, 'gather.out')).size);
+    expect(Math.max(...writes)).toBeGreaterThan(128 << 10);
+  });
+
   test('from a pipe that has bytes at every read, SIGINT and SIGTERM end the run at once, leaving -o as it was', () => {
     // An outside pass: read at once while the pipe had bytes, the run gave Node's event loop no turn, so
     // the signal's handler did not run until the input ended (then the run completed and replaced -o,

@@ -222,6 +222,9 @@ function readsNowOrLater(twin: number, fd: number): (into: Uint8Array) => Promis
 
 // A read of a pipe that brings this much found the pipe full (Linux's default capacity): its writer is ahead.
 const PIPE_FULL = 1 << 16;
+// An output's writes: up to this many bytes each, gathered for at most GATHER_MS (writerTo).
+const GATHER = 256 << 10;
+const GATHER_MS = 10;
 // Whole blocks of a pipe (PipeReader): a call into a partitioned run each (a message to its helper and
 // back). A 64 KiB read a call made 20M lines through `cat |` 1.5 times slower on two threads than on one.
 // Blocks of 1 MiB took those lines 3.9-4.5 s, of 4 MiB 4.5-5.5 s (the pipe is not read while the run works
@@ -860,30 +863,58 @@ export class BrokenPipe extends Error {}
 
 // Each output has one write in flight at a time, made by Node's thread pool while the command works on
 // the next block (the copy into the kernel runs on the other core, where a blocking write would stall the
-// engine). The bytes are copied first: what a command writes can be a view of
-// the wasm heap, gone at its next call (and through process.stdout each write would be kept until it
-// drains). A write's error surfaces at the next write or at flush(). Every caller awaits each write before
-// the next (the buffer below is reused once the previous write is done). A reader that went away (EPIPE:
-// `| head`, a FIFO's reader) ends the command quietly.
-function writerTo(fd: number, name: string): { write: Output['write']; flush(): Promise<void> } {
+// engine). The bytes are copied first, and gathered into writes of up to GATHER bytes: what a command
+// writes can be a view of the wasm heap, gone at its next call (and through process.stdout each write
+// would be kept until it drains), and a pipe's reads of 64 KiB made a write each, a trip through the
+// thread pool each. Gathered bytes wait at most GATHER_MS, so a slow stream's lines (`tail -f`) are not
+// held back for the next megabyte, and a run that fails still writes the lines it decided before (its
+// timer keeps the process until then, as awk's exit flushes its buffer). A write's error surfaces at a
+// later write or at flush(). Every caller awaits each write before the next. A reader that went away
+// (EPIPE: `| head`, a FIFO's reader) ends the command quietly.
+function writerTo(fd: number, name: string): { write: Output['write']; flush(): Promise<void>; drop(): void } {
   let inFlight: Promise<void> = Promise.resolve();
   // One buffer, reused once the write from it is done: a new buffer per write made every byte a fresh
   // page to fault in.
   let buffer = Buffer.alloc(0);
+  let gathered = 0; // bytes in `buffer` not yet written
+  let timer: NodeJS.Timeout | undefined;
   const failed = (error: unknown): never => {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new BrokenPipe('EPIPE');
     throw fileError(name, error);
   };
+  let dropped = false;
+  const send = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (gathered === 0 || dropped) return;
+    inFlight = writeAll(fd, buffer.subarray(0, gathered)).catch(failed);
+    inFlight.catch(() => {}); // seen by the next write or by flush(), not an unhandled rejection
+    gathered = 0;
+  };
   return {
     async write(bytes) {
-      await inFlight;
-      if (buffer.length < bytes.length) buffer = Buffer.allocUnsafe(Math.max(bytes.length, 1 << 20));
-      const copy = buffer.subarray(0, bytes.length);
-      copy.set(bytes);
-      inFlight = writeAll(fd, copy).catch(failed);
-      inFlight.catch(() => {}); // seen by the next write or by flush(), not an unhandled rejection
+      if (gathered > 0 && gathered + bytes.length > buffer.length) send();
+      if (gathered === 0) {
+        await inFlight; // the buffer is free again (and a failed write is raised here)
+        if (buffer.length < bytes.length) buffer = Buffer.allocUnsafe(Math.max(bytes.length, GATHER));
+      }
+      buffer.set(bytes, gathered);
+      gathered += bytes.length;
+      if (gathered >= GATHER) send();
+      else if (timer === undefined && gathered > 0) timer = setTimeout(send, GATHER_MS);
     },
-    flush: () => inFlight,
+    flush() {
+      send();
+      return inFlight;
+    },
+    // Before the descriptor is closed by an abort: what is gathered is not written (nor, once the number
+    // is reused, into another file).
+    drop() {
+      dropped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      gathered = 0;
+    },
   };
 }
 
@@ -1039,6 +1070,7 @@ export async function openOutput(path: string | undefined): Promise<Output> {
       published = true;
     },
     abort() {
+      writer.drop();
       if (open) {
         try {
           closeSync(fd);
@@ -1101,6 +1133,7 @@ async function inPlaceOutput(path: string): Promise<Output> {
     publish() {},
     keepOld: () => NOTHING_KEPT,
     abort() {
+      writer.drop();
       try {
         closeSync(fd);
       } catch {
