@@ -1760,19 +1760,78 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     // A pipe's reads bring 64 KiB at most, and each read's lines were a write of their own (a trip through
     // Node's thread pool each): the largest write of 16 MB of new lines was under 64 KiB. Now they are
     // gathered into writes of up to 256 KiB while the input keeps coming (past two reads' worth here).
+    // (-ff: a trace file per thread, so that no write's line is split by another thread's.)
     const result = sh(
-      `seq -f 'line-%.0f' 1 1600000 > gather.in; ` +
-        `cat gather.in | strace -f -qq -s 0 -o gather.trace -e trace=write $CUCKOO dedup > gather.out; ` +
+      `rm -rf gather.trace; mkdir gather.trace; seq -f 'line-%.0f' 1 1600000 > gather.in; ` +
+        `cat gather.in | strace -f -ff -qq -s 0 -o gather.trace/t -e trace=write $CUCKOO dedup > gather.out; ` +
         `echo "status=$?"; cmp gather.in gather.out && echo same`,
     );
     expect(result.stdout.toString()).toBe('status=0\nsame\n');
-    const writes = readFileSync(join(dir, 'gather.trace'), 'utf8')
+    const writes = readdirSync(join(dir, 'gather.trace'))
+      .map((name) => readFileSync(join(dir, 'gather.trace', name), 'utf8'))
+      .join('\n')
       .split('\n')
       .map((line) => /\bwrite\(1, .*\)\s+=\s+(\d+)$/.exec(line))
       .filter((match) => match !== null)
       .map((match) => Number(match[1]));
     expect(writes.reduce((sum, n) => sum + n, 0)).toBe(statSync(join(dir, 'gather.out')).size);
     expect(Math.max(...writes)).toBeGreaterThan(128 << 10);
+  });
+
+  // An output's gathered lines, then the end a signal's handler makes (cuckoo.ts: salvageOutputs, then the
+  // signal again), in a child Node process on the command's own io.js: deterministic, where a real signal
+  // would have to come within the 10 ms that lines are gathered.
+  const salvageScript = (fill: boolean) => `
+    import { writeSync } from 'node:fs';
+    import { openOutput, salvageOutputs } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'io.js'))};
+    ${fill ? 'writeSync(1, Buffer.alloc(65536, 46)); // a pipe of the default capacity, full' : ''}
+    const output = await openOutput(undefined);
+    await output.write(Buffer.from('decided\\n'));
+    salvageOutputs();
+    process.kill(process.pid, 'SIGKILL');`;
+
+  test('a signal ends the run with the lines it gathered for standard output written', () => {
+    // An outside pass: on one thread, a line decided within 10 ms of SIGINT, SIGTERM or SIGHUP was lost
+    // (10 of 10 trials), where each read's lines had been a write of their own before they were gathered.
+    writeFileSync(join(dir, 'salvage.mjs'), salvageScript(false));
+    const result = sh(
+      `node salvage.mjs > salvage.file; echo "file=$?"; node salvage.mjs | cat > salvage.pipe; echo "pipe=\${PIPESTATUS[0]}"`,
+    );
+    expect(result.stdout.toString()).toBe('file=137\npipe=137\n');
+    expect(readFileSync(join(dir, 'salvage.file'), 'utf8')).toBe('decided\n');
+    expect(readFileSync(join(dir, 'salvage.pipe'), 'utf8')).toBe('decided\n');
+  });
+
+  test('a signal does not wait for a reader that is behind: what a full pipe cannot take is lost', () => {
+    // The reader sleeps 6 s with the pipe full; the process must end at once, not when the reader reads
+    // (timeout 4 would end it with 124).
+    writeFileSync(join(dir, 'salvage-full.mjs'), salvageScript(true));
+    const result = sh(
+      '(timeout 4 node salvage-full.mjs; echo "status=$?" > salvage-full.status) | (sleep 6; wc -c); cat salvage-full.status',
+    );
+    expect(result.stdout.toString()).toBe('65536\nstatus=137\n');
+  });
+
+  test('an output written in place is closed once: its abort after its prepare closes no other file', () => {
+    // An outside pass: `--seen STATE -o /dev/stdout` whose state could not be written closed the output's
+    // descriptor twice; by then the number could be another file's.
+    writeFileSync(join(dir, 'once.txt'), 'kept\n');
+    writeFileSync(
+      join(dir, 'close-once.mjs'),
+      `
+      import { fstatSync, openSync } from 'node:fs';
+      import { openOutput } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'io.js'))};
+      const output = await openOutput('/dev/null');
+      await output.write(Buffer.from('x\\n'));
+      await output.prepare();
+      const other = openSync('once.txt', 'r'); // the lowest free number: the one prepare() closed
+      output.abort();
+      fstatSync(other);
+      console.log('still open');`,
+    );
+    const result = sh('node close-once.mjs');
+    expect(result.stderr.toString()).toBe('');
+    expect(result.stdout.toString()).toBe('still open\n');
   });
 
   test('from a pipe that has bytes at every read, SIGINT and SIGTERM end the run at once, leaving -o as it was', () => {

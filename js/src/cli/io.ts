@@ -871,7 +871,10 @@ export class BrokenPipe extends Error {}
 // timer keeps the process until then, as awk's exit flushes its buffer). A write's error surfaces at a
 // later write or at flush(). Every caller awaits each write before the next. A reader that went away
 // (EPIPE: `| head`, a FIFO's reader) ends the command quietly.
-function writerTo(fd: number, name: string): { write: Output['write']; flush(): Promise<void>; drop(): void } {
+function writerTo(
+  fd: number,
+  name: string,
+): { write: Output['write']; flush(): Promise<void>; drop(): void; salvage(): void } {
   let inFlight: Promise<void> = Promise.resolve();
   // One buffer, reused once the write from it is done: a new buffer per write made every byte a fresh
   // page to fault in.
@@ -915,7 +918,48 @@ function writerTo(fd: number, name: string): { write: Output['write']; flush(): 
       timer = undefined;
       gathered = 0;
     },
+    // The process ends next (a signal): what is gathered is written now, as far as it can be without
+    // waiting. No write is in flight while bytes are gathered (write() awaits the last one before it
+    // gathers into an empty buffer), so these come after every byte written before.
+    salvage() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      if (gathered > 0 && !dropped) writeWithoutWaiting(fd, buffer.subarray(0, gathered));
+      dropped = true;
+      gathered = 0;
+    },
   };
+}
+
+// Writes `bytes` to `fd` as far as it takes them now. A pipe, a FIFO or a terminal whose reader is behind
+// would keep a write waiting, and a signal's handler must end the process: those get a descriptor of their
+// own that never waits (opening /proc/self/fd/N gives them a new open file description, whose O_NONBLOCK
+// is its own, and whose offset they do not have). A regular file or a block device is written where it
+// is (a new description would write at offset 0); a socket cannot be opened so, and is left. What is not
+// taken is lost, as it is from a cat that a signal ends in a write.
+function writeWithoutWaiting(fd: number, bytes: Uint8Array): void {
+  let target = fd;
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isSocket()) return;
+    if (stat.isFIFO() || stat.isCharacterDevice())
+      target = openSync(`/proc/self/fd/${fd}`, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    for (let at = 0; at < bytes.length; ) at += writeSync(target, bytes, at);
+  } catch {
+    /* EAGAIN (the reader is behind), EPIPE, ENOSPC, no /proc: the rest is lost */
+  } finally {
+    if (target !== fd) closeSync(target);
+  }
+}
+
+// The outputs written in place (standard output, devices, FIFOs): a signal's handler writes what they
+// have gathered (salvageOutputs) before the process ends by the signal. Outputs to a temporary file are
+// not here: a signal removes them (abortPending).
+const salvageable = new Set<() => void>();
+
+export function salvageOutputs(): void {
+  for (const salvage of salvageable) salvage();
+  salvageable.clear();
 }
 
 /**
@@ -931,6 +975,7 @@ export async function printToStdout(text: string): Promise<void> {
 
 function stdoutOutput(): Output {
   const writer = writerTo(1, 'standard output');
+  salvageable.add(writer.salvage);
   return {
     write: writer.write,
     commit: writer.flush,
@@ -1118,10 +1163,20 @@ async function inPlaceOutput(path: string): Promise<Output> {
     throw fileError(path, error);
   }
   const writer = writerTo(fd, path);
+  salvageable.add(writer.salvage);
+  // Closed once: by prepare() or by abort(), whichever comes first. A second close could close another
+  // file that has the number by then.
+  let open = true;
+  const close = () => {
+    salvageable.delete(writer.salvage);
+    if (!open) return;
+    open = false;
+    closeSync(fd);
+  };
   const prepare = async () => {
     await writer.flush();
     try {
-      closeSync(fd);
+      close();
     } catch (error) {
       throw fileError(path, error);
     }
@@ -1135,9 +1190,9 @@ async function inPlaceOutput(path: string): Promise<Output> {
     abort() {
       writer.drop();
       try {
-        closeSync(fd);
+        close();
       } catch {
-        /* already closed */
+        /* a failed close changes nothing here: the output is given up */
       }
     },
   };
