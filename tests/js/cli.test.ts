@@ -1812,6 +1812,51 @@ describe('dedup on two threads (a partitioned run) writes what one thread writes
     expect(result.stdout.toString()).toBe('65536\nstatus=137\n');
   });
 
+  test("standard output that is a socket (from Node's spawn) gathers nothing, so a signal finds nothing held", async () => {
+    // An outside pass: a socket cannot be written without waiting from a signal's handler, and the lines
+    // gathered for it in the last 10 ms were lost (3 of 3). Here the process writes, then keeps its event
+    // loop busy for 0.5 s (no timer runs), then ends as the handler would.
+    writeFileSync(
+      join(dir, 'salvage-socket.mjs'),
+      `
+      import { openOutput, salvageOutputs } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'io.js'))};
+      const output = await openOutput(undefined);
+      await output.write(Buffer.from('decided\\n'));
+      for (const start = Date.now(); Date.now() - start < 500; );
+      salvageOutputs();
+      process.kill(process.pid, 'SIGKILL');`,
+    );
+    const child = spawn('node', ['salvage-socket.mjs'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    const signal = await new Promise((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    expect(signal).toBe('SIGKILL');
+    expect(out).toBe('decided\n');
+  });
+
+  test('a write that failed is raised by the next write, whichever buffer it came from', () => {
+    // An outside pass: with two buffers, a failed write from the other buffer was seen only when that
+    // buffer came round again, one more block read and lost (a slow stream into a full disk or `| head`).
+    writeFileSync(
+      join(dir, 'failed-write.mjs'),
+      `
+      import { openOutput } from ${JSON.stringify(join(repoRoot, 'js', 'dist', 'esm', 'cli', 'io.js'))};
+      const output = await openOutput(undefined);
+      await output.write(Buffer.alloc(256 << 10, 97)); // written at once, from the first buffer: it fails
+      await output.prepare().catch((error) => console.error('flush: ' + error.message));
+      await output.write(Buffer.from('b\\n')).then(
+        () => console.error('next write: nothing raised'),
+        (error) => console.error('next write: ' + error.message),
+      );`,
+    );
+    const result = sh('node failed-write.mjs > /dev/full');
+    expect(result.stderr.toString()).toBe(
+      'flush: standard output: no space left on device\nnext write: standard output: no space left on device\n',
+    );
+  });
+
   test('an output written in place is closed once: its abort after its prepare closes no other file', () => {
     // An outside pass: `--seen STATE -o /dev/stdout` whose state could not be written closed the output's
     // descriptor twice; by then the number could be another file's.

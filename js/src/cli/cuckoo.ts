@@ -1070,8 +1070,9 @@ async function main(argv: string[]): Promise<number> {
 // threads of pending file operations, and an open of a FIFO without its other end never returns. A signal
 // that comes once the files are renamed into place (it may have come during their fsync) is too late:
 // the run has completed, and ends as one that did (status 0), so that the status says what happened.
-// Lines written to standard output (or a device, a FIFO) stay written, those still gathered included, as
-// a cat that a signal ends has written every line it read.
+// Lines decided for standard output (or a device, a FIFO) are written, those still gathered included, as
+// a cat that a signal ends has written every line it read (on two threads, a block's lines are decided
+// about SETTLE_MS after it is read: those of the last block are not yet, and are lost).
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
     if (committed()) return;

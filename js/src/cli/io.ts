@@ -888,6 +888,12 @@ function writerTo(
   let writing = 0; // writes started and not done
   let timer: NodeJS.Timeout | undefined;
   let dropped = false;
+  // The first write that failed: raised by every write after it (a failed write from the other buffer
+  // would otherwise be seen only when that buffer comes round again: one more block read and lost).
+  let failure: { error: unknown } | undefined;
+  // An output whose gathered bytes a signal could not write (unwaitingWrite) gathers nothing: each write
+  // goes out as it comes, as before lines were gathered.
+  const unwaiting = unwaitingWrite(fd);
   const failed = (error: unknown): never => {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new BrokenPipe('EPIPE');
     throw fileError(name, error);
@@ -904,13 +910,17 @@ function writerTo(
       .finally(() => {
         writing--;
       });
-    last.catch(() => {}); // seen by a later write or by flush(), not an unhandled rejection
+    // Seen by the next write or by flush(), not an unhandled rejection.
+    last.catch((error) => {
+      failure ??= { error };
+    });
     written[current] = last;
     current ^= 1;
     gathered = 0;
   };
   return {
     async write(bytes) {
+      if (failure) throw failure.error;
       if (gathered > 0 && gathered + bytes.length > GATHER) send();
       if (bytes.length >= GATHER) {
         // A large block's lines (from a file) go out as they are, from the first buffer, once no write is
@@ -924,7 +934,7 @@ function writerTo(
       }
       buffers[current].set(bytes, gathered);
       gathered += bytes.length;
-      if (gathered >= GATHER) send();
+      if (gathered >= GATHER || !unwaiting) send();
       else if (timer === undefined && gathered > 0) timer = setTimeout(send, GATHER_MS);
     },
     flush() {
@@ -945,32 +955,58 @@ function writerTo(
     salvage() {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
-      if (gathered > 0 && !dropped && writing === 0) writeWithoutWaiting(fd, buffers[current].subarray(0, gathered));
+      if (gathered > 0 && !dropped && writing === 0) unwaiting?.(buffers[current].subarray(0, gathered));
       dropped = true;
       gathered = 0;
     },
   };
 }
 
-// Writes `bytes` to `fd` as far as it takes them now. A pipe, a FIFO or a terminal whose reader is behind
-// would keep a write waiting, and a signal's handler must end the process: those get a descriptor of their
-// own that never waits (opening /proc/self/fd/N gives them a new open file description, whose O_NONBLOCK
-// is its own, and whose offset they do not have). A regular file or a block device is written where it
-// is (a new description would write at offset 0); a socket cannot be opened so, and is left. What is not
-// taken is lost, as it is from a cat that a signal ends in a write.
-function writeWithoutWaiting(fd: number, bytes: Uint8Array): void {
-  let target = fd;
-  try {
-    const stat = fstatSync(fd);
-    if (stat.isSocket()) return;
-    if (stat.isFIFO() || stat.isCharacterDevice())
-      target = openSync(`/proc/self/fd/${fd}`, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+// How the bytes gathered for `fd` are written when a signal ends the process: as far as the descriptor
+// takes them now, never waiting (a pipe, a FIFO or a terminal whose reader is behind would keep a write
+// waiting, and the handler must end the process). Those get a descriptor of their own that never waits:
+// opening /proc/self/fd/N gives them a new open file description, whose O_NONBLOCK is its own (and whose
+// offset they do not have); a regular file or a block device is written where it is (a new description
+// would write at offset 0). Undefined where no such write can be made: a socket (Node's spawn gives one;
+// it cannot be opened so), and a pipe or a terminal that this process may not open (another user's, under
+// sudo -u or setpriv: EACCES, tried now). What is not taken is lost, as from a cat that a signal ends in a
+// write.
+function unwaitingWrite(fd: number): ((bytes: Uint8Array) => void) | undefined {
+  const writeFully = (target: number, bytes: Uint8Array) => {
     for (let at = 0; at < bytes.length; ) at += writeSync(target, bytes, at);
+  };
+  let stat: Stats;
+  try {
+    stat = fstatSync(fd);
   } catch {
-    /* EAGAIN (the reader is behind), EPIPE, ENOSPC, no /proc: the rest is lost */
-  } finally {
-    if (target !== fd) closeSync(target);
+    return undefined;
   }
+  if (stat.isFile() || stat.isBlockDevice())
+    return (bytes) => {
+      try {
+        writeFully(fd, bytes);
+      } catch {
+        /* ENOSPC, EIO: the rest is lost */
+      }
+    };
+  if (!stat.isFIFO() && !stat.isCharacterDevice()) return undefined;
+  const twin = () => openSync(`/proc/self/fd/${fd}`, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    closeSync(twin());
+  } catch {
+    return undefined;
+  }
+  return (bytes) => {
+    let target: number | undefined;
+    try {
+      target = twin();
+      writeFully(target, bytes);
+    } catch {
+      /* EAGAIN (the reader is behind), EPIPE, ENXIO (the reader is gone): the rest is lost */
+    } finally {
+      if (target !== undefined) closeSync(target);
+    }
+  };
 }
 
 // The outputs written in place (standard output, devices, FIFOs): a signal's handler writes what they
