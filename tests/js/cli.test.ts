@@ -1954,13 +1954,21 @@ test('info and query read a filter with semi-sorted buckets, and info says so', 
 
 // Promises at their edges, round 3 (an outside adversarial pass on the packed package). Each failed
 // before its fix.
+// A shell loop that ends once FILE says a run waits for a lock, or after 15 s: what a run holding the lock
+// reads last, so that it holds the lock until the other run waits for it.
+const untilSaid = (file: string) =>
+  `for i in $(seq 300); do grep -q 'waiting for process' ${file} 2>/dev/null && break; sleep 0.05; done`;
+
 describe('round 3: --seen states, outputs that fail as a pair, --capacity, long keys and lines', () => {
   test('two runs at once on one --seen FILE: the second waits for the first, and no run loses lines from it', () => {
     const state = join(dir, 'shared.cuckoo');
     rmSync(state, { force: true });
-    // The first run holds the state while its input is still coming; the second starts meanwhile.
+    // The first run holds the state while its input is still coming; the second starts once the first has
+    // the lock, and the first's input ends once the second says it waits (or after 15 s): no timing of a
+    // busy machine decides which run waits.
     const result = sh(
-      `(seq 1 300000; sleep 2) | $CUCKOO dedup --seen ${state} > first.out & first=$!; sleep 0.7; ` +
+      `rm -f second.err; (seq 1 300000; ${untilSaid('second.err')}) | $CUCKOO dedup --seen ${state} > first.out & first=$!; ` +
+        `until [ -e ${join(dir, '.shared.cuckoo.cuckoo-lock')} ]; do sleep 0.02; done; ` +
         `seq 300001 600000 | $CUCKOO dedup --seen ${state} > second.out 2> second.err; echo "second=$?"; ` +
         `wait $first; echo "first=$?"`,
     );
@@ -2310,8 +2318,10 @@ describe('round 4: the --seen lock, a signal during the commit', () => {
     rmSync(join(dir, 'sl'), { force: true });
     symlinkSync('real/S', join(dir, 'sl'));
     // Before: two locks (.sl.cuckoo-lock and real/.S.cuckoo-lock), both ran, and one run's lines were lost.
+    // (The first run's input ends once the second says it waits, or after 15 s: on a busy machine the
+    // second run's start took longer than a fixed 1.5 s, and it found the lock gone.)
     const result = sh(
-      `(seq 1 10000; sleep 1.5) | $CUCKOO dedup --seen sl > /dev/null & first=$!; ` +
+      `rm -f symlink.err; (seq 1 10000; ${untilSaid('symlink.err')}) | $CUCKOO dedup --seen sl > /dev/null & first=$!; ` +
         `until [ -e real/.S.cuckoo-lock ]; do sleep 0.02; done; ` +
         `seq 10001 20000 | $CUCKOO dedup --seen real/S 2> symlink.err > /dev/null; wait $first; ` +
         `seq 1 20000 | $CUCKOO dedup --seen real/S | wc -l`,
