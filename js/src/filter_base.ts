@@ -467,7 +467,9 @@ export abstract class FilterBase<M extends FilterModule = FilterModule> {
 
   /**
    * The capacity the filter was created for (with growth: of the whole chain so far; for a table that
-   * doubles in place, the items it takes before its next doubling, or, after its last, at all).
+   * doubles in place, the most items it takes before its next doubling, 90% of its slots, or, after its
+   * last, at all: a kick-out walk that fails in a crowded part of the table, or copies of entries whose
+   * index bits ran out, can make it double sooner, docs/GROWTH.md "A doubled table doubles again at 90%").
    */
   get capacity(): number {
     return this.m.capacity(this.live());
@@ -541,8 +543,11 @@ export abstract class FilterBase<M extends FilterModule = FilterModule> {
   }
 
   /**
-   * The probability that has() answers true for a key never added, at the current load:
-   * 1 - (1 - 1/(2^f - 1))^(2 * bucketSize * loadFactor).
+   * The probability that has() answers true for a key never added, with what the filter holds now. A
+   * sized table: 1 - (1 - 1/(2^f - 1))^(2 * bucketSize * loadFactor). A chain of sub-filters: 1 minus the
+   * chance that none answers true (sub-filters of one shape, as joins leave them, by their rates' sum). A
+   * table that doubles in place: the sum over its entries of 2 * bucketSize / slots * 2^-(the entry's
+   * bits), as its entries keep the bits of when they came (docs/GROWTH.md, "Keeping the rate").
    */
   get expectedFpRate(): number {
     return this.m.expectedFpRate(this.live());
