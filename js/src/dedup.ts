@@ -251,8 +251,9 @@ export interface LineDedupStats {
   duplicates: number;
   /**
    * The expected number of new lines wrongly dropped as false positives, at most: each new line is a false
-   * positive with the filter's rate at that moment, which only grows as lines are added, so the core sums
-   * each piece of 4,096 new lines at the rate after it (within 2% of the sum line by line). With a window,
+   * positive with at most the filter's rate p at that moment, which only grows as lines are added, so the
+   * core sums each piece of 4,096 lines kept at p / (1 - p) with the p after it (a dropped line is not
+   * seen: each kept one stands for 1 / (1 - p) new ones; docs/DEDUP.md says which p). With a window,
    * a key wrongly dropped is dropped again at its next copies while the key it was taken for is
    * remembered, which the sum does not count: where keys come back just after the window forgets them it
    * has been 4.5 times lower than the lines dropped (docs/DEDUP.md, "A window").

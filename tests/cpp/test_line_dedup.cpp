@@ -489,24 +489,63 @@ TEST_CASE("expected_wrong_drops is at least the lines wrongly dropped, with narr
         o.seed = seed;
         cuckoo::CuckooFilter f(o);
         cuckoo::LineDeduper d(f);
-        // 20,000 distinct lines, then all of them again: a line of the first pass not kept was wrongly
-        // dropped; the second pass's are dropped rightly.
+        // 20,000 distinct lines: each line not kept was wrongly dropped.
         std::string block;
-        for (int pass = 0; pass < 2; ++pass)
-          for (int i = 0; i < 20000; ++i) block += std::to_string(i + 1) + "\n";
+        for (int i = 0; i < 20000; ++i) block += std::to_string(i + 1) + "\n";
         REQUIRE(d.push(reinterpret_cast<const std::uint8_t*>(block.data()), block.size()).ok());
         REQUIRE(d.finish().ok());
         wrong += static_cast<double>(20000 - d.unique());
         bound += d.expected_wrong_drops();
-        CHECK(std::isfinite(d.expected_wrong_drops()));
       }
       INFO(bits << "-bit fingerprints, growth " << growth << ": " << wrong << " wrongly dropped, bound " << bound);
       CHECK(wrong <= bound + 3 * std::sqrt(bound) + 3);
-      // And close to it where the fingerprints are wide enough to tell (the engine decides most lines of a
-      // sized table on their first bucket alone, 4 slots compared of the 8 the bound counts).
-      if (bits >= 8) CHECK(bound <= 2.5 * wrong + 10);
+      // And near it where the fingerprints are wide enough to tell: the engine decides most lines of a
+      // sized table on their first bucket alone, 4 slots compared of the 8 the bound counts, so about twice
+      // (12 bits, sized: about 35 dropped against a bound of 64; this fails below 12, odds about 1e-5).
+      if (bits >= 8) CHECK(bound <= 3 * wrong + 30);
     }
   }
+}
+
+TEST_CASE("in a window, expected_wrong_drops counts each new record at the rate it met", "[dedup][window]") {
+  // A window deletes as it adds, so the rate may fall within a piece: in a table that doubles an old entry
+  // weighs more than a new one. Counted at each piece's end rate (an outside review), a window over such a
+  // filter summed less than the records met. The exact sum, on a twin filter with a ring of its own.
+  cuckoo::Options o;
+  o.capacity = 1000;
+  o.fp_rate = 0.01;
+  o.growth = 2;
+  cuckoo::CuckooFilter f(o);
+  cuckoo::LineDeduper d(f);
+  constexpr std::size_t kWindow = 2048;
+  REQUIRE(d.remember_last(kWindow).ok());
+  cuckoo::CuckooFilter twin(o);
+  std::vector<std::string> ring;
+  std::size_t next = 0;
+  double exact = 0;
+  std::uint64_t kept = 0;
+  std::string block;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string key = cuckoo_test::key("v", static_cast<std::uint64_t>(i));
+    block += key + "\n";
+    const double p = twin.match_bound();
+    if (twin.contains(key)) continue;
+    if (ring.size() == kWindow) {
+      REQUIRE(twin.remove(ring[next]));
+      ring[next] = key;
+      next = (next + 1) % kWindow;
+    } else {
+      ring.push_back(key);
+    }
+    REQUIRE(twin.add(key));
+    ++kept;
+    exact += p / (1 - p);
+  }
+  REQUIRE(d.push(reinterpret_cast<const std::uint8_t*>(block.data()), block.size()).ok());
+  REQUIRE(d.finish().ok());
+  REQUIRE(d.unique() == kept);  // the twin made the engine's decisions
+  CHECK(d.expected_wrong_drops() >= exact * 0.9999);
+  CHECK(d.expected_wrong_drops() <= exact * 1.0001);
 }
 
 TEST_CASE("expected_wrong_drops sums each piece of new records at the rate after it, close to the exact sum",

@@ -346,7 +346,8 @@ class CuckooFilter {
     if (in_place_now()) return expected_fp_rate();
     if (detail::kSizedOnly) return head_.expected_matches();
     double sum = 0;
-    for (std::size_t i = 0, n = sub_filter_count(); i < n; ++i) sum += (i == 0 ? head_ : tail_[i - 1]).expected_matches();
+    for (std::size_t i = 0, n = sub_filter_count(); i < n; ++i)
+      sum += (i == 0 ? head_ : tail_[i - 1]).expected_matches();
     return sum;
   }
   // Plain loops, not for_each_sub_filter: its lambdas would be functions of their own, compiled for speed.

@@ -413,7 +413,7 @@ class LineDeduper {
       // Within the room reserved: the verdicts are written where they go, then counted in.
       std::uint8_t* verdicts = output_.data() + at;
       const std::size_t added = filter_.add_if_absent_hashes(hashes + at, m, verdicts);
-      wrong_drops_ += static_cast<double>(added) * kept_record_drops();
+      count_kept(added);
       unique_ += added;
       for (std::size_t i = 0; i < m; ++i) {
         if (verdicts[i] != static_cast<std::uint8_t>(KeyResult::yes) &&
@@ -446,15 +446,20 @@ class LineDeduper {
 
  private:
   // What each new record kept now adds to expected_wrong_drops: p / (1 - p), p = the filter's
-  // match_bound() after it (the bound only grows with adds). A new record is dropped with probability at
-  // most p, and only the kept ones are counted, each standing for 1 / (1 - p) new ones: the expectation of
-  // kept x p / (1 - p) is new x p, at least the expected drops. Summing kept x p instead fell short by
-  // that factor where p is large, and expected_fp_rate() in place of match_bound() ran under what a
-  // deduplicator's lookups meet with narrow fingerprints (an outside review: a --seen filter of 4-bit
-  // fingerprints dropped 13,260 of 20,000 new lines where --stats said at most 3,730).
-  [[nodiscard]] double kept_record_drops() const noexcept {
+  // match_bound() after its piece (the bound only grows with adds; a record that a window's delete may
+  // follow, at the p it meets). A new record is dropped with probability at most p, and only the kept ones
+  // are counted, each standing for 1 / (1 - p) new ones: the expectation of kept x p / (1 - p) is
+  // new x p, at least the expected drops (a window's keys that come back are not: docs/DEDUP.md). Summing kept x p
+  // instead fell short by that factor where p is large, and expected_fp_rate() in place of match_bound() ran under what
+  // a deduplicator's lookups meet with narrow fingerprints (an outside review: a --seen filter of 4-bit fingerprints
+  // dropped 13,260 of 20,000 new lines where --stats said at most 3,730).
+  [[nodiscard]] [[gnu::noinline]] double kept_record_drops() const noexcept {
     const double p = filter_.match_bound();
     return p >= 1 ? std::numeric_limits<double>::infinity() : p / (1 - p);
+  }
+  // `kept` new records counted at kept_record_drops() now (none: nothing, not 0 x infinity).
+  void count_kept(std::size_t kept) noexcept {
+    if (kept != 0) wrong_drops_ += static_cast<double>(kept) * kept_record_drops();
   }
 
   // The end of the last record in data[0, length), plus one; 0 when there is none.
@@ -548,20 +553,20 @@ class LineDeduper {
       if (selected && !piece_keys(data, at, n)) return fail_out_of_memory().ok();
       const std::uint8_t* base = selected ? keys_.data() : data;
       const std::uint32_t* ranges = ranges_.data() + 2 * at;
-      std::size_t added = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const std::uint64_t hash = filter_.hash_of(base + ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i]);
+        // The rate this record meets: a window's deletes may lower it before the piece ends (in a table
+        // that doubles, an old entry weighs more than a new one), so each record is counted at its own.
+        const double odds = kept_record_drops();
         const bool seen = filter_.contains_hash(hash);
         if (!seen && !add_new(hash)) {
           results[at + i] = static_cast<std::uint8_t>(KeyResult::no_room);
           std::memset(results + at + i + 1, static_cast<int>(KeyResult::not_tried), count - at - i - 1);
-          wrong_drops_ += static_cast<double>(added) * kept_record_drops();
           return write_results(data, length, count, records, results);
         }
         results[at + i] = static_cast<std::uint8_t>(yes_or_no(!seen));
-        added += !seen;
+        if (!seen) wrong_drops_ += odds;
       }
-      wrong_drops_ += static_cast<double>(added) * kept_record_drops();
     }
     return write_results(data, length, count, records, results);
   }
@@ -689,11 +694,13 @@ class LineDeduper {
       return true;
     }
     if (threads_ > 1) return decide_one(line, length, last, hash);
+    // At the rate the record meets (in a window add_new's delete may lower it: window_ranges says why).
+    const double odds = kept_record_drops();
     const bool seen = filter_.contains_hash(hash);
     if (!seen && !add_new(hash)) return fail_add();
     ++lines_;
     unique_ += !seen;
-    if (!seen) wrong_drops_ += kept_record_drops();
+    if (!seen) wrong_drops_ += odds;
     if (seen != writes_duplicates_) return true;
     if (!write_record(output_, line, length, last)) return fail_out_of_memory().ok();
     return true;
@@ -707,7 +714,7 @@ class LineDeduper {
     if (owner == 0) {
       const bool seen = filter_.contains_hash(hash);
       if (!seen && !filter_.add_hash(hash)) return fail_add();
-      if (!seen) wrong_drops_ += kept_record_drops();
+      if (!seen) count_kept(1);
       result = static_cast<std::uint8_t>(yes_or_no(!seen));
     } else if (!outgoing_[owner].append(&hash, 1)) {
       return fail_out_of_memory().ok();
@@ -872,7 +879,7 @@ class LineDeduper {
       if (selected && !piece_keys(data, at, n)) return fail_out_of_memory().ok();
       const std::size_t added = add_piece(selected ? keys_.data() : data, ranges_.data() + 2 * at, n, results + at,
                                           repeats == nullptr ? nullptr : repeats + at);
-      wrong_drops_ += static_cast<double>(added) * kept_record_drops();
+      count_kept(added);
       if (any_failed(results + at, n)) {
         std::memset(results + at + n, static_cast<int>(KeyResult::not_tried), count - at - n);
         break;
@@ -1051,7 +1058,7 @@ class LineDeduper {
       }
       std::uint8_t* decided = own_results_.data();
       const std::size_t added = filter_.add_if_absent_hashes(hashes, own, decided);
-      wrong_drops_ += static_cast<double>(added) * kept_record_drops();
+      count_kept(added);
       bool stopped = false;
       for (std::size_t j = 0; j < own; ++j) {
         results[own_index_.data()[j]] = decided[j];
