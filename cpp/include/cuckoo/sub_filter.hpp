@@ -103,15 +103,15 @@ struct SubFilter {
     return table.count(at.index, at.fingerprint) + table.count(at.alternate_index, at.fingerprint);
   }
 
-  // Probability that a lookup of a key not stored here matches nothing: it compares with 2b slots, each
-  // occupied with probability load and then matching with 1 / (2^f - 1).
-  // The expected number of slots such a lookup matches: 2b x load / (2^f - 1). At least the chance that it
-  // matches one, whatever fingerprints are stored (the key's own is uniform and independent of them), where
-  // 1 - miss_probability() takes the stored ones as independent too.
+  // The expected number of slots a lookup of a key not stored here matches: 2b x load / (2^f - 1). At least
+  // the chance that it matches one, whatever fingerprints are stored (the key's own is uniform and
+  // independent of them), where 1 - miss_probability() takes the stored ones as independent too.
   [[nodiscard]] double expected_matches() const noexcept {
     const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1.0);
     return 2.0 * static_cast<double>(size) / static_cast<double>(num_buckets) * per_slot;
   }
+  // Probability that a lookup of a key not stored here matches nothing: it compares with 2b slots, each
+  // occupied with probability load and then matching with 1 / (2^f - 1).
   [[nodiscard]] double miss_probability() const noexcept {
     const double per_slot = 1.0 / (std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1.0);
     const double load = static_cast<double>(size) / static_cast<double>(num_buckets * table.bucket_size());
