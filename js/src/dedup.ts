@@ -832,9 +832,11 @@ export class LineDeduper {
         throw error;
       }
     }
-    // A very large start doubles fewer times than the rate allows (the position's bits: doubling_filter.hpp).
-    if (plan && filter.maxDoublings < plan.maxDoublings) {
-      plan.maxDoublings = filter.maxDoublings;
+    // A very large start doubles fewer times than the rate allows (the position's bits: doubling_filter.hpp),
+    // and a very small one has the smallest table's room (256 buckets: 921 lines), which the messages say.
+    if (plan && (filter.maxDoublings < plan.maxDoublings || filter.capacity > plan.capacity)) {
+      plan.maxDoublings = Math.min(plan.maxDoublings, filter.maxDoublings);
+      plan.capacity = Math.max(plan.capacity, filter.capacity);
       plan.reach = plan.capacity * 2 ** plan.maxDoublings;
     }
     this.plan = window ? undefined : plan; // a plan is how a filter grows

@@ -4,7 +4,16 @@
 // adapter (package.json's "node" condition).
 export { ready } from './wasm_module.js';
 export { CuckooFilter } from './filter.js';
-export type { CuckooFilterOptions, InsertTrace, IntegerArray, Key, KeyLocation, TraceStep } from './filter.js';
+export type {
+  CuckooFilterJSON,
+  CuckooFilterOptions,
+  CuckooFilterShape,
+  InsertTrace,
+  IntegerArray,
+  Key,
+  KeyLocation,
+  TraceStep,
+} from './filter.js';
 export { CuckooFilterError } from './errors.js';
 export type { CuckooFilterErrorCode } from './errors.js';
 export {

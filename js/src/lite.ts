@@ -78,7 +78,8 @@ export class CuckooFilter extends FilterBase {
   /**
    * A filter from bytes made by export() of a filter sized at creation (here, by the full entry or by the
    * C++ library). Validates every field, length and the checksum: BAD_FORMAT saying what is wrong; the
-   * export of a filter that grows or has semi-sorted buckets: UNSUPPORTED (the full entry reads it).
+   * export of a filter that grows or has semi-sorted buckets: UNSUPPORTED (the full entry reads it), once
+   * its checksum holds (a damaged one is BAD_FORMAT, as in the full entry).
    */
   static import(bytes: Uint8Array): CuckooFilter {
     const m = requireModule();

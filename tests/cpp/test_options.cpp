@@ -137,6 +137,19 @@ TEST_CASE("exact sizing: capacity fills at most 95% of the slots, any bucket cou
     // Not more than two buckets (the even rounding and the ceiling) beyond what 95% needs.
     REQUIRE(layout.num_buckets <= static_cast<std::uint64_t>(static_cast<double>(capacity) / (4 * 0.95)) + 2);
   }
+  // The README's "at most 1.06 x 12 / 0.95 bits per item", from 108 items up (an outside pass, 2026-12-02,
+  // found it said "at any capacity": 100 items take 28 buckets, 13.44 bits each; one item two buckets).
+  for (std::uint64_t capacity = 1; capacity < 200'000; ++capacity) {
+    Options o;
+    o.capacity = capacity;
+    o.fingerprint_bits = 12;
+    Layout layout;
+    REQUIRE(resolve(o, layout).ok());
+    const double bits = static_cast<double>(layout.num_buckets * 4 * 12) / static_cast<double>(capacity);
+    INFO("capacity " << capacity);
+    if (capacity >= 108) REQUIRE(bits <= 1.06 * 12 / 0.95);
+    if (capacity == 107) REQUIRE(bits > 1.06 * 12 / 0.95);
+  }
 }
 
 TEST_CASE("bits per item do not jump at powers of two", "[options]") {

@@ -625,7 +625,8 @@ print('same' if got == expected else 'different: %d rows, expected %d' % (len(go
     expect(code).toBe(0);
     expect(stdout.toString().split('\n').length - 1).toBe(15_000);
     expect(stderr).toMatch(
-      /filter started with room for 100 lines and doubles in place up to 23 times; doubled [4-9] time\(s\), 40-bit slots, \d+ bytes\n/,
+      // 921: the smallest table's room (256 buckets), more than the 100 asked for.
+      /filter started with room for 921 lines and doubles in place up to 23 times; doubled [3-8] time\(s\), 40-bit slots, \d+ bytes\n/,
     );
   });
 });
@@ -1106,6 +1107,26 @@ describe('build, query, info', () => {
       expect(run(['info', widened]).stdout.toString()).toMatch(/slot bits: (16|40)\n/);
     }
   });
+
+  test("info of a chain of sub-filters: its buckets and fingerprint bits are said to be the first one's", async () => {
+    // An outside pass (2026-12-02): "buckets: 28" and "fingerprint bits: 11" beside the whole chain's
+    // load and bytes (556 buckets in three sub-filters of 11 to 13 bits), as if they were the whole's.
+    await ready();
+    const chain = new CuckooFilter({ capacity: 100, fpRate: 0.01, growth: 4, maxSubFilters: 8 });
+    for (let i = 0; i < 2000; i++) chain.add(`k${i}`);
+    expect(chain.subFilterCount).toBe(3);
+    const file = join(dir, 'chain.cuckoo');
+    writeFileSync(file, chain.export());
+    const text = run(['info', file]).stdout.toString();
+    expect(text).toContain(`buckets: ${chain.bucketCount} in the first of 3 sub-filters\n`);
+    expect(text).toContain(`fingerprint bits: ${chain.fingerprintBits} in the first of 3 sub-filters\n`);
+    expect(text).toContain('sub-filters: 3 (growth 4, at most 8)\n');
+    chain.dispose();
+    // One sub-filter: the numbers alone, as before.
+    using sized = new CuckooFilter({ capacity: 100, fingerprintBits: 12 });
+    writeFileSync(file, sized.export());
+    expect(run(['info', file]).stdout.toString()).toContain('buckets: 28\nfingerprint bits: 12\n');
+  });
 });
 
 describe('errors: one line on standard error, non-zero exit', () => {
@@ -1365,6 +1386,9 @@ describe('errors and pipes', () => {
       /^cuckoo: the filter is full after \d+ unique lines: .*the most --fp-rate 3e-11 allows.*start with a larger --capacity, or allow a larger --fp-rate/,
     );
     expect(result.stderr).not.toMatch(/fpRate|larger capacity/);
+    // The room it started with is the smallest table's, not the 1 asked for (an outside pass, 2026-12-02:
+    // "it started with room for 1 and doubled 1 times"; `cuckoo info` said capacity 921).
+    expect(result.stderr).toMatch(/: it started with room for 921 and doubled \d+ times/);
   });
 });
 
@@ -1982,6 +2006,27 @@ describe('round 3: --seen states, outputs that fail as a pair, --capacity, long 
     // Before: the last rename won, and a third run printed the other run's 300,000 lines again.
     const third = sh(`seq 1 600000 | $CUCKOO dedup --seen ${state} | wc -l`);
     expect(third.stdout.toString().trim()).toBe('0');
+    expect(readdirSync(dir).filter((name) => name.includes('cuckoo-lock'))).toEqual([]);
+  });
+
+  test('build -o onto a --seen state a dedup run holds waits for it, saying so, and its filter is kept', () => {
+    const state = join(dir, 'held.cuckoo');
+    rmSync(state, { force: true });
+    // Before (an outside pass, 2026-12-02): the build replaced the state at once and the dedup run, ending,
+    // replaced it again: both exited 0 and the build's filter was gone.
+    const result = sh(
+      `rm -f build.err; (seq 1 1000; ${untilSaid('build.err')}) | $CUCKOO dedup --seen ${state} > /dev/null & first=$!; ` +
+        `until [ -e ${join(dir, '.held.cuckoo.cuckoo-lock')} ]; do sleep 0.02; done; ` +
+        `printf 'frombuild\\n' | $CUCKOO build -o ${state} 2> build.err; echo "build=$?"; ` +
+        `wait $first; echo "first=$?"; $CUCKOO query ${state} frombuild 1`,
+    );
+    expect(result.stdout.toString()).toContain('build=0');
+    expect(result.stdout.toString()).toContain('first=0');
+    expect(readFileSync(join(dir, 'build.err'), 'utf8')).toMatch(
+      /^cuckoo build: waiting for process \d+, which is using /,
+    );
+    // The build came second: its filter is the state now.
+    expect(result.stdout.toString()).toContain('present\tfrombuild\nabsent\t1\n');
     expect(readdirSync(dir).filter((name) => name.includes('cuckoo-lock'))).toEqual([]);
   });
 

@@ -205,6 +205,64 @@ test('bad bytes are BAD_FORMAT, and a disposed filter DISPOSED', () => {
   expect(String(f)).toBe('CuckooFilter { disposed }');
 });
 
+// An outside pass (2026-12-02): a flipped bit that turned a lite export's version into 7, or set its
+// semi-sorted flag, was UNSUPPORTED ("use the full entry"), whose reader then said BAD_FORMAT. Damage is
+// BAD_FORMAT in either entry; UNSUPPORTED is for an intact export of what lite leaves out.
+test('every single-bit flip of an export is BAD_FORMAT here too, whole and in pieces', async () => {
+  using f = new CuckooFilter({ capacity: 20, fingerprintBits: 8 });
+  for (const key of keys(12)) f.add(key);
+  const bytes = f.export();
+  const codes = new Map<string, number>();
+  for (let bit = 0; bit < bytes.length * 8; bit++) {
+    const flipped = bytes.slice();
+    flipped[bit >> 3] ^= 1 << (bit & 7);
+    let code = 'accepted';
+    try {
+      CuckooFilter.import(flipped).dispose();
+    } catch (error) {
+      code = (error as CuckooFilterError).code;
+    }
+    codes.set(code, (codes.get(code) ?? 0) + 1);
+  }
+  expect([...codes]).toEqual([['BAD_FORMAT', bytes.length * 8]]);
+  for (const [byte, bit] of [
+    [4, 2], // version 3 became 7
+    [12, 0], // the semi-sorted flag
+  ]) {
+    const flipped = bytes.slice();
+    flipped[byte] ^= 1 << bit;
+    const pieces = Array.from({ length: Math.ceil(flipped.length / 7) }, (_, i) => flipped.subarray(i * 7, i * 7 + 7));
+    await expect(CuckooFilter.importChunks(pieces)).rejects.toMatchObject({
+      code: 'BAD_FORMAT',
+      message: expect.stringMatching(/checksum mismatch/),
+    });
+  }
+  // Short bytes that begin as an export lite leaves out: damage too, not UNSUPPORTED.
+  const junk = Uint8Array.of(0x43, 0x4b, 0x4f, 0x4f, 4, 0, 0, 0, 0, 0); // "CKOO", version 4
+  expect(() => CuckooFilter.import(junk)).toThrow(expect.objectContaining({ code: 'BAD_FORMAT' }));
+  // Intact exports of what lite leaves out stay UNSUPPORTED, whole and in pieces; damaged ones are not.
+  using growing = new FullFilter({ capacity: 100, growth: 2 });
+  for (const key of keys(300)) growing.add(key);
+  using semi = new FullFilter({ capacity: 100, semiSorted: true });
+  semi.add('a');
+  for (const full of [growing.export(), semi.export()]) {
+    const pieces = (b: Uint8Array) =>
+      Array.from({ length: Math.ceil(b.length / 5) }, (_, i) => b.subarray(i * 5, i * 5 + 5));
+    await expect(CuckooFilter.importChunks(pieces(full))).rejects.toMatchObject({ code: 'UNSUPPORTED' });
+    const damaged = full.slice();
+    damaged[damaged.length >> 1] ^= 0x10;
+    expect(() => CuckooFilter.import(damaged)).toThrow(expect.objectContaining({ code: 'BAD_FORMAT' }));
+    await expect(CuckooFilter.importChunks(pieces(damaged))).rejects.toMatchObject({ code: 'BAD_FORMAT' });
+    expect(() => CuckooFilter.import(full.subarray(0, full.length - 1))).toThrow(
+      expect.objectContaining({ code: 'BAD_FORMAT' }),
+    );
+  }
+  // The reason reads as a sentence.
+  expect(() => CuckooFilter.import(semi.export())).toThrow(
+    /^a filter with semi-sorted buckets \(this export's header says so\) is not in cuckoo-wasm\/lite: import/,
+  );
+});
+
 test('a full table: add() is false and changes nothing; addIfAbsent() throws CAPACITY_EXCEEDED', () => {
   using f = new CuckooFilter({ capacity: 50, maxKicks: 10 });
   let added = 0;

@@ -220,7 +220,7 @@ struct CommonFields {
                       " has only bit 0, semi-sorted buckets)");
   const bool semi_sorted = (flags & kFlagSemiSorted) != 0;
   if (detail::kSizedOnly && semi_sorted)
-    return Status::error(ErrorCode::unsupported, "the export's buckets are semi-sorted");
+    return Status::error(ErrorCode::unsupported, "a filter with semi-sorted buckets (this export's header says so)");
   const auto bucket_size = get_le(p + offset::bucket_size, 1);
   if (!detail::valid_bucket_size(bucket_size))
     return bad_format("bucket size " + std::to_string(bucket_size) + " is not 2, 4 or 8");
@@ -638,6 +638,7 @@ class Importer {
 
   // Takes the next `length` bytes of the export.
   CUCKOO_COLD Status push(const std::uint8_t* data, std::size_t length) {
+    if (detail::kSizedOnly && phase_ == Phase::unsupported) return hold_back(data, length);
     while (length > 0 && error_.ok()) {
       if (phase_ == Phase::done) {
         error_ =
@@ -664,11 +665,14 @@ class Importer {
       data += n;
       length -= n;
     }
+    if (detail::kSizedOnly && phase_ == Phase::unsupported) return hold_back(data, length);
     return error_;
   }
 
   // The filter's parts, once the whole export has arrived and checked out.
   CUCKOO_COLD Status finish(Chain& out) {
+    if (detail::kSizedOnly && phase_ == Phase::unsupported)
+      if (Status damage = damage_to_unsupported(); !damage.ok()) error_ = std::move(damage);
     if (error_.ok() && phase_ != Phase::done) error_ = truncated();
     if (!error_.ok()) return error_;
     out = std::move(chain_);
@@ -677,14 +681,67 @@ class Importer {
   }
 
  private:
-  enum class Phase { version, single_header, chain_header, sub_filter_header, in_place_header, table, checksum, done };
+  enum class Phase {
+    version,
+    single_header,
+    chain_header,
+    sub_filter_header,
+    in_place_header,
+    table,
+    checksum,
+    done,
+    unsupported
+  };
+
+  // A build of sized filters (the lite entry) cannot read an export of a filter that grows or has
+  // semi-sorted buckets, but it must not call damaged bytes that: a flipped bit can turn a version 3
+  // export into one of those. So on such a header it keeps the reason in error_ (Phase::unsupported) and
+  // reads on, hashing every byte but the last 8 (held back: they may be the checksum); finish() says the
+  // reason only for an export whose checksum holds, BAD_FORMAT otherwise, as the full reader would for
+  // the damage. push() says nothing until then. A full build never reads on.
+  CUCKOO_COLD void read_on_if_unsupported(const Status& s, std::uint64_t least_length) noexcept {
+    if (!detail::kSizedOnly || s.code != ErrorCode::unsupported) return;
+    least_length_ = least_length;
+    phase_ = Phase::unsupported;
+  }
+
+  CUCKOO_COLD Status hold_back(const std::uint8_t* data, std::size_t length) noexcept {
+    received_ += length;
+    if (length >= kChecksumSize) {
+      sum_.update(held_, held_count_);
+      sum_.update(data, length - kChecksumSize);
+      std::memcpy(held_, data + length - kChecksumSize, kChecksumSize);
+      held_count_ = kChecksumSize;
+      return {};
+    }
+    if (const std::size_t out = held_count_ + length > kChecksumSize ? held_count_ + length - kChecksumSize : 0;
+        out > 0) {
+      sum_.update(held_, out);
+      std::memmove(held_, held_ + out, held_count_ - out);
+      held_count_ -= out;
+    }
+    std::memcpy(held_ + held_count_, data, length);
+    held_count_ += length;
+    return {};
+  }
+
+  // The damage, if any, that an export of what this build leaves out shows once all of it has come.
+  CUCKOO_COLD Status damage_to_unsupported() const {
+    if (received_ < least_length_ || sum_.digest() != get_le(held_, kChecksumSize))
+      return bad_format("checksum mismatch: the data is corrupted");
+    return {};
+  }
 
   CUCKOO_COLD Status take_pending() {
     have_ = 0;
     switch (phase_) {
       case Phase::version: {
         std::uint16_t version = 0;
-        if (Status s = read_version(pending_, version); !s.ok()) return s;
+        if (Status s = read_version(pending_, version); !s.ok()) {
+          read_on_if_unsupported(s, version == kVersionChained ? kChainHeaderSize + kSubFilterHeaderSize + kChecksumSize
+                                                               : kInPlaceHeaderSize + kChecksumSize);
+          return s;
+        }
         phase_ = version == kVersion          ? Phase::single_header
                  : version == kVersionChained ? Phase::chain_header
                                               : Phase::in_place_header;
@@ -694,7 +751,10 @@ class Importer {
       }
       case Phase::single_header: {
         SubFilterInfo info;
-        if (Status s = read_single_header(pending_, chain_.layout, info); !s.ok()) return s;
+        if (Status s = read_single_header(pending_, chain_.layout, info); !s.ok()) {
+          read_on_if_unsupported(s, kHeaderSize + kChecksumSize);
+          return s;
+        }
         const std::uint64_t total = kHeaderSize + info.table_length + kChecksumSize;
         if (total_ != kUnknownLength && total_ != total)
           return bad_format(std::string(total_ < total ? "truncated: " : "trailing data: ") + std::to_string(total_) +
@@ -852,6 +912,9 @@ class Importer {
   std::uint8_t* table_at_ = nullptr;
   std::uint64_t table_left_ = 0;
   Status error_;
+  std::uint64_t least_length_ = 0;         // the shortest export of that kind
+  std::uint8_t held_[kChecksumSize] = {};  // the last bytes read in Phase::unsupported
+  std::size_t held_count_ = 0;
 };
 
 }  // namespace format

@@ -141,7 +141,11 @@ folder made read-only meanwhile) may leave them too.`,
   build: `usage: ${NAME} build [options] [FILE...] -o FILTER
 
 Builds a filter from keys, one per line (the same line rules as dedup; a repeated key is stored once),
-and writes it to FILTER, replaced only when complete. '-o -' writes it to standard output.
+and writes it to FILTER, replaced only when complete. '-o -' writes it to standard output. A key the
+filter already answers "present" for is not stored again, whether it repeats or is a false positive (at
+about the filter's rate), so info's items may be a little fewer than the distinct keys, and deleting
+keys from such a filter (the library's delete) may remove another key's entry: for lookups, as
+RedisBloom's CF.ADDNX makes them; build a filter to delete from with the library's add().
 
 Options:
   -o, --output FILTER  the filter file to write (required)
@@ -844,7 +848,15 @@ async function build(args: string[]): Promise<number> {
   capacityWithRate('build', values, fpRate);
   threadsFlag(values);
   const inputBytes = checkInputs(inputs); // before the output is created
-  const out = await openOutput(values.output as string);
+  const output = values.output as string;
+  const out = await openOutput(output);
+  // A filter file may be a dedup run's --seen state, which that run replaces when it ends: held as the
+  // run holds it, so that neither replaces the other's filter unseen (an outside pass, 2026-12-02: a build
+  // onto a state in use was lost without a word). After openOutput, whose errors name the output: a file
+  // it will replace (one there, or not yet), not a device or a FIFO, which it writes in place.
+  const stat = output === STDIN ? null : statSync(output, { throwIfNoEntry: false });
+  if (stat !== null && (stat === undefined || stat.isFile()))
+    await lockFile(output, (message) => process.stderr.write(`${NAME} build: ${message}\n`));
   const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'keys', undefined);
   await out.write(deduper.exportFilter());
   await out.commit();
@@ -1006,16 +1018,19 @@ async function info(args: string[]): Promise<number> {
   if (values.help) return help('info');
   if (files.length > 1) throw new UsageError('info: one FILTER at a time');
   const filter = await loadFilter(files[0]);
+  // A chain's buckets and fingerprint bits are its first sub-filter's (the library's fields): said so,
+  // beside the whole filter's items, load and bytes (an outside pass, 2026-12-02, read them as the whole's).
+  const chained = filter.subFilterCount > 1 ? ` in the first of ${filter.subFilterCount} sub-filters` : '';
   const lines: Array<[string, string | number]> = [
     ['file', files[0] === '-' ? '(standard input)' : files[0]],
     ['items', filter.size],
     ['capacity', filter.capacity],
     ['load', `${(filter.loadFactor * 100).toFixed(2)}%`],
     ['bucket size', filter.bucketSize],
-    ['buckets', filter.bucketCount],
+    ['buckets', `${filter.bucketCount}${chained}`],
     filter.growsInPlace
       ? ['slot bits', `${filter.fingerprintBits}${widening(filter)}`]
-      : ['fingerprint bits', filter.fingerprintBits],
+      : ['fingerprint bits', `${filter.fingerprintBits}${chained}`],
     ['semi-sorted buckets', filter.semiSorted ? 'yes' : 'no'],
     ['max kicks', filter.maxKicks],
     filter.growsInPlace
