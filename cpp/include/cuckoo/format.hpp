@@ -706,6 +706,7 @@ class Importer {
   }
 
   CUCKOO_COLD Status hold_back(const std::uint8_t* data, std::size_t length) noexcept {
+    if (length == 0) return {};  // (data may be null)
     received_ += length;
     if (length >= kChecksumSize) {
       sum_.update(held_, held_count_);
@@ -727,8 +728,8 @@ class Importer {
 
   // The damage, if any, that an export of what this build leaves out shows once all of it has come.
   CUCKOO_COLD Status damage_to_unsupported() const {
-    if (received_ < least_length_ || sum_.digest() != get_le(held_, kChecksumSize))
-      return bad_format("checksum mismatch: the data is corrupted");
+    if (received_ < least_length_) return bad_format("truncated: it ends before its headers do");
+    if (sum_.digest() != get_le(held_, kChecksumSize)) return bad_format("checksum mismatch: the data is corrupted");
     return {};
   }
 

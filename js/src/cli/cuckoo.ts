@@ -145,7 +145,8 @@ and writes it to FILTER, replaced only when complete. '-o -' writes it to standa
 filter already answers "present" for is not stored again, whether it repeats or is a false positive (at
 about the filter's rate), so info's items may be a little fewer than the distinct keys, and deleting
 keys from such a filter (the library's delete) may remove another key's entry: for lookups, as
-RedisBloom's CF.ADDNX makes them; build a filter to delete from with the library's add().
+RedisBloom's CF.ADDNX makes them; build a filter to delete from with the library's add(). A dedup run
+that holds FILTER as its --seen state is waited for before the filter is written.
 
 Options:
   -o, --output FILTER  the filter file to write (required)
@@ -216,12 +217,22 @@ function parse(
   files = Number.POSITIVE_INFINITY, // how many of the positionals name files (query's keys do not)
 ): { values: Values; files: string[] } {
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals, tokens } = parseArgs({
       args: joinValues(args, options ?? {}),
       options: { ...options, ...HELP_OPTION },
       allowPositionals: true,
       strict: true,
+      tokens: true,
     });
+    // Two files named would be one of them, unseen (the last): refused, as sort refuses two -o names.
+    for (const name of ['output', 'seen']) {
+      const given = tokens.flatMap((token) => (token.kind === 'option' && token.name === name ? [token.value] : []));
+      if (new Set(given).size > 1)
+        throw new UsageError(
+          `${command}: ${name === 'output' ? '-o, --output' : '--seen'} given ${given.length} times ` +
+            `(${given.join(', ')}): give it once`,
+        );
+    }
     // An empty name names no file (and would reach the file system as the current folder, or nothing):
     // refused as sort refuses it, naming the argument. (An empty key is a key: the empty line's.)
     if (positionals.slice(0, files).includes('')) throw new UsageError(`${command}: a file name is empty ("")`);
@@ -850,14 +861,15 @@ async function build(args: string[]): Promise<number> {
   const inputBytes = checkInputs(inputs); // before the output is created
   const output = values.output as string;
   const out = await openOutput(output);
+  const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'keys', undefined);
   // A filter file may be a dedup run's --seen state, which that run replaces when it ends: held as the
-  // run holds it, so that neither replaces the other's filter unseen (an outside pass, 2026-12-02: a build
-  // onto a state in use was lost without a word). After openOutput, whose errors name the output: a file
-  // it will replace (one there, or not yet), not a device or a FIFO, which it writes in place.
+  // run holds it while the filter is written, so that neither replaces the other's filter unseen (an
+  // outside pass, 2026-12-02: a build onto a state in use was lost without a word). Only then: the
+  // build's input may be that run's output (dedup --seen S | build -o S), which ends when the run does.
+  // A file it replaces (one there, or not yet), not a device or a FIFO, which it writes in place.
   const stat = output === STDIN ? null : statSync(output, { throwIfNoEntry: false });
   if (stat !== null && (stat === undefined || stat.isFile()))
     await lockFile(output, (message) => process.stderr.write(`${NAME} build: ${message}\n`));
-  const deduper = await runEngine(values, inputs, inputBytes, fpRate, 'keys', undefined);
   await out.write(deduper.exportFilter());
   await out.commit();
   await deduper.dispose();
@@ -904,6 +916,12 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 function checkKeyArguments(keys: string[], userArgs: string[]): void {
   const raw = rawArguments(userArgs.length);
   for (const key of keys) {
+    // No line's key holds a newline, and its answer would be two lines (an outside pass, 2026-12-02).
+    if (key.includes('\n'))
+      throw new UsageError(
+        `query: a KEY argument holds a newline (${JSON.stringify(key)}): a key is a line's bytes without it; ` +
+          'give one KEY an argument, or the keys on standard input, one per line',
+      );
     let valid = !key.includes('\uFFFD');
     if (raw && raw.length === userArgs.length) {
       // Every argument that reads as this key: one with invalid bytes and one with U+FFFD written out
