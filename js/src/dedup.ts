@@ -238,7 +238,10 @@ export interface DedupPlan {
   slotBits: number;
   /** The most doublings at this rate (each takes an index bit from the entries already there). */
   maxDoublings: number;
-  /** The unique lines the table holds after its last doubling: capacity x 2^maxDoublings. */
+  /**
+   * The unique lines the table holds after its last doubling: capacity x 2^maxDoublings (a run on two
+   * threads, once it has ended: the sum of both tables', each its own capacity x 2^maxDoublings).
+   */
   reach: number;
 }
 
@@ -361,8 +364,8 @@ export function checkOptions(options: unknown, entryOptions: readonly string[] =
 /**
  * checkOptions(), and a rate the deduplicator's filter cannot have: LineDeduper, dedupLineStream() and
  * dedupLines() all throw it when made, not at the first block. Which starts a rate allows is the core's to
- * say: before the module has loaded (a stream made before ready()), only the rate's own limit is checked
- * here, and a start too large for it fails at the first block.
+ * say: before the module has loaded (a stream made before ready()), only the rate's own limit,
+ * MIN_GROWING_FP_RATE, is checked here, and a start too large for it fails at the first block.
  */
 export function checkDedupOptions(options: unknown, entryOptions: readonly string[] = []): LineDeduperOptions {
   const o = checkOptions(options, entryOptions);
@@ -386,6 +389,9 @@ const growingRateMessage = (fpRate: number): string =>
   `fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
   `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} (more for a start past 63 million lines) even 40-bit slots leave no bit to give`;
 
+// The core's table for this rate and start, refused below MIN_GROWING_FP_RATE, the documented floor, as
+// before the module has loaded (the core's own is a little lower for small starts: 2.07e-11 was taken once
+// it had loaded and refused before: an outside pass, 2026-12-02).
 /** The core's table for this rate and start (in_place_shape), or undefined when it could not double. */
 function shapeOf(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } | undefined {
   const shape = requireModule().inPlaceShape(fpRate, capacity);
@@ -393,7 +399,7 @@ function shapeOf(fpRate: number, capacity: number): { maxDoublings: number; slot
 }
 
 function shapeAt(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } {
-  const shape = shapeOf(fpRate, capacity);
+  const shape = fpRate < MIN_GROWING_FP_RATE ? undefined : shapeOf(fpRate, capacity);
   if (shape === undefined) throw invalid(growingRateMessage(fpRate));
   return shape;
 }

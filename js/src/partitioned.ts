@@ -257,6 +257,9 @@ export class PartitionedRun {
           ...s.plan,
           capacity: s.plan.capacity + h.plan.capacity,
           maxDoublings: Math.min(s.plan.maxDoublings, h.plan.maxDoublings),
+          // What both tables hold after their last doublings (it was the main thread's alone: an outside
+          // pass, 2026-12-02).
+          reach: s.plan.reach + h.plan.reach,
         },
     };
   }

@@ -294,6 +294,15 @@ describe('growth and sizing', () => {
     // Just below it, even 40-bit slots would keep their rate only without a doubling.
     expect(() => planDedup({ fpRate: 2e-11 })).toThrow(/too small for a filter that grows.*2.1e-11/);
     expect(() => new LineDeduper({ fpRate: 1e-11 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    // The floor is MIN_GROWING_FP_RATE with the module loaded too (an outside pass, 2026-12-02: the core
+    // took 2.08e-11, which a stream made before ready() refused).
+    for (const fpRate of [2.08e-11, 2.09e-11, 2.0999e-11]) {
+      expect(() => planDedup({ fpRate })).toThrow(/too small for a filter that grows/);
+      expect(() => new LineDeduper({ fpRate })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+      expect(() => dedupLineStream({ fpRate })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    }
+    using d = new LineDeduper({ fpRate: MIN_GROWING_FP_RATE });
+    expect(d.push(new TextEncoder().encode('a\na\n'))).toEqual(new TextEncoder().encode('a\n'));
   });
 
   test('the filter starts small and doubles in place; from a pipe the plan reaches a billion lines, and says how far at small rates', () => {
@@ -671,6 +680,10 @@ describe('dedupLines({ threads: 2 }): a helper thread, the same output and stats
     // Each thread's start is its share of one thread's, with a margin (partitioned.ts): at most one more.
     expect(two.stats.plan!.capacity).toBeLessThanOrEqual(2 * one.stats.plan!.capacity);
     expect(two.stats.filterBytes).toBeLessThanOrEqual(2 * one.stats.filterBytes);
+    // Both tables' reach, as their capacities are summed (an outside pass, 2026-12-02: the main thread's
+    // alone, 10,883,170,304 where capacity x 2^maxDoublings was 17,467,703,296; both double as often here).
+    const plan = two.stats.plan!;
+    expect(plan.reach).toBe(plan.capacity * 2 ** plan.maxDoublings);
   });
 
   test("a chunk larger than the deduplicator takes in one call (16 MiB) is one thread's output too", async () => {
