@@ -389,15 +389,15 @@ const growingRateMessage = (fpRate: number): string =>
   `fpRate ${fpRate} is too small for a filter that grows: each doubling takes a bit from the ` +
   `fingerprints already stored, and below ${MIN_GROWING_FP_RATE} (more for a start past 63 million lines) even 40-bit slots leave no bit to give`;
 
-// The core's table for this rate and start, refused below MIN_GROWING_FP_RATE, the documented floor, as
-// before the module has loaded (the core's own is a little lower for small starts: 2.07e-11 was taken once
-// it had loaded and refused before: an outside pass, 2026-12-02).
 /** The core's table for this rate and start (in_place_shape), or undefined when it could not double. */
 function shapeOf(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } | undefined {
   const shape = requireModule().inPlaceShape(fpRate, capacity);
   return shape % 256 < 1 ? undefined : { maxDoublings: shape % 256, slotBits: shape >> 8 };
 }
 
+// shapeOf(), refused below MIN_GROWING_FP_RATE, the documented floor, as before the module has loaded (the
+// core's own is a little lower for small starts: 2.07e-11 was taken once it had loaded and refused before:
+// an outside pass, 2026-12-02).
 function shapeAt(fpRate: number, capacity: number): { maxDoublings: number; slotBits: number } {
   const shape = fpRate < MIN_GROWING_FP_RATE ? undefined : shapeOf(fpRate, capacity);
   if (shape === undefined) throw invalid(growingRateMessage(fpRate));
